@@ -1,0 +1,103 @@
+#include "commands.hpp"
+#include "run_report.hpp"
+
+#include <neograde/emulator/emulator.hpp>
+
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <random>
+
+namespace neograde::app {
+namespace {
+
+std::string random_key() {
+  std::random_device rd;
+  std::string k = "emu_";
+  for (int i = 0; i < 24; ++i) k += "0123456789abcdef"[rd() % 16];
+  return k;
+}
+
+std::vector<std::string> split_csv(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    auto comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    if (comma > start) out.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+command add_emulate(CLI::App& app) {
+  struct options {
+    std::string provider;
+    std::string host = "127.0.0.1";
+    std::uint16_t port = 0;
+    bool tls = false;
+    std::string cert, key, ca_out;
+    std::string keys;
+    std::vector<std::string> quirks;
+    double time_scale = 1.0;
+    bool no_rate_limit = false;
+  };
+  auto o = std::make_shared<options>();
+  auto* cmd = app.add_subcommand("emulate", "Serve a provider's API from the embedded emulator");
+  cmd->add_option("--provider", o->provider, "Provider spec: a name or a path")->required();
+  cmd->add_option("--host", o->host, "Address to listen on")->capture_default_str();
+  cmd->add_option("--port", o->port, "Port (0: any free port)")->capture_default_str();
+  cmd->add_flag("--tls", o->tls, "Serve HTTPS (a certificate is generated unless --cert is given)");
+  cmd->add_option("--cert", o->cert, "PEM certificate chain for --tls");
+  cmd->add_option("--key", o->key, "PEM private key for --tls");
+  cmd->add_option("--ca-out", o->ca_out, "Where to write the certificate clients must trust (with --tls)");
+  cmd->add_option("--keys", o->keys, "Comma-separated API keys, one account each (default: two random keys)");
+  cmd->add_option("--quirk", o->quirks, "Switch on a misbehaviour (repeatable; see `neograde checks`)");
+  cmd->add_option("--time-scale", o->time_scale, "Multiply every delay by this (0.01 in tests)")->capture_default_str();
+  cmd->add_flag("--no-rate-limit", o->no_rate_limit, "Do not answer 429 past the spec's rate limit");
+  return [o] {
+    auto spec = load_spec_or_throw(o->provider);
+    emulator::model_options model;
+    model.api_keys = o->keys.empty() ? std::vector<std::string>{random_key(), random_key()} : split_csv(o->keys);
+    for (const auto& q : o->quirks) {
+      if (!emulator::is_known_quirk(q)) throw usage_error("unknown quirk \"" + q + "\" (see `neograde checks --quirks`)");
+      model.quirks.insert(q);
+    }
+    if (o->time_scale < 0) throw usage_error("--time-scale must not be negative");
+    model.time_scale = o->time_scale;
+    model.rate_limit = !o->no_rate_limit;
+    emulator::server_options server{o->host, o->port, o->tls, o->cert, o->key};
+
+    // Block the signals before any thread starts, then wait for one of them.
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+    emulator::emulator emu(spec, model, server);
+    try {
+      emu.start();
+    } catch (const std::exception& e) {
+      throw usage_error(e.what());
+    }
+    std::cout << emu.base_url() << "\n";
+    for (const auto& k : model.api_keys) std::cout << "key: " << k << "\n";
+    if (o->tls) {
+      const auto ca = o->ca_out.empty() ? "neograde-emulator-" + std::to_string(emu.port()) + ".pem" : o->ca_out;
+      std::ofstream(ca) << emu.certificate_pem();
+      std::cout << "ca: " << ca << "\n";
+    }
+    std::cout << "emulating " << spec.provider.display_name << (model.quirks.empty() ? "" : " with quirks") << "; "
+              << "stop with Ctrl-C" << std::endl;
+    int sig = 0;
+    sigwait(&signals, &sig);
+    emu.stop();
+    return exit_ok;
+  };
+}
+
+}  // namespace neograde::app

@@ -1,0 +1,31 @@
+#pragma once
+// The neograde CLI's subcommands. Each registers its options on the app and returns the
+// function that runs it; that function returns the process exit code.
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace neograde::app {
+
+// Exit codes: 0 nothing failed, 1 a check failed, 2 usage or configuration error.
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_failed = 1;
+inline constexpr int exit_usage = 2;
+
+// A problem with what the user asked for; printed as one line, exit code 2.
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+using command = std::function<int()>;
+
+command add_conformance(CLI::App& app);
+command add_emulate(CLI::App& app);
+command add_demo(CLI::App& app);
+command add_providers(CLI::App& app);
+command add_checks(CLI::App& app);
+
+}  // namespace neograde::app

@@ -1,0 +1,33 @@
+// neograde: grades GPU cloud providers on what their APIs and machines actually deliver.
+
+#include "commands.hpp"
+
+#include <iostream>
+#include <map>
+
+int main(int argc, char** argv) {
+  using namespace neograde::app;
+  CLI::App app{"neograde: conformance checks, fuzzing and scorecards for GPU cloud provider APIs"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "neograde 0.1.0");
+  std::map<std::string, command> commands{
+      {"conformance", add_conformance(app)}, {"emulate", add_emulate(app)}, {"demo", add_demo(app)},
+      {"providers", add_providers(app)},     {"checks", add_checks(app)},
+  };
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? exit_ok : exit_usage;
+  }
+  try {
+    for (auto* sub : app.get_subcommands()) return commands.at(sub->get_name())();
+  } catch (const usage_error& e) {
+    std::cerr << "neograde: error: " << e.what() << "\n";
+    return exit_usage;
+  } catch (const std::exception& e) {
+    std::cerr << "neograde: error: " << e.what() << "\n";
+    return exit_usage;
+  }
+  return exit_usage;
+}

@@ -1,0 +1,54 @@
+#include "run_report.hpp"
+
+#include "commands.hpp"
+
+#include <neograde/reports/results.hpp>
+#include <neograde/reports/scorecard.hpp>
+
+#include <unistd.h>
+
+#include <iostream>
+
+namespace neograde::app {
+
+provider_spec load_spec_or_throw(const std::string& name_or_path) {
+  auto path = resolve_spec(name_or_path);
+  if (!path) throw usage_error("no spec named \"" + name_or_path + "\" (see `neograde providers`)");
+  auto spec = load_spec(*path);
+  if (!spec) throw usage_error("invalid spec " + spec.error().what());
+  return std::move(*spec);
+}
+
+run_summary run_and_report(const provider_spec& spec, conformance::run_options options,
+                           const std::filesystem::path& out_dir) {
+  std::filesystem::create_directories(out_dir);
+  const auto results_path = out_dir / "results.jsonl";
+  std::optional<reports::results_writer> writer;
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  options.on_start = [&](result_source source, double scale) {
+    writer.emplace(results_path, reports::run_header{options.run_id, &spec, source, options.base_url, scale,
+                                                     options.allow_spend});
+  };
+  options.on_outcome = [&](const check_descriptor& d, const check_outcome& o) {
+    writer->outcome(d, o);
+    const auto word = nlohmann::json(o.result).get<std::string>();
+    if (tty) std::cerr << "\r\033[K";
+    std::cerr << "[" << spec.provider.id << "] " << word << std::string(word.size() < 12 ? 12 - word.size() : 1, ' ')
+              << o.check_id << " (" << static_cast<long>(o.duration_ms) << " ms)" << (tty ? "" : "\n");
+    if (tty && o.result != outcome::pass) std::cerr << "\n";
+  };
+  auto report = conformance::run(spec, options);
+  if (tty) std::cerr << "\r\033[K";
+  writer->finish(report.measurements);
+  writer.reset();
+
+  auto runs = reports::read_results(results_path);
+  run_summary summary;
+  summary.scorecard = reports::build_scorecard(runs.back());
+  reports::write_file_atomic(out_dir / "scorecard.json", summary.scorecard.dump(2) + "\n");
+  reports::write_file_atomic(out_dir / "scorecard.md", reports::render_markdown(summary.scorecard));
+  summary.failed = summary.scorecard["counts"].value("fail", 0);
+  return summary;
+}
+
+}  // namespace neograde::app

@@ -1,0 +1,24 @@
+#pragma once
+// Runs conformance for one provider and writes results.jsonl, scorecard.json and scorecard.md.
+
+#include <neograde/conformance/runner.hpp>
+#include <neograde/core/spec.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+namespace neograde::app {
+
+struct run_summary {
+  nlohmann::json scorecard;
+  int failed = 0;  // checks with outcome fail
+};
+
+[[nodiscard]] run_summary run_and_report(const provider_spec& spec, conformance::run_options options,
+                                         const std::filesystem::path& out_dir);
+
+// Loads a spec by name or path; throws usage_error with the file and JSON pointer of a fault.
+[[nodiscard]] provider_spec load_spec_or_throw(const std::string& name_or_path);
+
+}  // namespace neograde::app

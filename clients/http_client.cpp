@@ -1,0 +1,355 @@
+#include <neograde/clients/http.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <boost/throw_exception.hpp>
+#include <boost/url/parse.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+#include <thread>
+
+namespace neograde::http {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+namespace ssl = boost::asio::ssl;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+
+namespace {
+
+class client_category_impl : public boost::system::error_category {
+ public:
+  const char* name() const noexcept override { return "neograde.http"; }
+  std::string message(int ev) const override {
+    switch (static_cast<client_errc>(ev)) {
+      case client_errc::bad_url: return "malformed URL";
+      case client_errc::unsupported_scheme: return "unsupported URL scheme (use http or https)";
+      case client_errc::resolve_failed: return "host name could not be resolved";
+      case client_errc::connect_failed: return "connection failed";
+      case client_errc::tls_handshake_failed: return "TLS handshake failed";
+      case client_errc::write_failed: return "sending the request failed";
+      case client_errc::read_failed: return "reading the response failed";
+      case client_errc::timeout: return "timed out";
+      case client_errc::body_too_large: return "response body exceeds the size limit";
+      case client_errc::header_too_large: return "response header exceeds the size limit";
+      case client_errc::bad_response: return "malformed HTTP response";
+    }
+    return "unknown client error";
+  }
+};
+
+constexpr auto nothrow = asio::as_tuple(asio::use_awaitable);
+
+struct target {
+  bool tls = false;
+  std::string host;
+  std::string port;
+  std::string path;  // origin-form target
+  [[nodiscard]] std::string key() const { return (tls ? "https://" : "http://") + host + ":" + port; }
+};
+
+boost::system::result<target, transport_error> parse_target(const std::string& url) {
+  auto u = boost::urls::parse_uri(url);
+  if (!u) return transport_error{make_error_code(client_errc::bad_url), url};
+  target t;
+  auto scheme = u->scheme();
+  if (scheme == "https") t.tls = true;
+  else if (scheme != "http") return transport_error{make_error_code(client_errc::unsupported_scheme), std::string(scheme)};
+  t.host = u->host_address();
+  if (t.host.empty()) return transport_error{make_error_code(client_errc::bad_url), url};
+  t.port = u->has_port() ? std::string(u->port()) : (t.tls ? "443" : "80");
+  t.path = u->encoded_path().empty() ? "/" : std::string(u->encoded_path());
+  if (u->has_query()) t.path += "?" + std::string(u->encoded_query());
+  return t;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+bool is_ip_literal(const std::string& host) {
+  error_code ec;
+  (void)asio::ip::make_address(host, ec);
+  return !ec;
+}
+
+transport_error fail(client_errc e, const error_code& cause) {
+  if (cause == beast::error::timeout) return {make_error_code(client_errc::timeout), std::string(client_category().message(static_cast<int>(e)))};
+  return {make_error_code(e), cause.message()};
+}
+
+}  // namespace
+
+const boost::system::error_category& client_category() noexcept {
+  static const client_category_impl cat;
+  return cat;
+}
+
+error_code make_error_code(client_errc e) noexcept { return {static_cast<int>(e), client_category()}; }
+
+std::string transport_error::message() const {
+  if (detail.empty() || detail == code.message()) return code.message();
+  return code.message() + ": " + detail;
+}
+
+void throw_exception_from_error(const transport_error& e, const boost::source_location& loc) {
+  boost::throw_exception(std::runtime_error(e.message()), loc);
+}
+
+std::string response::header(std::string_view name) const {
+  for (const auto& [k, v] : headers)
+    if (iequals(k, name)) return v;
+  return {};
+}
+
+std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value) {
+  while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+  while (!value.empty() && value.back() == ' ') value.remove_suffix(1);
+  if (value.empty()) return std::nullopt;
+  if (std::all_of(value.begin(), value.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    if (value.size() > 9) return std::chrono::milliseconds::max();
+    return std::chrono::seconds(std::stol(std::string(value)));
+  }
+  // RFC 9110 §5.6.7 IMF-fixdate, e.g. "Sun, 06 Nov 1994 08:49:37 GMT".
+  std::tm tm{};
+  const std::string text(value);
+  if (strptime(text.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm) == nullptr) return std::nullopt;
+  auto when = std::chrono::system_clock::from_time_t(timegm(&tm));
+  auto delta = when - std::chrono::system_clock::now();
+  return std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(delta));
+}
+
+struct client::impl {
+  client_options opts;
+  redactor redact;
+  asio::io_context ioc;
+  ssl::context ssl_ctx{ssl::context::tls_client};
+  std::string ssl_ctx_error;
+
+  // The kept-alive connection, if any.
+  std::string conn_key;
+  std::optional<beast::tcp_stream> plain;
+  std::optional<beast::ssl_stream<beast::tcp_stream>> secure;
+  beast::flat_buffer buffer;
+
+  std::deque<exchange> transcript;
+  exchange last;
+
+  impl(client_options o, redactor r) : opts(std::move(o)), redact(std::move(r)) {
+    ssl_ctx.set_verify_mode(ssl::verify_peer);
+    error_code ec;
+    ssl_ctx.set_default_verify_paths(ec);
+    if (!opts.extra_ca_file.empty()) {
+      ssl_ctx.load_verify_file(opts.extra_ca_file, ec);
+      if (ec) ssl_ctx_error = "cannot load CA file " + opts.extra_ca_file + ": " + ec.message();
+    }
+    SSL_CTX_set_min_proto_version(ssl_ctx.native_handle(), TLS1_2_VERSION);
+  }
+
+  void close() {
+    error_code ec;
+    if (secure) beast::get_lowest_layer(*secure).socket().close(ec);
+    if (plain) plain->socket().close(ec);
+    secure.reset();
+    plain.reset();
+    conn_key.clear();
+    buffer.clear();
+  }
+
+  beast::tcp_stream& lowest() { return secure ? beast::get_lowest_layer(*secure) : *plain; }
+
+  asio::awaitable<std::optional<transport_error>> connect(const target& t) {
+    tcp::resolver resolver(ioc);
+    asio::steady_timer guard(ioc);
+    bool timed_out = false;
+    guard.expires_after(opts.resolve_timeout);
+    guard.async_wait([&](error_code ec) {
+      if (!ec) {
+        timed_out = true;
+        resolver.cancel();
+      }
+    });
+    auto [rec, endpoints] = co_await resolver.async_resolve(t.host, t.port, nothrow);
+    guard.cancel();
+    if (timed_out) co_return transport_error{make_error_code(client_errc::timeout), "resolving " + t.host};
+    if (rec) co_return transport_error{make_error_code(client_errc::resolve_failed), t.host + ": " + rec.message()};
+
+    if (t.tls) {
+      if (!ssl_ctx_error.empty()) co_return transport_error{make_error_code(client_errc::tls_handshake_failed), ssl_ctx_error};
+      secure.emplace(ioc, ssl_ctx);
+      // SNI: servers hosting several names pick the certificate by it (RFC 6066 §3);
+      // it is not sent for IP literals.
+      if (!is_ip_literal(t.host) && !SSL_set_tlsext_host_name(secure->native_handle(), t.host.c_str()))
+        co_return transport_error{make_error_code(client_errc::tls_handshake_failed), "cannot set SNI"};
+      secure->set_verify_callback(ssl::host_name_verification(t.host));
+    } else {
+      plain.emplace(ioc);
+    }
+    lowest().expires_after(opts.connect_timeout);
+    auto [cec, ep] = co_await lowest().async_connect(endpoints, nothrow);
+    if (cec) {
+      close();
+      co_return fail(client_errc::connect_failed, cec);
+    }
+    if (secure) {
+      lowest().expires_after(opts.handshake_timeout);
+      auto [hec] = co_await secure->async_handshake(ssl::stream_base::client, nothrow);
+      if (hec) {
+        close();
+        co_return fail(client_errc::tls_handshake_failed, hec);
+      }
+    }
+    conn_key = t.key();
+    co_return std::nullopt;
+  }
+
+  template <class Stream>
+  asio::awaitable<std::optional<transport_error>> round_trip(Stream& stream,
+                                                             bhttp::request<bhttp::string_body>& req,
+                                                             response& out, bool& nothing_read) {
+    lowest().expires_after(opts.write_timeout);
+    auto [wec, wn] = co_await bhttp::async_write(stream, req, nothrow);
+    if (wec) {
+      nothing_read = true;
+      co_return fail(client_errc::write_failed, wec);
+    }
+    bhttp::response_parser<bhttp::string_body> parser;
+    parser.body_limit(opts.max_body_bytes);
+    parser.header_limit(static_cast<std::uint32_t>(opts.max_header_bytes));
+    lowest().expires_after(opts.read_timeout);
+    auto [rec, rn] = co_await bhttp::async_read(stream, buffer, parser, nothrow);
+    if (rec) {
+      nothing_read = (rec == bhttp::error::end_of_stream || rec == asio::error::connection_reset ||
+                      rec == asio::error::eof) && !parser.got_some();
+      if (rec == bhttp::error::body_limit) co_return transport_error{make_error_code(client_errc::body_too_large), "limit is " + std::to_string(opts.max_body_bytes) + " bytes"};
+      if (rec == bhttp::error::header_limit) co_return transport_error{make_error_code(client_errc::header_too_large), "limit is " + std::to_string(opts.max_header_bytes) + " bytes"};
+      if (rec.category() == bhttp::make_error_code(bhttp::error::end_of_stream).category() && rec != bhttp::error::end_of_stream && rec != bhttp::error::partial_message)
+        co_return transport_error{make_error_code(client_errc::bad_response), rec.message()};
+      co_return fail(client_errc::read_failed, rec);
+    }
+    auto& res = parser.get();
+    out.status = static_cast<int>(res.result_int());
+    for (const auto& field : res) out.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+    out.body = std::move(res.body());
+    if (!res.keep_alive()) close();
+    co_return std::nullopt;
+  }
+
+  asio::awaitable<std::optional<transport_error>> perform(const target& t, bhttp::request<bhttp::string_body>& req,
+                                                          response& out) {
+    // A kept-alive connection may have been closed by the server meanwhile; if nothing at all
+    // came back on a reused connection, reconnect once and resend.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      const bool reused = conn_key == t.key() && (plain || secure);
+      if (!reused) {
+        close();
+        if (auto err = co_await connect(t)) co_return err;
+      }
+      bool nothing_read = false;
+      out = {};
+      std::optional<transport_error> err;
+      if (secure) err = co_await round_trip(*secure, req, out, nothing_read);
+      else err = co_await round_trip(*plain, req, out, nothing_read);
+      if (!err) co_return std::nullopt;
+      close();
+      if (!(reused && nothing_read)) co_return err;
+    }
+    co_return transport_error{make_error_code(client_errc::read_failed), "connection closed"};
+  }
+
+  boost::system::result<response, transport_error> once(const request& r, exchange& ex) {
+    auto t = parse_target(r.url);
+    if (!t) return t.error();
+    bhttp::request<bhttp::string_body> req;
+    req.method_string(r.method);
+    req.target(t->path);
+    req.version(11);
+    const bool default_port = t->port == (t->tls ? "443" : "80");
+    std::string host_header = t->host.find(':') != std::string::npos ? "[" + t->host + "]" : t->host;
+    req.set(bhttp::field::host, default_port ? host_header : host_header + ":" + t->port);
+    req.set(bhttp::field::user_agent, opts.user_agent);
+    req.set(bhttp::field::accept, "application/json");
+    for (const auto& [k, v] : r.headers) req.set(k, v);
+    if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH") {
+      req.body() = r.body;
+      req.prepare_payload();
+    }
+    for (const auto& field : req) ex.request_headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+
+    response out;
+    std::optional<transport_error> err;
+    asio::co_spawn(ioc, perform(*t, req, out), [&](std::exception_ptr e, std::optional<transport_error> r) {
+      if (e) {
+        try {
+          std::rethrow_exception(e);
+        } catch (const std::exception& x) {
+          err = transport_error{make_error_code(client_errc::read_failed), x.what()};
+        }
+      } else {
+        err = std::move(r);
+      }
+    });
+    ioc.restart();
+    ioc.run();
+    if (err) return *err;
+    return out;
+  }
+};
+
+client::client(client_options options, redactor redact)
+    : impl_(std::make_unique<impl>(std::move(options), std::move(redact))) {}
+
+client::~client() = default;
+
+const exchange& client::last_exchange() const { return impl_->last; }
+const std::deque<exchange>& client::transcript() const { return impl_->transcript; }
+const client_options& client::options() const { return impl_->opts; }
+const redactor& client::redaction() const { return impl_->redact; }
+
+boost::system::result<response, transport_error> client::send(const request& req) {
+  auto& d = *impl_;
+  for (int attempt = 0;; ++attempt) {
+    exchange ex;
+    ex.method = req.method;
+    ex.url = req.url;
+    ex.request_body = req.body;
+    const auto start = std::chrono::steady_clock::now();
+    auto res = d.once(req, ex);
+    ex.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (res) {
+      ex.status = res->status;
+      ex.response_headers = res->headers;
+      ex.response_body = res->body;
+    } else {
+      ex.error = res.error().message();
+    }
+    d.last = d.redact.apply(std::move(ex));
+    d.transcript.push_back(d.last);
+    while (d.transcript.size() > d.opts.transcript_limit) d.transcript.pop_front();
+
+    if (!res || (res->status != 429 && res->status != 503) || attempt >= d.opts.max_retries) return res;
+    // RFC 9110 §10.2.3: Retry-After says how long to wait; without it, back off exponentially.
+    auto wait = parse_retry_after(res->header("Retry-After"))
+                    .value_or(std::chrono::milliseconds(500LL << attempt));
+    if (wait > d.opts.max_retry_wait) return res;  // the provider asks for longer than we wait
+    if (d.opts.sleep) d.opts.sleep(wait);
+    else std::this_thread::sleep_for(wait);
+  }
+}
+
+}  // namespace neograde::http

@@ -1,0 +1,109 @@
+#pragma once
+// An HTTP/1.1 client for talking to provider APIs: TCP and TLS, a deadline on every step,
+// keep-alive reuse, a response size cap, no redirects, bounded retries on 429/503 honouring
+// Retry-After, and a redacted transcript of every exchange. Beast stays in http_client.cpp.
+
+#include <neograde/core/finding.hpp>
+#include <neograde/core/redact.hpp>
+
+#include <boost/system/error_code.hpp>
+#include <boost/system/result.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace neograde::http {
+
+struct request {
+  std::string method = "GET";
+  std::string url;  // absolute: http://host:port/path?query
+  header_list headers;
+  std::string body;
+};
+
+struct response {
+  int status = 0;
+  header_list headers;
+  std::string body;
+  // First value of a header, case-insensitively; empty when absent.
+  [[nodiscard]] std::string header(std::string_view name) const;
+};
+
+struct client_options {
+  std::chrono::milliseconds resolve_timeout{10'000};
+  std::chrono::milliseconds connect_timeout{10'000};
+  std::chrono::milliseconds handshake_timeout{10'000};
+  std::chrono::milliseconds write_timeout{30'000};
+  std::chrono::milliseconds read_timeout{60'000};
+  std::size_t max_body_bytes = 16 * 1024 * 1024;
+  std::size_t max_header_bytes = 64 * 1024;
+  int max_retries = 3;                            // on 429 and 503
+  std::chrono::milliseconds max_retry_wait{30'000};  // cap on one Retry-After wait
+  std::string extra_ca_file;                      // trusted in addition to the system store
+  std::string user_agent = "neograde/0.1";
+  std::size_t transcript_limit = 10'000;          // exchanges kept, oldest dropped first
+  // Replaces the sleep between retries (tests); default sleeps the calling thread.
+  std::function<void(std::chrono::milliseconds)> sleep;
+};
+
+enum class client_errc {
+  bad_url = 1,
+  unsupported_scheme,
+  resolve_failed,
+  connect_failed,
+  tls_handshake_failed,
+  write_failed,
+  read_failed,
+  timeout,
+  body_too_large,
+  header_too_large,
+  bad_response,
+};
+
+[[nodiscard]] const boost::system::error_category& client_category() noexcept;
+[[nodiscard]] boost::system::error_code make_error_code(client_errc e) noexcept;
+
+// What went wrong, with the lower-level detail (e.g. OpenSSL's reason) kept for the user.
+struct transport_error {
+  boost::system::error_code code;
+  std::string detail;
+  [[nodiscard]] std::string message() const;
+};
+
+[[noreturn]] void throw_exception_from_error(const transport_error& e,
+                                             const boost::source_location& loc);
+
+class client {
+ public:
+  explicit client(client_options options = {}, redactor redact = {});
+  ~client();
+  client(const client&) = delete;
+  client& operator=(const client&) = delete;
+
+  // Sends one request (with retries on 429/503) and returns the final response.
+  [[nodiscard]] boost::system::result<response, transport_error> send(const request& req);
+
+  // The redacted exchange of the last attempt made by send().
+  [[nodiscard]] const exchange& last_exchange() const;
+  [[nodiscard]] const std::deque<exchange>& transcript() const;
+  [[nodiscard]] const client_options& options() const;
+  [[nodiscard]] const redactor& redaction() const;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+// Seconds to wait from a Retry-After value (delay-seconds or an HTTP-date); nullopt if invalid.
+[[nodiscard]] std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value);
+
+}  // namespace neograde::http
+
+template <>
+struct boost::system::is_error_code_enum<neograde::http::client_errc> : std::true_type {};

@@ -1,0 +1,103 @@
+#pragma once
+// A typed client for one provider, driven entirely by its spec: paths, bodies, auth and the
+// mapping of responses onto canonical types all come from the spec.
+
+#include <neograde/clients/http.hpp>
+#include <neograde/core/spec.hpp>
+#include <neograde/core/template.hpp>
+#include <neograde/core/types.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace neograde {
+
+// How a request authenticates: with the client's key, with none, or with a made-up key.
+enum class auth_mode { key, none, invalid };
+
+// The outcome of one API call, whatever it was: transport failure, error or success.
+struct call_result {
+  std::optional<http::response> response;
+  std::optional<http::transport_error> transport;
+  std::optional<nlohmann::json> json;  // the body, when it parsed as JSON
+  std::optional<api_error> error;      // for non-success statuses, read through the envelope
+  exchange evidence;                   // redacted request and response
+  bool success = false;                // status is one the operation declares as success
+
+  [[nodiscard]] int status() const { return response ? response->status : 0; }
+  [[nodiscard]] std::string content_type() const;
+  // Human-readable summary: "HTTP 404 global/object-does-not-exist: ..." or the transport error.
+  [[nodiscard]] std::string describe() const;
+};
+
+template <class T>
+struct typed_result {
+  call_result call;
+  std::optional<T> value;  // set when the call succeeded and the response could be mapped
+  std::string problem;     // why value is empty, when the call succeeded but mapping failed
+};
+
+struct launch_request {
+  std::string instance_type;
+  std::string region;
+  std::string ssh_key_name;
+  std::string name;
+};
+
+class provider_client {
+ public:
+  provider_client(const provider_spec& spec, std::string base_url, std::string api_key,
+                  http::client_options options = {});
+
+  [[nodiscard]] const provider_spec& spec() const { return spec_; }
+  [[nodiscard]] const std::string& base_url() const { return base_url_; }
+
+  // One declared operation with template variables ({id} in the path, {{var}} in the body).
+  [[nodiscard]] call_result call(operation_id op, const template_vars& vars = {},
+                                 auth_mode auth = auth_mode::key);
+  // A request outside the declared operations (unknown paths, wrong methods, broken bodies).
+  [[nodiscard]] call_result raw(const std::string& method, const std::string& path,
+                                const std::string& body = {}, const std::string& content_type = {},
+                                auth_mode auth = auth_mode::key);
+
+  [[nodiscard]] typed_result<std::vector<offer>> list_offers();
+  [[nodiscard]] typed_result<std::string> launch(const launch_request& req);
+  [[nodiscard]] typed_result<instance> get(const std::string& id);
+  [[nodiscard]] typed_result<std::vector<instance>> list();
+  [[nodiscard]] call_result terminate(const std::string& id);
+  [[nodiscard]] call_result restart(const std::string& id);
+  [[nodiscard]] typed_result<std::vector<ssh_key>> list_ssh_keys();
+  [[nodiscard]] typed_result<ssh_key> add_ssh_key(const std::string& name, const std::string& public_key);
+  [[nodiscard]] call_result delete_ssh_key(const std::string& id);
+
+  // Mapping of provider objects onto canonical types, through the spec's field pointers.
+  [[nodiscard]] instance to_instance(const nlohmann::json& obj) const;
+  [[nodiscard]] offer to_offer(const nlohmann::json& obj) const;
+  [[nodiscard]] ssh_key to_ssh_key(const nlohmann::json& obj) const;
+  // The elements of a collection at `pointer` (an array, or an object's values).
+  [[nodiscard]] std::vector<nlohmann::json> collection(const nlohmann::json& doc, const std::string& pointer,
+                                                       bool object_values) const;
+
+  // Set when the target identified itself as neograde's emulator (a response header).
+  [[nodiscard]] bool target_is_emulator() const { return emulator_; }
+  [[nodiscard]] double emulator_time_scale() const { return time_scale_; }
+
+  [[nodiscard]] http::client& transport() { return http_; }
+
+ private:
+  call_result finish(boost::system::result<http::response, http::transport_error> res,
+                     const operation_spec* op);
+  header_list auth_headers(auth_mode auth) const;
+
+  const provider_spec& spec_;
+  std::string base_url_;
+  std::string api_key_;
+  http::client http_;
+  bool emulator_ = false;
+  double time_scale_ = 1.0;
+};
+
+}  // namespace neograde

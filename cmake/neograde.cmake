@@ -1,0 +1,33 @@
+# neograde_add_library(<folder> SOURCES ... DEPS ...): one CMake library per code folder,
+# public headers in <folder>/include/neograde/<folder>/.
+function(neograde_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(neograde_${name} STATIC ${ARG_SOURCES})
+  target_include_directories(neograde_${name} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
+  target_link_libraries(neograde_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  add_library(neograde::${name} ALIAS neograde_${name})
+endfunction()
+
+# neograde_add_test(<name> SOURCES ... DEPS ... LABELS ...): a GoogleTest executable whose
+# tests are registered with ctest one by one.
+function(neograde_add_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 120)
+  endif()
+  gtest_discover_tests(${name}
+    PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
+    DISCOVERY_TIMEOUT 60)
+endfunction()
+
+# Embeds a text file as `std::string_view <symbol>()` in namespace neograde::embedded.
+function(neograde_embed_text out_var file symbol)
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/embedded_${symbol}.cpp)
+  file(READ ${file} NEOGRADE_EMBED_CONTENT)
+  set(NEOGRADE_EMBED_SYMBOL ${symbol})
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/embed.cpp.in ${out} @ONLY)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${file})
+  set(${out_var} ${out} PARENT_SCOPE)
+endfunction()

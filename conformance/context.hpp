@@ -1,0 +1,49 @@
+#pragma once
+// Shared by the check implementations; not part of the public interface.
+
+#include <neograde/clients/provider_client.hpp>
+#include <neograde/conformance/runner.hpp>
+#include <neograde/core/json_schema.hpp>
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace neograde::conformance::detail {
+
+struct context {
+  const provider_spec& spec;
+  const run_options& opts;
+  provider_client& client;
+  double scale = 1.0;  // the emulator's time scale; 1 against real providers
+  std::function<void(check_outcome)> emit;
+  nlohmann::json& measurements;
+  json_schema envelope;  // the spec's error envelope, compiled once
+
+  // A duration from the spec, in seconds of provider time, as wall-clock time for this target.
+  [[nodiscard]] std::chrono::milliseconds scaled(double seconds) const {
+    return std::chrono::milliseconds(static_cast<long long>(seconds * scale * 1000));
+  }
+  [[nodiscard]] std::chrono::milliseconds poll_interval() const {
+    return std::max(std::chrono::milliseconds(5), scaled(spec.timing.poll_interval_s));
+  }
+  [[nodiscard]] std::string prefix() const { return "neograde-" + opts.run_id + "-"; }
+};
+
+[[nodiscard]] check_outcome make(std::string id, outcome result, std::string reason,
+                                 std::vector<exchange> evidence = {});
+
+// no_capacity, quota or rate_limited when the response says so; these are not defects.
+[[nodiscard]] std::optional<outcome> provider_condition(const call_result& r, const provider_spec& spec);
+
+// Why a response is not a well-formed error of this provider (content type, envelope), if it is not.
+[[nodiscard]] std::optional<std::string> envelope_problem(const call_result& r, const context& ctx);
+
+[[nodiscard]] bool is_client_error(const call_result& r);
+
+void run_request_checks(context& ctx);
+void run_lifecycle(context& ctx);
+
+}  // namespace neograde::conformance::detail

@@ -1,0 +1,15 @@
+#pragma once
+// The check catalogue: every check neograde runs, with its requirement, severity, source and
+// the emulator quirk that proves it can fail.
+
+#include <neograde/core/finding.hpp>
+
+#include <string_view>
+#include <vector>
+
+namespace neograde::conformance {
+
+[[nodiscard]] const std::vector<check_descriptor>& catalogue();
+[[nodiscard]] const check_descriptor* find_check(std::string_view id);
+
+}  // namespace neograde::conformance

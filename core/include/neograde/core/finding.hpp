@@ -1,0 +1,93 @@
+#pragma once
+// Checks, their outcomes and the evidence behind them. A failed check is data, not an exception.
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace neograde {
+
+enum class severity { unknown, critical, high, medium, low };
+NLOHMANN_JSON_SERIALIZE_ENUM(severity, {
+  {severity::unknown, "unknown"},
+  {severity::critical, "critical"},
+  {severity::high, "high"},
+  {severity::medium, "medium"},
+  {severity::low, "low"},
+})
+
+enum class requirement_level { unknown, must, should };
+NLOHMANN_JSON_SERIALIZE_ENUM(requirement_level, {
+  {requirement_level::unknown, "unknown"},
+  {requirement_level::must, "MUST"},
+  {requirement_level::should, "SHOULD"},
+})
+
+// pass/fail/warn/errored/skipped as Bowtie and Autobahn keep them apart; no_capacity, quota and
+// rate_limited are provider conditions, not defects (PerfKitBenchmarker's statuses).
+enum class outcome { unknown, pass, fail, warn, errored, skipped, no_capacity, quota, rate_limited };
+NLOHMANN_JSON_SERIALIZE_ENUM(outcome, {
+  {outcome::unknown, "unknown"},
+  {outcome::pass, "pass"},
+  {outcome::fail, "fail"},
+  {outcome::warn, "warn"},
+  {outcome::errored, "errored"},
+  {outcome::skipped, "skipped"},
+  {outcome::no_capacity, "no_capacity"},
+  {outcome::quota, "quota"},
+  {outcome::rate_limited, "rate_limited"},
+})
+
+// Where the results come from. Every output states it.
+enum class result_source { unknown, emulated, live, replay };
+NLOHMANN_JSON_SERIALIZE_ENUM(result_source, {
+  {result_source::unknown, "unknown"},
+  {result_source::emulated, "emulated"},
+  {result_source::live, "live"},
+  {result_source::replay, "replay"},
+})
+
+struct check_descriptor {
+  std::string id;           // <area>.<resource>.<behaviour>, never reused
+  std::string category;
+  severity level = severity::unknown;
+  requirement_level requirement = requirement_level::unknown;
+  std::string description;  // present tense, an action
+  std::string requirement_text;
+  std::string source;       // RFC section, provider doc, or the incident it comes from
+  std::string quirk;        // the emulator quirk that makes it fail
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(check_descriptor, id, category, level, requirement,
+                                   description, requirement_text, source, quirk)
+
+using header_list = std::vector<std::pair<std::string, std::string>>;
+
+// One HTTP request and its response (or transport error), already redacted.
+struct exchange {
+  std::string method;
+  std::string url;
+  header_list request_headers;
+  std::string request_body;
+  int status = 0;  // 0 when no response arrived
+  header_list response_headers;
+  std::string response_body;
+  double duration_ms = 0;
+  std::string error;  // transport error, if any
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(exchange, method, url, request_headers, request_body, status,
+                                   response_headers, response_body, duration_ms, error)
+
+struct check_outcome {
+  std::string check_id;
+  outcome result = outcome::unknown;
+  std::string reason;
+  double duration_ms = 0;
+  std::vector<exchange> evidence;
+  nlohmann::json measurements = nlohmann::json::object();
+};
+
+[[nodiscard]] bool is_provider_condition(outcome o) noexcept;
+
+}  // namespace neograde

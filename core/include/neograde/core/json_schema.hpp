@@ -1,0 +1,32 @@
+#pragma once
+// JSON Schema (draft 7) validation, on Debian's valijson. Valijson stays out of this header.
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace neograde {
+
+struct schema_violation {
+  std::string pointer;  // JSON pointer into the validated document
+  std::string message;
+};
+
+class json_schema {
+ public:
+  // Throws std::invalid_argument if `schema` is not a usable schema.
+  explicit json_schema(const nlohmann::json& schema);
+  ~json_schema();
+  json_schema(json_schema&&) noexcept;
+  json_schema& operator=(json_schema&&) noexcept;
+
+  [[nodiscard]] std::vector<schema_violation> validate(const nlohmann::json& doc) const;
+
+ private:
+  struct impl;
+  std::shared_ptr<const impl> impl_;
+};
+
+}  // namespace neograde

@@ -1,0 +1,32 @@
+#pragma once
+// Small JSON helpers shared by the spec model, the clients and the emulator.
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace neograde {
+
+// Parses text as JSON, refusing documents nested deeper than max_depth before the
+// (recursive) parser sees them. Returns nullopt on any syntax error or excess depth.
+[[nodiscard]] std::optional<nlohmann::json> parse_json(std::string_view text,
+                                                       std::size_t max_depth = 256);
+
+// Resolves an RFC 6901 pointer; nullptr when the pointer is malformed or does not resolve.
+[[nodiscard]] const nlohmann::json* find_pointer(const nlohmann::json& doc,
+                                                 std::string_view pointer) noexcept;
+
+// Reads a scalar at pointer as text: strings as-is, numbers and booleans printed.
+[[nodiscard]] std::optional<std::string> string_at(const nlohmann::json& doc,
+                                                   std::string_view pointer);
+
+// Escapes one reference token for a JSON pointer (RFC 6901: '~' -> ~0, '/' -> ~1).
+[[nodiscard]] std::string pointer_escape(std::string_view token);
+
+// Sets value at pointer, creating intermediate objects (and array slots) as needed.
+void set_pointer(nlohmann::json& doc, std::string_view pointer, nlohmann::json value);
+
+}  // namespace neograde

@@ -1,0 +1,154 @@
+#pragma once
+// The provider spec model: one JSON file per provider (specs/providers/<id>.json), validated
+// against specs/schema/provider-spec.schema.json when loaded. Clients, checks and the emulator
+// are driven by it; none of them knows a provider by name.
+
+#include <neograde/core/types.hpp>
+
+#include <boost/system/result.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace neograde {
+
+// Where a canonical field lives in a provider object: a JSON pointer, and for arrays the
+// pointer inside each element ("" for the element itself).
+struct field_path {
+  std::string pointer;
+  std::optional<std::string> each;
+  double scale = 1;  // canonical number = provider number * scale
+};
+
+enum class auth_scheme { unknown, bearer, basic_username };
+NLOHMANN_JSON_SERIALIZE_ENUM(auth_scheme, {
+  {auth_scheme::unknown, "unknown"},
+  {auth_scheme::bearer, "bearer"},
+  {auth_scheme::basic_username, "basic_username"},
+})
+
+struct auth_spec {
+  std::vector<auth_scheme> schemes;  // every scheme the provider accepts; the client uses the first
+  std::string env;                   // environment variable holding the key
+};
+
+// A kind of error the provider answers with, e.g. "not_found": {404, "global/object-does-not-exist"}.
+struct error_kind {
+  int status = 0;
+  std::string code;
+  std::string message;
+};
+
+struct error_spec {
+  std::string content_type;
+  nlohmann::json envelope_schema;
+  std::string code_pointer;
+  std::string message_pointer;
+  nlohmann::json body_template;                 // how the provider renders an error (emulator)
+  std::map<std::string, error_kind> kinds;
+  std::vector<std::string> no_capacity_codes;   // provider conditions, not defects
+  std::vector<std::string> quota_codes;
+};
+
+enum class operation_id {
+  unknown, list_offers, launch, get, list, terminate, restart, ssh_keys_list, ssh_keys_add,
+  ssh_keys_delete
+};
+NLOHMANN_JSON_SERIALIZE_ENUM(operation_id, {
+  {operation_id::unknown, "unknown"},
+  {operation_id::list_offers, "list_offers"},
+  {operation_id::launch, "launch"},
+  {operation_id::get, "get"},
+  {operation_id::list, "list"},
+  {operation_id::terminate, "terminate"},
+  {operation_id::restart, "restart"},
+  {operation_id::ssh_keys_list, "ssh_keys_list"},
+  {operation_id::ssh_keys_add, "ssh_keys_add"},
+  {operation_id::ssh_keys_delete, "ssh_keys_delete"},
+})
+
+struct operation_spec {
+  operation_id id = operation_id::unknown;
+  std::string method;
+  std::string path;                          // template: "/instances/{id}"
+  std::optional<nlohmann::json> body;        // template: strings "{{var}}" are substituted
+  std::vector<int> success_status;
+  std::optional<nlohmann::json> request_schema;
+  std::optional<nlohmann::json> response_schema;
+  std::optional<std::string> items;          // pointer to the collection in a list response
+  bool items_are_object_values = false;      // the collection is an object keyed by name
+  std::optional<std::string> item;           // pointer to the single object in a response
+  std::map<std::string, field_path> fields;  // operation-specific fields, e.g. launch's instance_id
+};
+
+struct timing_spec {
+  double time_to_running_s = 600;
+  double time_to_gone_s = 300;
+  double poll_interval_s = 5;
+};
+
+struct provider_info {
+  std::string id;
+  std::string display_name;
+  std::string kind;  // neocloud | marketplace | depin | hyperscaler
+  bool fictional = false;
+  std::string docs_url;
+  std::string api_version;
+  std::vector<std::string> notes;
+};
+
+struct provider_spec {
+  std::filesystem::path file;
+  std::string spec_version;
+  provider_info provider;
+  std::string base_url;
+  auth_spec auth;
+  error_spec errors;
+  std::map<std::string, instance_state> states;  // provider status word -> canonical state
+  timing_spec timing;
+  std::map<std::string, field_path> instance_fields;
+  std::map<std::string, field_path> offer_fields;
+  std::map<std::string, field_path> ssh_key_fields;
+  std::map<operation_id, operation_spec> operations;
+  nlohmann::json emulator;  // interpreted by the emulator only
+  nlohmann::json raw;
+
+  [[nodiscard]] const operation_spec* operation(operation_id id) const;
+  [[nodiscard]] instance_state canonical_state(const std::string& provider_status) const;
+};
+
+// A spec that could not be loaded: which file, where in it (JSON pointer), and why.
+struct spec_error {
+  std::string file;
+  std::string pointer;
+  std::string message;
+  [[nodiscard]] std::string what() const;
+};
+
+[[noreturn]] void throw_exception_from_error(const spec_error& e,
+                                             const boost::source_location& loc);
+
+[[nodiscard]] boost::system::result<provider_spec, spec_error> load_spec(
+    const std::filesystem::path& file);
+
+// Parses and validates a spec already in memory; `origin` names it in errors.
+[[nodiscard]] boost::system::result<provider_spec, spec_error> parse_spec(
+    std::string_view text, const std::string& origin);
+
+// Directories searched for specs by name, in order: $NEOGRADE_SPECS_DIR, then the source tree.
+[[nodiscard]] std::vector<std::filesystem::path> spec_search_path();
+
+// "lambda" -> <dir>/lambda.json from the search path; a path (with '/' or ".json") as-is.
+[[nodiscard]] std::optional<std::filesystem::path> resolve_spec(const std::string& name_or_path);
+
+// Every spec file in the first existing directory of the search path, sorted by name.
+[[nodiscard]] std::vector<std::filesystem::path> catalogue_specs();
+
+// The meta-schema, as embedded at build time.
+[[nodiscard]] const nlohmann::json& spec_meta_schema();
+
+}  // namespace neograde

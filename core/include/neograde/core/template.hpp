@@ -1,0 +1,27 @@
+#pragma once
+// Body and path templates. A body template is JSON in which a string that is exactly
+// "{{name}}" is replaced by the variable's value (keeping its JSON type); a path template
+// has "{name}" segments, percent-encoded on substitution.
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+
+namespace neograde {
+
+using template_vars = std::map<std::string, nlohmann::json>;
+
+// A variable that is not given removes the member (or array element) that holds it.
+[[nodiscard]] nlohmann::json render_body(const nlohmann::json& tmpl, const template_vars& vars);
+
+[[nodiscard]] std::string render_path(const std::string& tmpl, const template_vars& vars);
+
+// The inverse of render_body: for each "{{name}}" in tmpl, the JSON pointer where it sits.
+[[nodiscard]] std::map<std::string, std::string> template_pointers(const nlohmann::json& tmpl);
+
+// Matches a concrete path against a path template; fills `params` and returns true on a match.
+[[nodiscard]] bool match_path(const std::string& tmpl, const std::string& path,
+                              std::map<std::string, std::string>& params);
+
+}  // namespace neograde

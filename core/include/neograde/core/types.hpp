@@ -1,0 +1,61 @@
+#pragma once
+// Canonical, provider-independent types. Provider responses are mapped onto these by the
+// JSON pointers declared in each spec.
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace neograde {
+
+// The canonical lifecycle states every provider's status vocabulary maps onto.
+enum class instance_state { unknown, pending, running, stopping, stopped, terminated, failed };
+
+[[nodiscard]] std::string_view to_string(instance_state s) noexcept;
+[[nodiscard]] instance_state instance_state_from_string(std::string_view s) noexcept;
+
+NLOHMANN_JSON_SERIALIZE_ENUM(instance_state, {
+  {instance_state::unknown, "unknown"},
+  {instance_state::pending, "pending"},
+  {instance_state::running, "running"},
+  {instance_state::stopping, "stopping"},
+  {instance_state::stopped, "stopped"},
+  {instance_state::terminated, "terminated"},
+  {instance_state::failed, "failed"},
+})
+
+struct instance {
+  std::string id;
+  std::string name;
+  std::string provider_status;              // the provider's own word
+  instance_state state = instance_state::unknown;
+  std::optional<std::string> ip;
+  std::string region;
+  std::string instance_type;
+  std::vector<std::string> ssh_key_names;
+};
+
+struct offer {
+  std::string instance_type;
+  std::string description;
+  std::optional<double> price_per_hour_usd;
+  std::vector<std::string> regions_available;
+};
+
+struct ssh_key {
+  std::string id;
+  std::string name;
+  std::string public_key;
+};
+
+// An error as the provider reported it, read through the spec's error envelope pointers.
+struct api_error {
+  int http_status = 0;
+  std::string code;
+  std::string message;
+};
+
+}  // namespace neograde

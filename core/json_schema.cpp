@@ -1,0 +1,68 @@
+#include <neograde/core/json_schema.hpp>
+
+#include <neograde/core/json_util.hpp>
+
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validation_results.hpp>
+#include <valijson/validator.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace neograde {
+
+struct json_schema::impl {
+  valijson::Schema schema;
+};
+
+json_schema::json_schema(const nlohmann::json& schema) {
+  auto p = std::make_shared<impl>();
+  try {
+    valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+    valijson::adapters::NlohmannJsonAdapter adapter(schema);
+    parser.populateSchema(adapter, p->schema);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("invalid JSON schema: ") + e.what());
+  }
+  impl_ = std::move(p);
+}
+
+json_schema::~json_schema() = default;
+json_schema::json_schema(json_schema&&) noexcept = default;
+json_schema& json_schema::operator=(json_schema&&) noexcept = default;
+
+namespace {
+// Valijson names a location as a list like {"<root>", "[operations]", "[0]"}; turn it into an
+// RFC 6901 pointer.
+std::string context_to_pointer(const std::vector<std::string>& context) {
+  std::string out;
+  for (const auto& part : context) {
+    if (part == "<root>") continue;
+    std::string seg = part;
+    if (seg.size() >= 2 && seg.front() == '[' && seg.back() == ']') seg = seg.substr(1, seg.size() - 2);
+    if (seg.size() >= 2 && seg.front() == '"' && seg.back() == '"') seg = seg.substr(1, seg.size() - 2);
+    out += '/';
+    out += pointer_escape(seg);
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<schema_violation> json_schema::validate(const nlohmann::json& doc) const {
+  valijson::Validator validator(valijson::Validator::kStrongTypes);
+  valijson::ValidationResults results;
+  valijson::adapters::NlohmannJsonAdapter adapter(doc);
+  std::vector<schema_violation> out;
+  if (validator.validate(impl_->schema, adapter, &results)) return out;
+  valijson::ValidationResults::Error error;
+  while (results.popError(error)) out.push_back({context_to_pointer(error.context), error.description});
+  // Valijson reports the outermost failure first; the innermost one is the most useful.
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.pointer.size() > b.pointer.size();
+  });
+  return out;
+}
+
+}  // namespace neograde

@@ -1,0 +1,95 @@
+#include <neograde/core/redact.hpp>
+
+#include <neograde/core/base64.hpp>
+#include <neograde/core/json_util.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace neograde {
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+void scrub_json(nlohmann::json& node, const redactor& r) {
+  if (node.is_object()) {
+    for (auto& [k, v] : node.items()) {
+      if (redactor::is_secret_field(k) && !v.is_null()) v = redacted_marker;
+      else scrub_json(v, r);
+    }
+  } else if (node.is_array()) {
+    for (auto& v : node) scrub_json(v, r);
+  } else if (node.is_string()) {
+    node = r.text(node.get_ref<const std::string&>());
+  }
+}
+
+}  // namespace
+
+void redactor::add_secret(std::string value) {
+  if (value.empty()) return;
+  // A key also travels base64-encoded in Basic credentials ("key:" and "key:secret").
+  secrets_.push_back(base64_encode(value + ":"));
+  secrets_.push_back(std::move(value));
+  // Longest first, so that a secret containing another is scrubbed whole.
+  std::sort(secrets_.begin(), secrets_.end(), [](auto& a, auto& b) { return a.size() > b.size(); });
+}
+
+std::string redactor::text(std::string_view s) const {
+  std::string out(s);
+  for (const auto& secret : secrets_) {
+    std::size_t pos = 0;
+    while ((pos = out.find(secret, pos)) != std::string::npos) {
+      out.replace(pos, secret.size(), redacted_marker);
+      pos += redacted_marker.size();
+    }
+  }
+  return out;
+}
+
+bool redactor::is_secret_header(std::string_view name) noexcept {
+  static constexpr std::array<std::string_view, 8> names{
+      "authorization", "proxy-authorization", "api-key", "x-api-key", "cookie", "set-cookie",
+      "x-auth-token", "x-crusoe-signature"};
+  return std::any_of(names.begin(), names.end(), [&](auto n) { return iequals(n, name); });
+}
+
+bool redactor::is_secret_field(std::string_view name) noexcept {
+  static constexpr std::array<std::string_view, 10> names{
+      "private_key", "access_token", "refresh_token", "client_secret", "password", "api_key",
+      "apikey", "secret", "token", "jupyter_token"};
+  return std::any_of(names.begin(), names.end(), [&](auto n) { return iequals(n, name); });
+}
+
+header_list redactor::headers(const header_list& h) const {
+  header_list out;
+  out.reserve(h.size());
+  for (const auto& [name, value] : h)
+    out.emplace_back(name, is_secret_header(name) ? std::string(redacted_marker) : text(value));
+  return out;
+}
+
+std::string redactor::body(std::string_view s) const {
+  if (auto doc = parse_json(s)) {
+    scrub_json(*doc, *this);
+    return doc->dump();
+  }
+  return text(s);
+}
+
+exchange redactor::apply(exchange e) const {
+  e.url = text(e.url);
+  e.request_headers = headers(e.request_headers);
+  e.response_headers = headers(e.response_headers);
+  e.request_body = body(e.request_body);
+  e.response_body = body(e.response_body);
+  e.error = text(e.error);
+  return e;
+}
+
+}  // namespace neograde

@@ -1,0 +1,228 @@
+#include <neograde/core/spec.hpp>
+
+#include <neograde/core/json_schema.hpp>
+#include <neograde/core/json_util.hpp>
+
+#include <boost/throw_exception.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace neograde {
+
+namespace embedded {
+std::string_view provider_spec_schema();
+}
+
+namespace {
+
+// Thrown inside the loader only; load_spec turns it into a spec_error.
+struct spec_fault : std::runtime_error {
+  spec_fault(std::string p, const std::string& m) : std::runtime_error(m), pointer(std::move(p)) {}
+  std::string pointer;
+};
+
+field_path to_field(const nlohmann::json& v) {
+  if (v.is_string()) return {v.get<std::string>(), std::nullopt};
+  field_path f{v.at("pointer").get<std::string>(), std::nullopt};
+  if (v.contains("each")) f.each = v.at("each").get<std::string>();
+  f.scale = v.value("scale", 1.0);
+  return f;
+}
+
+std::map<std::string, field_path> to_fields(const nlohmann::json& obj) {
+  std::map<std::string, field_path> out;
+  for (auto& [k, v] : obj.items()) out.emplace(k, to_field(v));
+  return out;
+}
+
+void require_schema(const nlohmann::json& schema, const std::string& at) {
+  try {
+    json_schema compiled(schema);
+  } catch (const std::exception& e) {
+    throw spec_fault(at, e.what());
+  }
+}
+
+provider_spec build(const nlohmann::json& doc) {
+  provider_spec s;
+  s.raw = doc;
+  s.spec_version = doc.at("spec_version").get<std::string>();
+
+  const auto& p = doc.at("provider");
+  s.provider.id = p.at("id").get<std::string>();
+  s.provider.display_name = p.at("display_name").get<std::string>();
+  s.provider.kind = p.at("kind").get<std::string>();
+  s.provider.fictional = p.value("fictional", false);
+  s.provider.docs_url = p.value("docs_url", "");
+  s.provider.api_version = p.value("api_version", "");
+  s.provider.notes = p.value("notes", std::vector<std::string>{});
+
+  s.base_url = doc.at("base_url").get<std::string>();
+
+  const auto& a = doc.at("auth");
+  s.auth.schemes = a.at("schemes").get<std::vector<auth_scheme>>();
+  s.auth.env = a.at("env").get<std::string>();
+
+  const auto& e = doc.at("errors");
+  s.errors.content_type = e.at("content_type").get<std::string>();
+  s.errors.envelope_schema = e.at("envelope_schema");
+  require_schema(s.errors.envelope_schema, "/errors/envelope_schema");
+  s.errors.code_pointer = e.at("code_pointer").get<std::string>();
+  s.errors.message_pointer = e.at("message_pointer").get<std::string>();
+  s.errors.body_template = e.at("body_template");
+  for (auto& [name, k] : e.at("kinds").items())
+    s.errors.kinds[name] = {k.at("status").get<int>(), k.value("code", ""), k.value("message", "")};
+  s.errors.no_capacity_codes = e.value("no_capacity_codes", std::vector<std::string>{});
+  s.errors.quota_codes = e.value("quota_codes", std::vector<std::string>{});
+
+  for (auto& [word, state] : doc.at("states").items()) {
+    auto canonical = instance_state_from_string(state.get<std::string>());
+    if (canonical == instance_state::unknown)
+      throw spec_fault("/states/" + pointer_escape(word), "not a canonical state: " + state.dump());
+    s.states[word] = canonical;
+  }
+
+  const auto& t = doc.at("timing");
+  s.timing.time_to_running_s = t.at("time_to_running_s").get<double>();
+  s.timing.time_to_gone_s = t.at("time_to_gone_s").get<double>();
+  s.timing.poll_interval_s = t.at("poll_interval_s").get<double>();
+
+  s.instance_fields = to_fields(doc.at("instance_fields"));
+  s.offer_fields = to_fields(doc.at("offer_fields"));
+  s.ssh_key_fields = to_fields(doc.value("ssh_key_fields", nlohmann::json::object()));
+
+  for (auto& [name, o] : doc.at("operations").items()) {
+    const std::string at = "/operations/" + pointer_escape(name);
+    operation_spec op;
+    op.id = nlohmann::json(name).get<operation_id>();
+    if (op.id == operation_id::unknown) throw spec_fault(at, "unknown operation \"" + name + "\"");
+    op.method = o.at("method").get<std::string>();
+    op.path = o.at("path").get<std::string>();
+    if (o.contains("body")) op.body = o.at("body");
+    op.success_status = o.value("success_status", std::vector<int>{200});
+    for (const char* key : {"request_schema", "response_schema"}) {
+      if (!o.contains(key)) continue;
+      require_schema(o.at(key), at + "/" + key);
+      (std::string_view(key) == "request_schema" ? op.request_schema : op.response_schema) = o.at(key);
+    }
+    if (o.contains("items")) op.items = o.at("items").get<std::string>();
+    op.items_are_object_values = o.value("items_are_object_values", false);
+    if (o.contains("item")) op.item = o.at("item").get<std::string>();
+    op.fields = to_fields(o.value("fields", nlohmann::json::object()));
+    s.operations.emplace(op.id, std::move(op));
+  }
+  s.emulator = doc.value("emulator", nlohmann::json::object());
+  return s;
+}
+
+std::string json_error_location(std::string_view text, std::size_t byte) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(col);
+}
+
+}  // namespace
+
+const operation_spec* provider_spec::operation(operation_id id) const {
+  auto it = operations.find(id);
+  return it == operations.end() ? nullptr : &it->second;
+}
+
+instance_state provider_spec::canonical_state(const std::string& provider_status) const {
+  auto it = states.find(provider_status);
+  return it == states.end() ? instance_state::unknown : it->second;
+}
+
+std::string spec_error::what() const {
+  std::string out = file;
+  if (!pointer.empty()) out += " at " + pointer;
+  return out + ": " + message;
+}
+
+void throw_exception_from_error(const spec_error& e, const boost::source_location& loc) {
+  boost::throw_exception(std::runtime_error(e.what()), loc);
+}
+
+const nlohmann::json& spec_meta_schema() {
+  static const nlohmann::json schema = nlohmann::json::parse(embedded::provider_spec_schema());
+  return schema;
+}
+
+boost::system::result<provider_spec, spec_error> parse_spec(std::string_view text,
+                                                            const std::string& origin) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    return spec_error{origin, "", "not valid JSON (" + json_error_location(text, e.byte) + ")"};
+  }
+  static const json_schema meta(spec_meta_schema());
+  if (auto violations = meta.validate(doc); !violations.empty()) {
+    auto& v = violations.front();
+    return spec_error{origin, v.pointer.empty() ? "/" : v.pointer, v.message};
+  }
+  try {
+    auto spec = build(doc);
+    spec.file = origin;
+    return spec;
+  } catch (const spec_fault& f) {
+    return spec_error{origin, f.pointer, f.what()};
+  } catch (const std::exception& e) {
+    // The meta-schema should have caught this; report it rather than crash.
+    return spec_error{origin, "", e.what()};
+  }
+}
+
+boost::system::result<provider_spec, spec_error> load_spec(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return spec_error{file.string(), "", "cannot open the file"};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_spec(text.str(), file.string());
+}
+
+std::vector<std::filesystem::path> spec_search_path() {
+  std::vector<std::filesystem::path> dirs;
+  if (const char* env = std::getenv("NEOGRADE_SPECS_DIR"); env != nullptr && *env != '\0')
+    dirs.emplace_back(env);
+  dirs.emplace_back(NEOGRADE_SOURCE_SPECS_DIR);
+  return dirs;
+}
+
+std::optional<std::filesystem::path> resolve_spec(const std::string& name_or_path) {
+  if (name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".json")) {
+    return std::filesystem::path(name_or_path);
+  }
+  for (const auto& dir : spec_search_path()) {
+    auto candidate = dir / (name_or_path + ".json");
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(candidate, ec)) return candidate;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::filesystem::path> catalogue_specs() {
+  for (const auto& dir : spec_search_path()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) continue;
+    std::vector<std::filesystem::path> out;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+      if (entry.path().extension() == ".json") out.push_back(entry.path());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  return {};
+}
+
+}  // namespace neograde

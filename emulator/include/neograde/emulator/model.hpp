@@ -1,0 +1,50 @@
+#pragma once
+// The emulated provider: accounts, instances, capacity and SSH keys, answering requests in the
+// provider's own format as its spec declares it. Transport-free, so it is tested directly.
+
+#include <neograde/clients/http.hpp>
+#include <neograde/core/spec.hpp>
+#include <neograde/emulator/quirks.hpp>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace neograde::emulator {
+
+using clock = std::chrono::steady_clock;
+
+struct model_options {
+  std::vector<std::string> api_keys;  // each key is one isolated account
+  quirk_set quirks;
+  double time_scale = 1.0;  // multiplies every delay (boot, terminate); 0.01 in tests
+  bool rate_limit = true;
+  std::function<clock::time_point()> now;  // defaults to clock::now
+};
+
+class provider_model {
+ public:
+  provider_model(const provider_spec& spec, model_options options);
+  ~provider_model();
+  provider_model(const provider_model&) = delete;
+  provider_model& operator=(const provider_model&) = delete;
+
+  // Answers one request; `req.url` is the origin-form target ("/api/v1/instances?x=1").
+  // Thread-safe.
+  [[nodiscard]] http::response handle(const http::request& req);
+
+  // The path prefix the API lives under, from the spec's base URL ("/api/v1").
+  [[nodiscard]] const std::string& base_path() const;
+  // Instances not yet terminated, over all accounts (the leak check of tests).
+  [[nodiscard]] std::size_t live_instances() const;
+  [[nodiscard]] const provider_spec& spec() const;
+  [[nodiscard]] const model_options& options() const;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace neograde::emulator

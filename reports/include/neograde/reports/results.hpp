@@ -1,0 +1,70 @@
+#pragma once
+// results.jsonl: one JSON object per line — a header record, one record per check outcome, a
+// footer. Every other view (scorecards, index) is derived from it.
+
+#include <neograde/core/finding.hpp>
+#include <neograde/core/spec.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace neograde::reports {
+
+inline constexpr const char* suite_version = "0.1.0";
+
+struct run_header {
+  std::string run_id;
+  const provider_spec* spec = nullptr;
+  result_source source = result_source::unknown;
+  std::string base_url;
+  double time_scale = 1.0;
+  bool allow_spend = false;
+};
+
+// Appends records line by line, flushing each, so that an interrupted run leaves every
+// complete line readable.
+class results_writer {
+ public:
+  // Truncates `path` and writes the header record. Throws std::runtime_error if it cannot.
+  results_writer(const std::filesystem::path& path, const run_header& header);
+  ~results_writer();
+  results_writer(const results_writer&) = delete;
+  results_writer& operator=(const results_writer&) = delete;
+
+  void outcome(const check_descriptor& d, const check_outcome& o);
+  // Writes the footer with the counts and measurements, and syncs the file to disk.
+  void finish(const nlohmann::json& measurements);
+
+ private:
+  void line(const nlohmann::json& record);
+  std::FILE* file_ = nullptr;
+  std::string provider_;
+  result_source source_;
+  std::map<std::string, int> counts_;
+};
+
+// One run as read back: its header, outcomes and footer (absent if the run was interrupted).
+struct run_record {
+  nlohmann::json header;
+  std::vector<nlohmann::json> outcomes;
+  std::optional<nlohmann::json> footer;
+};
+
+// Reads every run in a results file. Lines that do not parse (a torn last line) are skipped and
+// counted in `skipped_lines`.
+[[nodiscard]] std::vector<run_record> read_results(const std::filesystem::path& path,
+                                                   std::size_t* skipped_lines = nullptr);
+
+// ISO 8601 UTC timestamp of now, to the second.
+[[nodiscard]] std::string utc_now();
+
+// Writes a file so that readers see the old content or the new, never a mix: temp file, fsync,
+// rename. Throws std::runtime_error on failure.
+void write_file_atomic(const std::filesystem::path& path, const std::string& content);
+
+}  // namespace neograde::reports

@@ -1,0 +1,132 @@
+#include <neograde/reports/results.hpp>
+
+#include <neograde/core/json_util.hpp>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <stdexcept>
+
+namespace neograde::reports {
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+results_writer::results_writer(const std::filesystem::path& path, const run_header& h)
+    : provider_(h.spec->provider.id), source_(h.source) {
+  file_ = std::fopen(path.c_str(), "w");
+  if (file_ == nullptr) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+  const auto& s = *h.spec;
+  line({{"record", "header"},
+        {"suite", "neograde"},
+        {"suite_version", suite_version},
+        {"run_id", h.run_id},
+        {"provider", s.provider.id},
+        {"display_name", s.provider.display_name},
+        {"provider_kind", s.provider.kind},
+        {"fictional", s.provider.fictional},
+        {"docs_url", s.provider.docs_url},
+        {"api_version", s.provider.api_version},
+        {"spec_version", s.spec_version},
+        {"source", h.source},
+        {"base_url", h.base_url},
+        {"time_scale", h.time_scale},
+        {"allow_spend", h.allow_spend},
+        {"started_at", utc_now()}});
+}
+
+results_writer::~results_writer() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+void results_writer::line(const nlohmann::json& record) {
+  // One write per line, flushed, so a crash leaves at most a torn last line.
+  const std::string text = record.dump() + "\n";
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size() || std::fflush(file_) != 0)
+    throw std::runtime_error(std::string("writing results failed: ") + std::strerror(errno));
+}
+
+void results_writer::outcome(const check_descriptor& d, const check_outcome& o) {
+  ++counts_[nlohmann::json(o.result).get<std::string>()];
+  line({{"record", "outcome"},
+        {"provider", provider_},
+        {"check_id", o.check_id},
+        {"category", d.category},
+        {"severity", d.level},
+        {"requirement", d.requirement},
+        {"requirement_text", d.requirement_text},
+        {"description", d.description},
+        {"check_source", d.source},
+        {"outcome", o.result},
+        {"reason", o.reason},
+        {"source", source_},
+        {"duration_ms", o.duration_ms},
+        {"evidence", o.evidence},
+        {"measurements", o.measurements}});
+}
+
+void results_writer::finish(const nlohmann::json& measurements) {
+  line({{"record", "footer"},
+        {"provider", provider_},
+        {"finished_at", utc_now()},
+        {"counts", counts_},
+        {"measurements", measurements},
+        {"complete", true}});
+  ::fsync(::fileno(file_));
+}
+
+std::vector<run_record> read_results(const std::filesystem::path& path, std::size_t* skipped_lines) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::vector<run_record> runs;
+  std::size_t skipped = 0;
+  std::string text;
+  while (std::getline(in, text)) {
+    auto rec = parse_json(text);
+    if (!rec || !rec->is_object() || !rec->contains("record")) {
+      ++skipped;
+      continue;
+    }
+    const auto kind = rec->value("record", "");
+    if (kind == "header") runs.push_back({*rec, {}, std::nullopt});
+    else if (runs.empty()) ++skipped;  // an outcome without its header is unusable
+    else if (kind == "outcome") runs.back().outcomes.push_back(std::move(*rec));
+    else if (kind == "footer") runs.back().footer = std::move(*rec);
+    else ++skipped;
+  }
+  if (skipped_lines != nullptr) *skipped_lines = skipped;
+  return runs;
+}
+
+void write_file_atomic(const std::filesystem::path& path, const std::string& content) {
+  auto tmp = path;
+  tmp += ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+  std::size_t done = 0;
+  while (done < content.size()) {
+    auto n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ::close(fd);
+      throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) throw std::runtime_error("cannot sync " + tmp.string());
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw std::runtime_error("cannot replace " + path.string() + ": " + ec.message());
+}
+
+}  // namespace neograde::reports

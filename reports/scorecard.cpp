@@ -1,0 +1,245 @@
+#include <neograde/reports/scorecard.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+namespace neograde::reports {
+namespace {
+
+double weight(const std::string& severity) {
+  if (severity == "critical") return 8;
+  if (severity == "high") return 4;
+  if (severity == "medium") return 2;
+  return 1;
+}
+
+// Credit a graded outcome earns; nullopt for outcomes that are not graded (errored, skipped and
+// provider conditions say nothing about conformance).
+std::optional<double> credit(const std::string& outcome) {
+  if (outcome == "pass") return 1.0;
+  if (outcome == "warn") return 0.5;
+  if (outcome == "fail") return 0.0;
+  return std::nullopt;
+}
+
+std::string tier_for(double score) {
+  if (score >= 95) return "Platinum";
+  if (score >= 85) return "Gold";
+  if (score >= 70) return "Silver";
+  if (score >= 50) return "Bronze";
+  return "Underperform";
+}
+
+int tier_rank(const std::string& tier) {
+  static const std::vector<std::string> order{"Underperform", "Bronze", "Silver", "Gold", "Platinum"};
+  return static_cast<int>(std::find(order.begin(), order.end(), tier) - order.begin());
+}
+
+nlohmann::json score_of(double earned, double possible) {
+  if (possible <= 0) return nullptr;
+  return std::round(1000.0 * earned / possible) / 10.0;
+}
+
+std::string md_escape(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string fence(const std::string& s) {
+  std::string f = "```";
+  while (s.find(f) != std::string::npos) f += '`';
+  return f + "\n" + s + "\n" + f + "\n";
+}
+
+std::string render_exchange(const nlohmann::json& e) {
+  std::ostringstream out;
+  out << e.value("method", "") << " " << e.value("url", "") << "\n";
+  for (const auto& h : e.value("request_headers", nlohmann::json::array())) out << h[0].get<std::string>() << ": " << h[1].get<std::string>() << "\n";
+  if (const auto b = e.value("request_body", ""); !b.empty()) out << "\n" << b << "\n";
+  out << "\n";
+  if (const auto err = e.value("error", ""); !err.empty()) {
+    out << "(no response: " << err << ")";
+    return out.str();
+  }
+  out << "HTTP " << e.value("status", 0) << "\n";
+  for (const auto& h : e.value("response_headers", nlohmann::json::array())) out << h[0].get<std::string>() << ": " << h[1].get<std::string>() << "\n";
+  auto body = e.value("response_body", "");
+  if (body.size() > 2000) body = body.substr(0, 2000) + "… (" + std::to_string(body.size()) + " bytes)";
+  if (!body.empty()) out << "\n" << body;
+  return out.str();
+}
+
+}  // namespace
+
+nlohmann::json build_scorecard(const run_record& run) {
+  const auto& h = run.header;
+  nlohmann::json card;
+  card["scorecard_version"] = 1;
+  card["provider"] = {{"id", h.value("provider", "")},
+                      {"display_name", h.value("display_name", "")},
+                      {"kind", h.value("provider_kind", "")},
+                      {"fictional", h.value("fictional", false)},
+                      {"docs_url", h.value("docs_url", "")},
+                      {"api_version", h.value("api_version", "")}};
+  card["spec_version"] = h.value("spec_version", "");
+  card["suite_version"] = h.value("suite_version", "");
+  card["run_id"] = h.value("run_id", "");
+  card["source"] = h.value("source", "unknown");
+  card["base_url"] = h.value("base_url", "");
+  card["started_at"] = h.value("started_at", "");
+  card["finished_at"] = run.footer ? run.footer->value("finished_at", "") : "";
+  card["complete"] = run.footer.has_value();
+
+  std::map<std::string, int> counts;
+  std::map<std::string, std::pair<double, double>> by_category;  // earned, possible
+  std::map<std::string, std::map<std::string, int>> category_counts;
+  double earned = 0, possible = 0;
+  nlohmann::json checks = nlohmann::json::array(), failures = nlohmann::json::array(), capped_by = nlohmann::json::array();
+  for (const auto& o : run.outcomes) {
+    const auto result = o.value("outcome", "unknown");
+    const auto category = o.value("category", "");
+    const auto sev = o.value("severity", "low");
+    ++counts[result];
+    ++category_counts[category][result];
+    if (auto c = credit(result)) {
+      earned += weight(sev) * *c;
+      possible += weight(sev);
+      by_category[category].first += weight(sev) * *c;
+      by_category[category].second += weight(sev);
+    }
+    checks.push_back({{"check_id", o.value("check_id", "")}, {"category", category}, {"severity", sev},
+                      {"requirement", o.value("requirement", "")}, {"outcome", result}, {"reason", o.value("reason", "")}});
+    if (result == "fail" || result == "warn") {
+      failures.push_back({{"check_id", o.value("check_id", "")},
+                          {"outcome", result},
+                          {"severity", sev},
+                          {"requirement_text", o.value("requirement_text", "")},
+                          {"check_source", o.value("check_source", "")},
+                          {"reason", o.value("reason", "")},
+                          {"evidence", o.value("evidence", nlohmann::json::array())}});
+      if (result == "fail" && sev == "critical") capped_by.push_back(o.value("check_id", ""));
+    }
+  }
+  card["counts"] = counts;
+  nlohmann::json categories = nlohmann::json::object();
+  for (const auto& [name, c] : category_counts) {
+    categories[name] = c;
+    categories[name]["score"] = score_of(by_category[name].first, by_category[name].second);
+  }
+  card["categories"] = categories;
+  card["score"] = score_of(earned, possible);
+  if (possible <= 0) {
+    card["tier"] = "Not graded";
+  } else {
+    std::string tier = tier_for(card["score"].get<double>());
+    // A critical failure (auth bypass, instances left billing, ...) caps the tier at Bronze.
+    if (!capped_by.empty() && tier_rank(tier) > tier_rank("Bronze")) tier = "Bronze";
+    card["tier"] = tier;
+  }
+  card["tier_capped_by"] = capped_by;
+  card["measurements"] = run.footer ? run.footer->value("measurements", nlohmann::json::object()) : nlohmann::json::object();
+  card["checks"] = checks;
+  card["failures"] = failures;
+  card["provenance"] = provenance_banner(card);
+  return card;
+}
+
+std::string provenance_banner(const nlohmann::json& card) {
+  const auto source = card.value("source", "unknown");
+  const auto name = card["provider"].value("display_name", "");
+  if (source == "emulated" && card["provider"].value("fictional", false))
+    return "EMULATED, FICTIONAL PROVIDER: " + name +
+           " does not exist. It is neograde's demonstration of findings, served by the embedded emulator "
+           "with quirks switched on.";
+  if (source == "emulated")
+    return "EMULATED: these results come from neograde's embedded emulator of the " + name +
+           " API, built from its public documentation. They grade the emulator, not " + name +
+           "'s service, and are not a rating of the real provider.";
+  if (source == "replay") return "REPLAY: regraded from a recorded run; no request reached " + name + ".";
+  if (source == "live") return "LIVE: measured against " + card.value("base_url", "") + " on " + card.value("started_at", "") + ".";
+  return "UNKNOWN SOURCE: the origin of these results is not recorded; do not rely on them.";
+}
+
+std::string render_markdown(const nlohmann::json& card) {
+  std::ostringstream md;
+  const auto& p = card["provider"];
+  md << "# " << p.value("display_name", "") << ": neograde scorecard\n\n";
+  md << "> **" << provenance_banner(card) << "**\n\n";
+  md << "| | |\n|---|---|\n";
+  md << "| Provider | " << p.value("display_name", "") << " (`" << p.value("id", "") << "`, " << p.value("kind", "") << ") |\n";
+  md << "| Source | " << card.value("source", "") << " |\n";
+  md << "| Spec | " << p.value("id", "") << " " << card.value("spec_version", "") << ", API " << md_escape(p.value("api_version", "")) << " |\n";
+  md << "| Suite | neograde " << card.value("suite_version", "") << " |\n";
+  md << "| Run | `" << card.value("run_id", "") << "`, " << card.value("started_at", "") << (card.value("complete", false) ? "" : " (interrupted)") << " |\n";
+  md << "| Score | " << (card["score"].is_null() ? std::string("n/a") : card["score"].dump()) << " / 100 |\n";
+  md << "| Tier | **" << card.value("tier", "") << "**";
+  if (!card["tier_capped_by"].empty()) md << " (capped by critical failures)";
+  md << " |\n\n";
+
+  md << "## Outcomes\n\n| outcome | count |\n|---|---|\n";
+  for (const auto& [k, v] : card["counts"].items()) md << "| " << k << " | " << v.get<int>() << " |\n";
+  md << "\n";
+  if (!card["measurements"].empty()) {
+    md << "## Measurements\n\n| measurement | value |\n|---|---|\n";
+    for (const auto& [k, v] : card["measurements"].items()) md << "| " << k << " | " << v.dump() << " |\n";
+    md << "\n";
+  }
+  md << "## Checks\n\n| check | category | severity | outcome | reason |\n|---|---|---|---|---|\n";
+  for (const auto& c : card["checks"])
+    md << "| `" << c.value("check_id", "") << "` | " << c.value("category", "") << " | " << c.value("severity", "") << " | "
+       << c.value("outcome", "") << " | " << md_escape(c.value("reason", "")) << " |\n";
+  md << "\n";
+  if (!card["failures"].empty()) {
+    md << "## Findings, with evidence\n\n";
+    for (const auto& f : card["failures"]) {
+      md << "### `" << f.value("check_id", "") << "` (" << f.value("outcome", "") << ", " << f.value("severity", "") << ")\n\n";
+      md << "- Requirement: " << f.value("requirement_text", "") << "\n";
+      md << "- Source: " << f.value("check_source", "") << "\n";
+      md << "- Finding: " << f.value("reason", "") << "\n\n";
+      for (const auto& e : f["evidence"]) md << fence(render_exchange(e)) << "\n";
+    }
+  }
+  return md.str();
+}
+
+std::string render_index_markdown(const std::vector<nlohmann::json>& cards) {
+  std::ostringstream md;
+  md << "# neograde scorecards\n\n";
+  bool all_emulated = std::all_of(cards.begin(), cards.end(), [](const auto& c) { return c.value("source", "") == "emulated"; });
+  if (all_emulated)
+    md << "> **EMULATED: every result below comes from neograde's embedded emulators, not from the providers' services. "
+          "They show how the suite grades each documented API and are not a rating of any real provider. "
+          "Providers marked fictional do not exist.**\n\n";
+  md << "| provider | kind | source | score | tier | pass | fail | warn | other | scorecard |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  auto sorted = cards;
+  // Worst first, as Bowtie orders its leaderboard.
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return a["score"].is_null() ? false : b["score"].is_null() ? true : a["score"].template get<double>() < b["score"].template get<double>();
+  });
+  for (const auto& c : sorted) {
+    const auto& p = c["provider"];
+    int pass = 0, fail = 0, warn = 0, other = 0;
+    for (const auto& [k, v] : c["counts"].items()) {
+      if (k == "pass") pass = v;
+      else if (k == "fail") fail = v;
+      else if (k == "warn") warn = v;
+      else other += v.get<int>();
+    }
+    const auto id = p.value("id", "");
+    md << "| " << p.value("display_name", "") << (p.value("fictional", false) ? " (fictional)" : "") << " | "
+       << p.value("kind", "") << " | " << c.value("source", "") << " | "
+       << (c["score"].is_null() ? std::string("n/a") : c["score"].dump()) << " | " << c.value("tier", "") << " | " << pass
+       << " | " << fail << " | " << warn << " | " << other << " | [" << id << "](providers/" << id << "/scorecard.md) |\n";
+  }
+  md << "\nGrading: see reports/README.md in the neograde repository.\n";
+  return md.str();
+}
+
+}  // namespace neograde::reports
