@@ -1,5 +1,7 @@
 #include <neograde/clients/http.hpp>
 
+#include <neograde/clients/url.hpp>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -12,7 +14,6 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <boost/throw_exception.hpp>
-#include <boost/url/parse.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -53,28 +54,18 @@ class client_category_impl : public boost::system::error_category {
 
 constexpr auto nothrow = asio::as_tuple(asio::use_awaitable);
 
-struct target {
-  bool tls = false;
-  std::string host;
-  std::string port;
-  std::string path;  // origin-form target
-  [[nodiscard]] std::string key() const { return (tls ? "https://" : "http://") + host + ":" + port; }
-};
-
-boost::system::result<target, transport_error> parse_target(const std::string& url) {
-  auto u = boost::urls::parse_uri(url);
-  if (!u) return transport_error{make_error_code(client_errc::bad_url), url};
-  target t;
-  auto scheme = u->scheme();
-  if (scheme == "https") t.tls = true;
-  else if (scheme != "http") return transport_error{make_error_code(client_errc::unsupported_scheme), std::string(scheme)};
-  t.host = u->host_address();
-  if (t.host.empty()) return transport_error{make_error_code(client_errc::bad_url), url};
-  t.port = u->has_port() ? std::string(u->port()) : (t.tls ? "443" : "80");
-  t.path = u->encoded_path().empty() ? "/" : std::string(u->encoded_path());
-  if (u->has_query()) t.path += "?" + std::string(u->encoded_query());
-  return t;
+boost::system::result<url_parts, transport_error> parse_target(const std::string& url) {
+  if (url.starts_with("http://") || url.starts_with("https://")) {
+    if (auto u = parse_url(url)) return *u;
+    return transport_error{make_error_code(client_errc::bad_url), url};
+  }
+  auto scheme_end = url.find("://");
+  if (scheme_end != std::string::npos && scheme_end > 0)
+    return transport_error{make_error_code(client_errc::unsupported_scheme), url.substr(0, scheme_end)};
+  return transport_error{make_error_code(client_errc::bad_url), url};
 }
+
+std::string connection_key(const url_parts& t) { return (t.tls ? "https://" : "http://") + t.host + ":" + t.port; }
 
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -173,7 +164,7 @@ struct client::impl {
 
   beast::tcp_stream& lowest() { return secure ? beast::get_lowest_layer(*secure) : *plain; }
 
-  asio::awaitable<std::optional<transport_error>> connect(const target& t) {
+  asio::awaitable<std::optional<transport_error>> connect(const url_parts& t) {
     tcp::resolver resolver(ioc);
     asio::steady_timer guard(ioc);
     bool timed_out = false;
@@ -214,7 +205,7 @@ struct client::impl {
         co_return fail(client_errc::tls_handshake_failed, hec);
       }
     }
-    conn_key = t.key();
+    conn_key = connection_key(t);
     co_return std::nullopt;
   }
 
@@ -250,12 +241,12 @@ struct client::impl {
     co_return std::nullopt;
   }
 
-  asio::awaitable<std::optional<transport_error>> perform(const target& t, bhttp::request<bhttp::string_body>& req,
+  asio::awaitable<std::optional<transport_error>> perform(const url_parts& t, bhttp::request<bhttp::string_body>& req,
                                                           response& out) {
     // A kept-alive connection may have been closed by the server meanwhile; if nothing at all
     // came back on a reused connection, reconnect once and resend.
     for (int attempt = 0; attempt < 2; ++attempt) {
-      const bool reused = conn_key == t.key() && (plain || secure);
+      const bool reused = conn_key == connection_key(t) && (plain || secure);
       if (!reused) {
         close();
         if (auto err = co_await connect(t)) co_return err;
@@ -277,7 +268,7 @@ struct client::impl {
     if (!t) return t.error();
     bhttp::request<bhttp::string_body> req;
     req.method_string(r.method);
-    req.target(t->path);
+    req.target(t->target);
     req.version(11);
     const bool default_port = t->port == (t->tls ? "443" : "80");
     std::string host_header = t->host.find(':') != std::string::npos ? "[" + t->host + "]" : t->host;

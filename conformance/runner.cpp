@@ -3,20 +3,15 @@
 
 #include "context.hpp"
 
-#include <boost/url/parse.hpp>
+#include <neograde/clients/url.hpp>
 
 #include <random>
 
 namespace neograde::conformance {
 
 bool is_loopback_url(const std::string& url) {
-  auto u = boost::urls::parse_uri(url);
-  if (!u) return false;
-  const std::string host = u->host_address();
-  if (host == "localhost") return true;
-  if (u->host_type() == boost::urls::host_type::ipv4) return host.starts_with("127.");
-  if (u->host_type() == boost::urls::host_type::ipv6) return host == "::1";
-  return false;
+  auto u = http::parse_url(url);
+  return u && http::is_loopback(*u);
 }
 
 std::string new_run_id() {

@@ -1,0 +1,213 @@
+#include <neograde/clients/http.hpp>
+
+#include <neograde/emulator/emulator.hpp>
+#include <neograde/emulator/tls_cert.hpp>
+
+#include "../support/scripted_server.hpp"
+#include "../support/specs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace neograde;
+using namespace std::chrono_literals;
+using test::scripted_reply;
+using test::scripted_server;
+
+namespace {
+
+http::client_options fast_options() {
+  http::client_options o;
+  o.connect_timeout = 2s;
+  o.read_timeout = 2s;
+  o.sleep = [](std::chrono::milliseconds) {};
+  return o;
+}
+
+std::string temp_file(const std::string& name, const std::string& content) {
+  auto path = std::filesystem::temp_directory_path() / ("neograde-test-" + std::to_string(::getpid()) + "-" + name);
+  std::ofstream(path) << content;
+  return path.string();
+}
+
+}  // namespace
+
+TEST(HttpClient, ReusesAKeptAliveConnection) {
+  scripted_server s({{scripted_server::response(200, "{}"), false}, {scripted_server::response(200, "{}"), false}});
+  http::client c(fast_options());
+  ASSERT_TRUE(c.send({"GET", s.url("/a"), {}, {}}).has_value());
+  ASSERT_TRUE(c.send({"GET", s.url("/b"), {}, {}}).has_value());
+  EXPECT_EQ(s.connections(), 1);
+}
+
+TEST(HttpClient, ReconnectsWhenTheServerDroppedAKeptAliveConnection) {
+  // The first reply does not announce Connection: close, yet the server closes.
+  scripted_server s({{scripted_server::response(200, "{}"), true}, {scripted_server::response(200, "{\"n\":2}"), true}});
+  http::client c(fast_options());
+  ASSERT_TRUE(c.send({"GET", s.url(), {}, {}}).has_value());
+  auto second = c.send({"GET", s.url(), {}, {}});
+  ASSERT_TRUE(second.has_value()) << second.error().message();
+  EXPECT_EQ(second->body, "{\"n\":2}");
+  EXPECT_EQ(s.connections(), 2);
+}
+
+TEST(HttpClient, BodyOverTheCapIsAnError) {
+  scripted_server s({{scripted_server::response(200, std::string(5000, 'x'))}});
+  auto o = fast_options();
+  o.max_body_bytes = 1000;
+  http::client c(o);
+  auto r = c.send({"GET", s.url(), {}, {}});
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, http::client_errc::body_too_large);
+}
+
+TEST(HttpClientTimeout, SilentServerExpires) {
+  scripted_server s({{"", false, true}});
+  auto o = fast_options();
+  o.read_timeout = 200ms;
+  http::client c(o);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = c.send({"GET", s.url(), {}, {}});
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, http::client_errc::timeout);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);  // a hang would be caught by ctest's timeout
+}
+
+TEST(HttpClient, RefusedConnectionIsConnectFailed) {
+  std::string url;
+  {
+    scripted_server s({});
+    url = s.url();
+  }
+  http::client c(fast_options());
+  auto r = c.send({"GET", url, {}, {}});
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, http::client_errc::connect_failed);
+}
+
+TEST(HttpClient, RedirectsAreNotFollowed) {
+  scripted_server s({{scripted_server::response(302, "", "Location: http://evil.example/\r\n")}});
+  http::client c(fast_options());
+  auto r = c.send({"GET", s.url(), {{"Authorization", "Bearer k"}}, {}});
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 302);
+  EXPECT_EQ(s.requests().size(), 1u);
+}
+
+TEST(HttpClientRetry, HonoursRetryAfterOn429) {
+  scripted_server s({{scripted_server::response(429, "{}", "Retry-After: 2\r\n")}, {scripted_server::response(200, "{}")}});
+  std::vector<std::chrono::milliseconds> waits;
+  auto o = fast_options();
+  o.sleep = [&](std::chrono::milliseconds d) { waits.push_back(d); };
+  http::client c(o);
+  auto r = c.send({"POST", s.url(), {}, "{}"});
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 200);
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0], 2000ms);
+  EXPECT_EQ(c.transcript().size(), 2u);
+}
+
+TEST(HttpClientRetry, BacksOffExponentiallyWithoutRetryAfterAndGivesUp) {
+  std::vector<scripted_reply> replies(5, scripted_reply{scripted_server::response(503, "{}")});
+  scripted_server s(replies);
+  std::vector<std::chrono::milliseconds> waits;
+  auto o = fast_options();
+  o.max_retries = 3;
+  o.sleep = [&](std::chrono::milliseconds d) { waits.push_back(d); };
+  http::client c(o);
+  auto r = c.send({"GET", s.url(), {}, {}});
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 503);
+  EXPECT_EQ(waits, (std::vector<std::chrono::milliseconds>{500ms, 1000ms, 2000ms}));
+  EXPECT_EQ(s.requests().size(), 4u);
+}
+
+TEST(HttpClientRetry, RetryAfterBeyondTheCapIsNotWaitedFor) {
+  scripted_server s({{scripted_server::response(429, "{}", "Retry-After: 3600\r\n")}});
+  bool slept = false;
+  auto o = fast_options();
+  o.sleep = [&](std::chrono::milliseconds) { slept = true; };
+  http::client c(o);
+  auto r = c.send({"GET", s.url(), {}, {}});
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 429);
+  EXPECT_FALSE(slept);
+}
+
+TEST(HttpClientRetry, ParsesRetryAfterForms) {
+  EXPECT_EQ(http::parse_retry_after("120"), std::chrono::milliseconds(120000));
+  EXPECT_EQ(http::parse_retry_after(" 0 "), std::chrono::milliseconds(0));
+  EXPECT_EQ(http::parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT"), std::chrono::milliseconds(0));
+  EXPECT_FALSE(http::parse_retry_after("soon").has_value());
+  EXPECT_FALSE(http::parse_retry_after("").has_value());
+}
+
+TEST(HttpClient, TranscriptIsRedacted) {
+  scripted_server s({{scripted_server::response(401, R"({"error":"bad key sk_SECRET"})")}});
+  redactor r;
+  r.add_secret("sk_SECRET");
+  http::client c(fast_options(), r);
+  (void)c.send({"GET", s.url("/x?key=sk_SECRET"), {{"Authorization", "Bearer sk_SECRET"}}, {}});
+  const auto text = nlohmann::json(c.transcript().back()).dump();
+  EXPECT_EQ(text.find("sk_SECRET"), std::string::npos) << text;
+  EXPECT_NE(s.requests().front().find("Bearer sk_SECRET"), std::string::npos);  // but it was sent
+}
+
+TEST(HttpClient, BadUrlsAreErrors) {
+  http::client c(fast_options());
+  EXPECT_EQ(c.send({"GET", "not a url", {}, {}}).error().code, http::client_errc::bad_url);
+  EXPECT_EQ(c.send({"GET", "ftp://127.0.0.1/", {}, {}}).error().code, http::client_errc::unsupported_scheme);
+}
+
+TEST(HttpClient, GarbageStatusLineIsAnError) {
+  scripted_server s({{"SSH-2.0-OpenSSH_9.2\r\n\r\n"}});
+  http::client c(fast_options());
+  auto r = c.send({"GET", s.url(), {}, {}});
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, http::client_errc::bad_response) << r.error().message();
+}
+
+class HttpClientTls : public ::testing::Test {
+ protected:
+  void start(emulator::server_options server) {
+    emulator::model_options m;
+    m.api_keys = {"k1"};
+    server.tls = true;
+    emu_ = std::make_unique<emulator::emulator>(test::spec("lambda"), m, server);
+    emu_->start();
+  }
+  std::unique_ptr<emulator::emulator> emu_;
+};
+
+TEST_F(HttpClientTls, VerifiesAgainstAnExtraCa) {
+  start({});
+  auto o = fast_options();
+  o.extra_ca_file = temp_file("ca.pem", emu_->certificate_pem());
+  http::client c(o);
+  auto r = c.send({"GET", emu_->base_url() + "/instance-types", {{"Authorization", "Bearer k1"}}, {}});
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(r->status, 200);
+}
+
+TEST_F(HttpClientTls, UntrustedCertificateFailsTheHandshake) {
+  start({});
+  http::client c(fast_options());
+  auto r = c.send({"GET", emu_->base_url() + "/instance-types", {}, {}});
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, http::client_errc::tls_handshake_failed);
+  EXPECT_NE(r.error().message().find("certificate verify failed"), std::string::npos) << r.error().message();
+}
+
+TEST_F(HttpClientTls, CertificateForAnotherHostFailsTheHandshake) {
+  auto pair = emulator::make_self_signed({"other.example"}, {});
+  start({"127.0.0.1", 0, true, temp_file("other.pem", pair.certificate), temp_file("other.key", pair.private_key)});
+  auto o = fast_options();
+  o.extra_ca_file = temp_file("other-ca.pem", pair.certificate);
+  http::client c(o);
+  auto r = c.send({"GET", emu_->base_url() + "/instance-types", {}, {}});
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, http::client_errc::tls_handshake_failed);
+}

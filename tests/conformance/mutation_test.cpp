@@ -1,0 +1,136 @@
+// The mutation matrix: every check passes on every clean emulator, and fails (or warns, for a
+// SHOULD) when the emulator quirk named in its descriptor is switched on. No quirk is silent.
+
+#include <neograde/conformance/runner.hpp>
+
+#include <neograde/conformance/catalogue.hpp>
+#include <neograde/emulator/emulator.hpp>
+
+#include "../support/specs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+using namespace neograde;
+
+namespace {
+
+// Delays shrink 500-fold: a 90 s boot takes 0.18 s, the 600 s running expectation 1.2 s.
+constexpr double time_scale = 0.002;
+
+struct matrix_run {
+  conformance::run_report report;
+  std::size_t live_after = 0;
+};
+
+matrix_run run_against(const provider_spec& spec, emulator::quirk_set quirks, bool allow_spend = true) {
+  emulator::model_options m;
+  m.api_keys = {"matrix-key-1", "matrix-key-2"};
+  m.quirks = std::move(quirks);
+  m.time_scale = time_scale;
+  emulator::emulator emu(spec, m);
+  emu.start();
+  conformance::run_options o;
+  o.base_url = emu.base_url();
+  o.api_key = m.api_keys[0];
+  o.second_api_key = m.api_keys[1];
+  o.allow_spend = allow_spend;
+  o.run_id = "matrix00";
+  matrix_run out{conformance::run(spec, o), 0};
+  out.live_after = emu.model().live_instances();
+  return out;
+}
+
+const check_outcome& outcome_of(const conformance::run_report& r, const std::string& id) {
+  for (const auto& o : r.outcomes)
+    if (o.check_id == id) return o;
+  throw std::runtime_error("no outcome for " + id);
+}
+
+std::vector<std::string> catalogue_providers() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(NEOGRADE_TEST_SPECS_DIR)) out.push_back(e.path().stem());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+class CleanEmulator : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CleanEmulator, PassesEveryCheckAndLeavesNothingRunning) {
+  auto run = run_against(test::spec(GetParam()), {});
+  ASSERT_EQ(run.report.outcomes.size(), conformance::catalogue().size());
+  EXPECT_EQ(run.report.source, result_source::emulated);
+  for (const auto& o : run.report.outcomes) EXPECT_EQ(o.result, outcome::pass) << o.check_id << ": " << o.reason;
+  EXPECT_EQ(run.live_after, 0u);
+  EXPECT_TRUE(run.report.measurements.contains("time_to_running_s"));
+  EXPECT_TRUE(run.report.measurements.contains("time_to_gone_s"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, CleanEmulator, ::testing::ValuesIn(catalogue_providers()),
+                         [](const auto& info) { return info.param; });
+
+class QuirkFailsItsCheck : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(QuirkFailsItsCheck, WithEvidence) {
+  const auto& check = *conformance::find_check(GetParam());
+  auto run = run_against(test::spec("lambda"), {check.quirk});
+  const auto& o = outcome_of(run.report, check.id);
+  const auto expected = check.requirement == requirement_level::should ? outcome::warn : outcome::fail;
+  EXPECT_EQ(o.result, expected) << check.id << " under " << check.quirk << ": " << o.reason;
+  EXPECT_FALSE(o.evidence.empty()) << "a failure must carry the exchange that decided it";
+  EXPECT_FALSE(o.reason.empty());
+  if (check.quirk != "terminate_500") {
+    EXPECT_EQ(run.live_after, 0u) << "the run leaked an instance";
+  }
+}
+
+std::vector<std::string> check_ids() {
+  std::vector<std::string> ids;
+  for (const auto& c : conformance::catalogue()) ids.push_back(c.id);
+  return ids;
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, QuirkFailsItsCheck, ::testing::ValuesIn(check_ids()), [](const auto& info) {
+  std::string name;
+  for (char c : info.param) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name;
+});
+
+TEST(MutationMatrix, EveryQuirkIsClaimedByACheckAndEveryCheckByAKnownQuirk) {
+  std::set<std::string> claimed;
+  for (const auto& c : conformance::catalogue()) {
+    EXPECT_TRUE(emulator::is_known_quirk(c.quirk)) << c.id << " names unknown quirk " << c.quirk;
+    claimed.insert(c.quirk);
+  }
+  for (const auto& q : emulator::known_quirks()) EXPECT_TRUE(claimed.contains(std::string(q.name))) << q.name << " is silent";
+}
+
+TEST(MutationMatrix, CheckIdsAreUniqueAndHierarchical) {
+  std::set<std::string> ids;
+  for (const auto& c : conformance::catalogue()) {
+    EXPECT_TRUE(ids.insert(c.id).second) << c.id;
+    EXPECT_EQ(std::count(c.id.begin(), c.id.end(), '.'), 2) << c.id;
+    EXPECT_FALSE(c.requirement_text.empty());
+    EXPECT_FALSE(c.source.empty());
+    EXPECT_NE(c.level, severity::unknown);
+  }
+}
+
+TEST(SpendGuard, WithoutAllowSpendNothingIsLaunched) {
+  auto run = run_against(test::spec("lambda"), {}, /*allow_spend=*/false);
+  EXPECT_EQ(outcome_of(run.report, "lifecycle.instance.launch_returns_id").result, outcome::skipped);
+  EXPECT_EQ(outcome_of(run.report, "validation.launch.unknown_instance_type_rejected").result, outcome::skipped);
+  EXPECT_EQ(run.live_after, 0u);
+}
+
+TEST(LoopbackGuard, RecognisesLoopbackHosts) {
+  EXPECT_TRUE(conformance::is_loopback_url("http://127.0.0.1:8080/api"));
+  EXPECT_TRUE(conformance::is_loopback_url("https://localhost/x"));
+  EXPECT_TRUE(conformance::is_loopback_url("http://[::1]:9/"));
+  EXPECT_FALSE(conformance::is_loopback_url("https://cloud.lambda.ai/api/v1"));
+  EXPECT_FALSE(conformance::is_loopback_url("http://127.0.0.1.example.com/"));
+  EXPECT_FALSE(conformance::is_loopback_url("http://10.0.0.1/"));
+}

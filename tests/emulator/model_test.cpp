@@ -1,0 +1,190 @@
+#include <neograde/emulator/model.hpp>
+
+#include <neograde/core/base64.hpp>
+#include <neograde/core/json_util.hpp>
+
+#include "../support/specs.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace neograde;
+using namespace neograde::emulator;
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+namespace {
+
+class LambdaModel : public ::testing::Test {
+ protected:
+  explicit LambdaModel(quirk_set quirks = {}) {
+    model_options o;
+    o.api_keys = {"key-a", "key-b"};
+    o.quirks = std::move(quirks);
+    o.now = [this] { return now_; };
+    model_ = std::make_unique<provider_model>(spec_, o);
+  }
+
+  http::response call(const std::string& method, const std::string& path, const std::string& body = {},
+                      const std::string& key = "key-a") {
+    http::request r{method, "/api/v1" + path, {}, body};
+    if (!key.empty()) r.headers.emplace_back("Authorization", "Bearer " + key);
+    return model_->handle(r);
+  }
+  static json body(const http::response& r) { return json::parse(r.body); }
+  static std::string header(const http::response& r, const std::string& name) {
+    for (const auto& [k, v] : r.headers)
+      if (k == name) return v;
+    return {};
+  }
+
+  std::string add_key(const std::string& key = "key-a") {
+    auto r = call("POST", "/ssh-keys", R"({"name":"k","public_key":"ssh-ed25519 AAAA x"})", key);
+    EXPECT_EQ(r.status, 200) << r.body;
+    return body(r)["data"]["id"];
+  }
+  std::string launch(const std::string& type = "gpu_1x_a10", const std::string& region = "us-east-1",
+                     const std::string& key = "key-a") {
+    auto r = call("POST", "/instance-operations/launch",
+                  json{{"region_name", region}, {"instance_type_name", type}, {"ssh_key_names", {"k"}}, {"name", "n"}}.dump(),
+                  key);
+    EXPECT_EQ(r.status, 200) << r.body;
+    return r.status == 200 ? body(r)["data"]["instance_ids"][0].get<std::string>() : "";
+  }
+  std::string status_of(const std::string& id) { return body(call("GET", "/instances/" + id))["data"]["status"]; }
+
+  const provider_spec& spec_ = test::spec("lambda");
+  clock::time_point now_ = clock::now();
+  std::unique_ptr<provider_model> model_;
+};
+
+}  // namespace
+
+TEST_F(LambdaModel, MissingCredentialsAre401WithEnvelope) {
+  auto r = call("GET", "/instances", "", "");
+  EXPECT_EQ(r.status, 401);
+  EXPECT_EQ(body(r)["error"]["code"], "global/invalid-api-key");
+  EXPECT_FALSE(header(r, "WWW-Authenticate").empty());
+  EXPECT_EQ(header(r, "X-Neograde-Emulator"), "lambda");
+}
+
+TEST_F(LambdaModel, BasicAuthWithTheKeyAsUserNameIsAccepted) {
+  http::request r{"GET", "/api/v1/instances", {{"Authorization", "Basic " + base64_encode("key-a:")}}, {}};
+  EXPECT_EQ(model_->handle(r).status, 200);
+  r.headers = {{"Authorization", "Basic " + base64_encode("nope:")}};
+  EXPECT_EQ(model_->handle(r).status, 401);
+}
+
+TEST_F(LambdaModel, AccountsAreIsolated) {
+  add_key();
+  auto id = launch();
+  EXPECT_EQ(call("GET", "/instances/" + id, "", "key-b").status, 404);
+  EXPECT_TRUE(body(call("GET", "/instances", "", "key-b"))["data"].empty());
+  EXPECT_EQ(call("POST", "/instance-operations/terminate", json{{"instance_ids", {id}}}.dump(), "key-b").status, 404);
+  EXPECT_EQ(status_of(id), "booting");
+}
+
+TEST_F(LambdaModel, UnknownPathIs404AndWrongMethodIs405WithAllow) {
+  EXPECT_EQ(call("GET", "/nowhere").status, 404);
+  auto r = call("DELETE", "/instance-types");
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(header(r, "Allow"), "GET");
+}
+
+TEST_F(LambdaModel, MalformedAndInvalidBodiesAre400) {
+  auto r = call("POST", "/instance-operations/launch", "{\"region_name\": ");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(body(r)["error"]["code"], "global/invalid-parameters");
+  // quantity above 1 is rejected, as skypilot#7084 observed.
+  r = call("POST", "/instance-operations/launch",
+           R"({"region_name":"us-east-1","instance_type_name":"gpu_1x_a10","ssh_key_names":["k"],"quantity":2})");
+  EXPECT_EQ(r.status, 400);
+}
+
+TEST_F(LambdaModel, InstanceBootsRunsTerminatesAndIsGone) {
+  add_key();
+  auto id = launch();
+  EXPECT_EQ(status_of(id), "booting");
+  EXPECT_TRUE(body(call("GET", "/instances/" + id))["data"]["ip"].is_null());
+  now_ += 91s;
+  EXPECT_EQ(status_of(id), "active");
+  EXPECT_TRUE(body(call("GET", "/instances/" + id))["data"]["ip"].is_string());
+  auto t = call("POST", "/instance-operations/terminate", json{{"instance_ids", {id}}}.dump());
+  ASSERT_EQ(t.status, 200);
+  EXPECT_EQ(body(t)["data"]["terminated_instances"][0]["id"], id);
+  EXPECT_EQ(status_of(id), "terminating");
+  now_ += 21s;
+  EXPECT_EQ(status_of(id), "terminated");
+  EXPECT_TRUE(body(call("GET", "/instances"))["data"].empty());
+  EXPECT_EQ(model_->live_instances(), 0u);
+  now_ += 61s;
+  EXPECT_EQ(call("GET", "/instances/" + id).status, 404);
+}
+
+TEST_F(LambdaModel, RestartReturnsToActive) {
+  add_key();
+  auto id = launch();
+  EXPECT_EQ(call("POST", "/instance-operations/restart", json{{"instance_ids", {id}}}.dump()).status, 400);
+  now_ += 91s;
+  ASSERT_EQ(call("POST", "/instance-operations/restart", json{{"instance_ids", {id}}}.dump()).status, 200);
+  EXPECT_EQ(status_of(id), "booting");
+  now_ += 91s;
+  EXPECT_EQ(status_of(id), "active");
+}
+
+TEST_F(LambdaModel, CapacityIsFiniteAndRefusedWith400) {
+  add_key();
+  launch("gpu_1x_h100_pcie", "us-west-1");  // the only one
+  auto offers = body(call("GET", "/instance-types"))["data"];
+  EXPECT_TRUE(offers["gpu_1x_h100_pcie"]["regions_with_capacity_available"].empty());
+  auto r = call("POST", "/instance-operations/launch",
+                R"({"region_name":"us-west-1","instance_type_name":"gpu_1x_h100_pcie","ssh_key_names":["k"]})");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(body(r)["error"]["code"], "instance-operations/launch/insufficient-capacity");
+}
+
+TEST_F(LambdaModel, UnknownTypeRegionAndKeyAreRejected) {
+  add_key();
+  auto bad = [&](const std::string& type, const std::string& region, const std::string& key) {
+    return call("POST", "/instance-operations/launch",
+                json{{"region_name", region}, {"instance_type_name", type}, {"ssh_key_names", {key}}}.dump())
+        .status;
+  };
+  EXPECT_EQ(bad("gpu_9x_nothing", "us-east-1", "k"), 400);
+  EXPECT_EQ(bad("gpu_1x_a10", "mars-1", "k"), 400);
+  EXPECT_EQ(bad("gpu_1x_a10", "us-east-1", "no-such-key"), 400);
+  EXPECT_EQ(model_->live_instances(), 0u);
+}
+
+TEST_F(LambdaModel, SshKeysAddListDeleteAndGeneratedPrivateKey) {
+  auto id = add_key();
+  EXPECT_EQ(body(call("GET", "/ssh-keys"))["data"].size(), 1u);
+  auto gen = call("POST", "/ssh-keys", R"({"name":"generated"})");
+  ASSERT_EQ(gen.status, 200);
+  EXPECT_TRUE(body(gen)["data"]["private_key"].is_string());
+  EXPECT_EQ(call("POST", "/ssh-keys", R"({"name":"k","public_key":"x"})").status, 400);  // duplicate name
+  EXPECT_EQ(call("DELETE", "/ssh-keys/" + id).status, 200);
+  EXPECT_EQ(call("DELETE", "/ssh-keys/" + id).status, 404);
+  EXPECT_EQ(body(call("GET", "/ssh-keys"))["data"].size(), 1u);
+}
+
+TEST_F(LambdaModel, RateLimitAnswers429WithRetryAfter) {
+  // The spec allows 20 requests/s with a burst of 60; time is frozen, so the 61st is refused.
+  for (int i = 0; i < 60; ++i) ASSERT_EQ(call("GET", "/instances").status, 200) << i;
+  auto r = call("GET", "/instances");
+  EXPECT_EQ(r.status, 429);
+  EXPECT_EQ(header(r, "Retry-After"), "1");
+  EXPECT_TRUE(body(r)["error"].is_object());
+  now_ += 1s;
+  EXPECT_EQ(call("GET", "/instances").status, 200);
+}
+
+class LambdaModelHtmlErrors : public LambdaModel {
+ protected:
+  LambdaModelHtmlErrors() : LambdaModel({"html_errors"}) {}
+};
+
+TEST_F(LambdaModelHtmlErrors, ErrorsBecomeHtmlPages) {
+  auto r = call("GET", "/instances/nope");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(header(r, "Content-Type").rfind("text/html", 0), 0u);
+}
