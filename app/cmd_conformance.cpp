@@ -1,6 +1,7 @@
 #include "commands.hpp"
 #include "run_report.hpp"
 
+#include <neograde/clients/url.hpp>
 #include <neograde/conformance/runner.hpp>
 
 #include <cstdlib>
@@ -33,6 +34,7 @@ command add_conformance(CLI::App& app) {
     auto spec = load_spec_or_throw(o->spec);
     conformance::run_options run;
     run.base_url = o->base_url.empty() ? spec.base_url : o->base_url;
+    if (!http::parse_url(run.base_url)) throw usage_error("not an http(s) URL with a host: " + run.base_url);
     run.api_key = o->api_key;
     if (run.api_key.empty())
       if (const char* env = std::getenv(spec.auth.env.c_str())) run.api_key = env;

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# End-to-end tests of the neograde CLI: exit codes, one-line errors, written files.
+# Usage: cli_test.sh CASE NEOGRADE WORK_DIR [FIXTURE_STATE_DIR]
+set -uo pipefail
+case_name=$1 neograde=$2 work=$3 state=${4:-}
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Runs neograde, capturing stdout, stderr and the exit code.
+run() {
+  "$neograde" "$@" >out.txt 2>err.txt
+  rc=$?
+}
+
+# The error output is exactly one line starting "neograde: error:", containing $1.
+one_error_line() {
+  [ "$(wc -l <err.txt)" -eq 1 ] || { cat err.txt >&2; fail "expected one error line"; }
+  grep -q "^neograde: error: .*$1" err.txt || { cat err.txt >&2; fail "expected an error mentioning '$1'"; }
+}
+
+base_url() { head -1 "$state/emulator.out"; }
+
+case "$case_name" in
+  conformance_clean)
+    run conformance --spec "$PROVIDER" --base-url "$(base_url)" --api-key fixture-key-1 \
+      --second-api-key fixture-key-2 --out out
+    [ "$rc" -eq 0 ] || { cat out.txt err.txt >&2; fail "exit code $rc, expected 0"; }
+    for f in results.jsonl scorecard.json scorecard.md; do [ -s "out/$f" ] || fail "missing out/$f"; done
+    head -1 out/results.jsonl | grep -q '"record":"header"' || fail "results.jsonl has no header first"
+    tail -1 out/results.jsonl | grep -q '"record":"footer"' || fail "results.jsonl has no footer last"
+    grep -q '"source":"emulated"' out/results.jsonl || fail "results not labelled emulated"
+    grep -q 'EMULATED' out/scorecard.md || fail "scorecard.md lacks the EMULATED banner"
+    if grep -q '"outcome":"fail"' out/results.jsonl; then fail "a check failed on the clean emulator"; fi
+    if grep -rq 'fixture-key-1' out; then fail "the API key leaked into the output"; fi
+    ;;
+  conformance_quirk)
+    run conformance --spec lambda --base-url "$(base_url)" --api-key fixture-key-1 --out out
+    [ "$rc" -eq 1 ] || fail "exit code $rc, expected 1 under a quirk"
+    grep -q '"check_id":"lifecycle.instance.gone_after_terminate".*"outcome":"fail"' out/results.jsonl ||
+      fail "gone_after_terminate did not fail under ghost_after_terminate"
+    ;;
+  malformed_spec)
+    printf '{\n "spec_version": "1.0.0",\n "provider": 3\n}\n' >broken.json
+    run conformance --spec broken.json --base-url http://127.0.0.1:9/ --api-key k
+    [ "$rc" -eq 2 ] || fail "exit code $rc, expected 2"
+    one_error_line "broken.json at /"
+    ;;
+  unreachable_url)
+    run conformance --spec lambda --base-url http://127.0.0.1:9/api/v1 --api-key k --out out
+    [ "$rc" -eq 2 ] || fail "exit code $rc, expected 2"
+    one_error_line "cannot reach http://127.0.0.1:9/api/v1"
+    ;;
+  bad_url)
+    run conformance --spec lambda --base-url "http://127.0.0.1.example.com/" --api-key k
+    [ "$rc" -eq 2 ] || fail "exit code $rc, expected 2"
+    one_error_line "not an http(s) URL"
+    ;;
+  wrong_key)
+    run conformance --spec lambda --base-url "$(base_url)" --api-key not-a-key --out out
+    [ "$rc" -eq 2 ] || fail "exit code $rc, expected 2"
+    one_error_line "API key was rejected"
+    if grep -q 'not-a-key' err.txt; then fail "the key was printed"; fi
+    ;;
+  missing_key)
+    env -u LAMBDA_API_KEY "$neograde" conformance --spec lambda --base-url "$(base_url)" >out.txt 2>err.txt
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "exit code $rc, expected 2"
+    one_error_line "set LAMBDA_API_KEY"
+    ;;
+  tls)
+    url=$(base_url)
+    ca=$(sed -n 's/^ca: //p' "$state/emulator.out")
+    case "$url" in https://*) ;; *) fail "fixture is not TLS: $url" ;; esac
+    run conformance --spec lambda --base-url "$url" --api-key fixture-key-1 --out out
+    [ "$rc" -eq 2 ] || fail "exit code $rc without the CA, expected 2"
+    one_error_line "certificate verify failed"
+    run conformance --spec lambda --base-url "$url" --api-key fixture-key-1 --ca-file "$state/$ca" --out out
+    [ "$rc" -eq 0 ] || { cat err.txt >&2; fail "exit code $rc with the CA, expected 0"; }
+    ;;
+  unknown_quirk)
+    run emulate --provider lambda --quirk no_such_quirk
+    [ "$rc" -eq 2 ] || fail "exit code $rc, expected 2"
+    one_error_line "unknown quirk"
+    ;;
+  help)
+    for sub in conformance emulate demo providers checks; do
+      "$neograde" "$sub" --help >out.txt 2>&1 || fail "$sub --help failed"
+      grep -q "Usage" out.txt || fail "$sub --help printed no usage"
+    done
+    run no-such-command
+    [ "$rc" -eq 2 ] || fail "unknown subcommand gave exit code $rc"
+    ;;
+  demo)
+    run demo --out demo-out
+    [ "$rc" -eq 0 ] || { cat err.txt >&2; fail "demo exit code $rc"; }
+    [ -s demo-out/index.md ] && [ -s demo-out/results.jsonl ] || fail "demo wrote no index.md or results.jsonl"
+    for card in demo-out/providers/*/scorecard.md; do
+      grep -q 'EMULATED' "$card" || fail "$card lacks the EMULATED banner"
+    done
+    [ "$(ls demo-out/providers | wc -l)" -ge 2 ] || fail "demo graded fewer than two providers"
+    grep -q 'fictional' demo-out/index.md || fail "index does not mark the fictional provider"
+    grep -q 'EMULATED' demo-out/index.md || fail "index lacks the EMULATED banner"
+    if grep -rq 'demo-key-' demo-out; then fail "an emulator key leaked into the demo output"; fi
+    ;;
+  *) fail "unknown case $case_name" ;;
+esac
+echo "ok: $case_name"
