@@ -1,0 +1,76 @@
+#include <neograde/reports/scorecard.hpp>
+
+#include <gtest/gtest.h>
+
+using namespace neograde::reports;
+using nlohmann::json;
+
+namespace {
+
+json outcome(const std::string& id, const std::string& severity, const std::string& result) {
+  return {{"record", "outcome"}, {"check_id", id}, {"category", id.substr(0, id.find('.'))},
+          {"severity", severity}, {"outcome", result}, {"reason", "r"}, {"evidence", json::array()}};
+}
+
+run_record run(std::vector<json> outcomes, std::string source = "emulated", bool fictional = false) {
+  return {{{"record", "header"}, {"provider", "p"}, {"display_name", "P Cloud"}, {"fictional", fictional},
+           {"source", source}, {"base_url", "https://api.p.example"}, {"started_at", "2026-11-29T00:00:00Z"}},
+          std::move(outcomes),
+          json{{"record", "footer"}, {"measurements", {{"time_to_running_s", 1.5}}}}};
+}
+
+}  // namespace
+
+TEST(Scorecard, WeightsBySeverityAndCountsWarnAsHalf) {
+  // critical 8 pass, high 4 fail, medium 2 warn, low 1 pass: (8 + 0 + 1 + 1) / 15.
+  auto card = build_scorecard(run({outcome("a.x.y", "critical", "pass"), outcome("b.x.y", "high", "fail"),
+                                   outcome("c.x.y", "medium", "warn"), outcome("d.x.y", "low", "pass")}));
+  EXPECT_DOUBLE_EQ(card["score"].get<double>(), 66.7);
+  EXPECT_EQ(card["tier"], "Bronze");
+  EXPECT_EQ(card["counts"]["pass"], 2);
+  EXPECT_EQ(card["failures"].size(), 2u);
+  EXPECT_DOUBLE_EQ(card["categories"]["b"]["score"].get<double>(), 0.0);
+}
+
+TEST(Scorecard, ConditionsSkipsAndErrorsAreNotGraded) {
+  auto card = build_scorecard(run({outcome("a.x.y", "high", "pass"), outcome("b.x.y", "critical", "no_capacity"),
+                                   outcome("c.x.y", "critical", "skipped"), outcome("d.x.y", "critical", "errored")}));
+  EXPECT_DOUBLE_EQ(card["score"].get<double>(), 100.0);
+  EXPECT_EQ(card["tier"], "Platinum");
+}
+
+TEST(Scorecard, ACriticalFailureCapsTheTierAtBronze) {
+  std::vector<json> outcomes;
+  for (int i = 0; i < 40; ++i) outcomes.push_back(outcome("a.x." + std::to_string(i), "critical", "pass"));
+  outcomes.push_back(outcome("lifecycle.instance.gone_after_terminate", "critical", "fail"));
+  auto card = build_scorecard(run(outcomes));
+  EXPECT_GT(card["score"].get<double>(), 95.0);
+  EXPECT_EQ(card["tier"], "Bronze");
+  EXPECT_EQ(card["tier_capped_by"][0], "lifecycle.instance.gone_after_terminate");
+}
+
+TEST(Scorecard, NothingGradedIsNotGraded) {
+  auto card = build_scorecard(run({outcome("a.x.y", "high", "skipped")}));
+  EXPECT_TRUE(card["score"].is_null());
+  EXPECT_EQ(card["tier"], "Not graded");
+}
+
+TEST(Scorecard, EveryOutputCarriesItsProvenance) {
+  EXPECT_NE(build_scorecard(run({}, "emulated"))["provenance"].get<std::string>().find("EMULATED"), std::string::npos);
+  EXPECT_NE(build_scorecard(run({}, "emulated", true))["provenance"].get<std::string>().find("FICTIONAL"),
+            std::string::npos);
+  EXPECT_NE(build_scorecard(run({}, "live"))["provenance"].get<std::string>().find("LIVE"), std::string::npos);
+  EXPECT_NE(build_scorecard(run({}, "replay"))["provenance"].get<std::string>().find("REPLAY"), std::string::npos);
+  auto md = render_markdown(build_scorecard(run({outcome("a.x.y", "high", "fail")})));
+  EXPECT_NE(md.find("**EMULATED"), std::string::npos);
+  EXPECT_NE(md.find("`a.x.y`"), std::string::npos);
+  EXPECT_NE(render_index_markdown({build_scorecard(run({}))}).find("EMULATED"), std::string::npos);
+}
+
+TEST(ScorecardIndex, OrdersWorstFirst) {
+  auto good = build_scorecard(run({outcome("a.x.y", "high", "pass")}));
+  auto bad = build_scorecard(run({outcome("a.x.y", "high", "fail")}));
+  bad["provider"]["display_name"] = "Worse Cloud";
+  auto md = render_index_markdown({good, bad});
+  EXPECT_LT(md.find("Worse Cloud"), md.find("P Cloud"));
+}
