@@ -22,7 +22,7 @@ command add_providers(CLI::App& app) {
         continue;
       }
       std::string auth;
-      for (auto s : spec->auth.schemes) auth += (auth.empty() ? "" : "+") + nlohmann::json(s).get<std::string>();
+      for (auto s : spec->auth.schemes) auth += (auth.empty() ? "" : "+") + nlohmann::json(s.type).get<std::string>();
       std::cout << std::setw(14) << spec->provider.id << std::setw(13) << spec->provider.kind << std::setw(22) << auth
                 << std::setw(8) << spec->spec_version << spec->provider.display_name
                 << (spec->provider.fictional ? " (fictional)" : "") << "\n";

@@ -31,7 +31,7 @@ command add_demo(CLI::App& app) {
     for (const auto& path : specs) {
       auto spec = load_spec_or_throw(path.string());
       emulator::model_options model;
-      model.api_keys = {"demo-key-" + spec.provider.id + "-1", "demo-key-" + spec.provider.id + "-2"};
+      model.api_keys = emulator::make_api_keys(spec, 2, "demokey");
       model.time_scale = o->time_scale;
       for (const auto& q : spec.emulator.value("default_quirks", std::vector<std::string>{})) model.quirks.insert(q);
       emulator::emulator emu(spec, model);

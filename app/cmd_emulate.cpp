@@ -7,17 +7,9 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <random>
 
 namespace neograde::app {
 namespace {
-
-std::string random_key() {
-  std::random_device rd;
-  std::string k = "emu_";
-  for (int i = 0; i < 24; ++i) k += "0123456789abcdef"[rd() % 16];
-  return k;
-}
 
 std::vector<std::string> split_csv(const std::string& s) {
   std::vector<std::string> out;
@@ -61,7 +53,7 @@ command add_emulate(CLI::App& app) {
   return [o] {
     auto spec = load_spec_or_throw(o->provider);
     emulator::model_options model;
-    model.api_keys = o->keys.empty() ? std::vector<std::string>{random_key(), random_key()} : split_csv(o->keys);
+    model.api_keys = o->keys.empty() ? emulator::make_api_keys(spec, 2) : split_csv(o->keys);
     for (const auto& q : o->quirks) {
       if (!emulator::is_known_quirk(q)) throw usage_error("unknown quirk \"" + q + "\" (see `neograde checks --quirks`)");
       model.quirks.insert(q);

@@ -311,6 +311,7 @@ const exchange& client::last_exchange() const { return impl_->last; }
 const std::deque<exchange>& client::transcript() const { return impl_->transcript; }
 const client_options& client::options() const { return impl_->opts; }
 const redactor& client::redaction() const { return impl_->redact; }
+void client::add_secret(std::string secret) { impl_->redact.add_secret(std::move(secret)); }
 
 boost::system::result<response, transport_error> client::send(const request& req) {
   auto& d = *impl_;

@@ -3,9 +3,13 @@
 #include <neograde/core/base64.hpp>
 #include <neograde/core/json_util.hpp>
 #include <neograde/core/provenance.hpp>
+#include <neograde/core/signing.hpp>
+#include <neograde/clients/url.hpp>
 
 #include <algorithm>
+#include <ctime>
 #include <random>
+#include <set>
 
 namespace neograde {
 namespace {
@@ -13,18 +17,33 @@ namespace {
 redactor redactor_for(const std::string& key) {
   redactor r;
   r.add_secret(key);
+  auto [id, secret] = split_credentials(key);
+  if (!secret.empty()) r.add_secret(secret);  // the secret half of a composite key travels alone
   return r;
 }
 
-std::string invalid_key() {
-  // Shaped like a key so that a server cannot reject it for its form alone.
-  static const std::string key = [] {
-    std::mt19937_64 rng{std::random_device{}()};
-    std::string k = "neograde_invalid_";
-    for (int i = 0; i < 32; ++i) k += "0123456789abcdef"[rng() % 16];
-    return k;
-  }();
-  return key;
+std::string random_hex(int n) {
+  static std::mt19937_64 rng{std::random_device{}()};
+  std::string k;
+  for (int i = 0; i < n; ++i) k += "0123456789abcdef"[rng() % 16];
+  return k;
+}
+
+// Shaped like a real credential of the scheme, so that a server cannot reject it for its form.
+std::string invalid_key(auth_scheme scheme) {
+  static const std::string id = "neograde_invalid_" + random_hex(24);
+  static const std::string secret = base64url_encode(random_hex(32));
+  if (scheme == auth_scheme::oauth2_client_credentials || scheme == auth_scheme::hmac_sha256) return id + ":" + secret;
+  return id;
+}
+
+std::string iso8601_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 std::optional<double> number_at(const nlohmann::json& obj, const field_path& f) {
@@ -81,15 +100,77 @@ provider_client::provider_client(const provider_spec& spec, std::string base_url
   while (!base_url_.empty() && base_url_.back() == '/') base_url_.pop_back();
 }
 
-header_list provider_client::auth_headers(auth_mode auth) const {
+std::optional<std::string> provider_client::access_token(bool refresh) {
+  if (!refresh && token_ && std::chrono::steady_clock::now() < token_expiry_) return token_;
+  token_.reset();
+  const auto& m = spec_.auth.schemes.front();
+  auto [id, secret] = split_credentials(api_key_);
+  http::request req{"POST", base_url_ + m.token_path, {{"Content-Type", "application/json"}},
+                    nlohmann::json{{"grant_type", "client_credentials"}, {"client_id", id}, {"client_secret", secret}}.dump()};
+  auto res = http_.send(req);
+  if (!res || res->status != 200) return std::nullopt;
+  auto doc = parse_json(res->body);
+  auto token = doc ? string_at(*doc, "/access_token") : std::nullopt;
+  if (!token || token->empty()) return std::nullopt;
+  http_.add_secret(*token);
+  if (auto refresh_token = string_at(*doc, "/refresh_token")) http_.add_secret(*refresh_token);
+  const double lifetime = doc->value("expires_in", 3600.0);
+  // Renew a little early, so that a token never expires between check and use.
+  token_expiry_ = std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(static_cast<long long>(lifetime * 900));
+  token_ = *token;
+  return token_;
+}
+
+header_list provider_client::auth_headers(auth_mode auth, const http::request& req) {
   if (auth == auth_mode::none || spec_.auth.schemes.empty()) return {};
-  const std::string key = auth == auth_mode::invalid ? invalid_key() : api_key_;
-  switch (spec_.auth.schemes.front()) {
+  const auto& m = spec_.auth.schemes.front();
+  const std::string key = auth == auth_mode::invalid ? invalid_key(m.type) : api_key_;
+  switch (m.type) {
     case auth_scheme::bearer: return {{"Authorization", "Bearer " + key}};
     case auth_scheme::basic_username: return {{"Authorization", "Basic " + base64_encode(key + ":")}};
+    case auth_scheme::header: return {{m.header, m.prefix + key}};
+    case auth_scheme::oauth2_client_credentials: {
+      if (auth == auth_mode::invalid) return {{"Authorization", "Bearer " + split_credentials(key).second}};
+      auto token = access_token(false);
+      if (!token) return {};
+      return {{"Authorization", "Bearer " + *token}};
+    }
+    case auth_scheme::hmac_sha256: {
+      auto u = http::parse_url(req.url);
+      if (!u) return {};
+      const auto q = u->target.find('?');
+      std::string path = u->target.substr(0, q);
+      // The signed path is relative to the API root that path_prefix names.
+      if (auto base = http::parse_url(base_url_)) {
+        const auto root = base->target == "/" ? std::string() : base->target;
+        if (!root.empty() && path.starts_with(root)) path = path.substr(root.size());
+      }
+      const std::string query = q == std::string::npos ? std::string() : u->target.substr(q + 1);
+      const auto timestamp = iso8601_now();
+      auto [access, secret] = split_credentials(key);
+      auto value = hmac_authorization(m, access, secret, req.method, path, query, timestamp);
+      if (!value) return {};
+      return {{m.timestamp_header, timestamp}, {"Authorization", *value}};
+    }
     case auth_scheme::unknown: break;
   }
   return {};
+}
+
+call_result provider_client::send(http::request req, const operation_spec* op, auth_mode auth) {
+  const auto base_headers = req.headers;
+  req.headers = auth_headers(auth, req);
+  req.headers.insert(req.headers.end(), base_headers.begin(), base_headers.end());
+  auto out = finish(http_.send(req), op);
+  // An OAuth2 token can be revoked or expire early: fetch a new one once and retry.
+  if (out.status() == 401 && auth == auth_mode::key &&
+      spec_.auth.schemes.front().type == auth_scheme::oauth2_client_credentials && access_token(true)) {
+    req.headers = auth_headers(auth, req);
+    req.headers.insert(req.headers.end(), base_headers.begin(), base_headers.end());
+    out = finish(http_.send(req), op);
+  }
+  return out;
 }
 
 call_result provider_client::finish(boost::system::result<http::response, http::transport_error> res,
@@ -112,6 +193,11 @@ call_result provider_client::finish(boost::system::result<http::response, http::
   out.json = parse_json(r.body);
   const auto& ok = op != nullptr ? op->success_status : std::vector<int>{200};
   out.success = std::find(ok.begin(), ok.end(), r.status) != ok.end();
+  // GraphQL-style APIs report errors inside a 2xx body.
+  if (out.success && out.json && spec_.errors.in_success_body) {
+    const auto* errors = find_pointer(*out.json, *spec_.errors.in_success_body);
+    if (errors != nullptr && !errors->is_null() && !(errors->is_array() && errors->empty())) out.success = false;
+  }
   if (!out.success) {
     api_error e;
     e.http_status = r.status;
@@ -124,7 +210,7 @@ call_result provider_client::finish(boost::system::result<http::response, http::
   return out;
 }
 
-call_result provider_client::call(operation_id id, const template_vars& vars, auth_mode auth) {
+call_result provider_client::call(operation_id id, const template_vars& given, auth_mode auth, const std::string& query) {
   const auto* op = spec_.operation(id);
   if (op == nullptr) {
     call_result out;
@@ -132,15 +218,17 @@ call_result provider_client::call(operation_id id, const template_vars& vars, au
                                           "the spec declares no such operation"};
     return out;
   }
+  template_vars vars = given;
+  for (const auto& [k, v] : spec_.variables) vars.emplace(k, v);
   http::request req;
   req.method = op->method;
   req.url = base_url_ + render_path(op->path, vars);
-  req.headers = auth_headers(auth);
+  if (!query.empty()) req.url += (req.url.find('?') == std::string::npos ? "?" : "&") + query;
   if (op->body) {
     req.body = render_body(*op->body, vars).dump();
     req.headers.emplace_back("Content-Type", "application/json");
   }
-  return finish(http_.send(req), op);
+  return send(std::move(req), op, auth);
 }
 
 call_result provider_client::raw(const std::string& method, const std::string& path, const std::string& body,
@@ -148,10 +236,9 @@ call_result provider_client::raw(const std::string& method, const std::string& p
   http::request req;
   req.method = method;
   req.url = base_url_ + path;
-  req.headers = auth_headers(auth);
   req.body = body;
   if (!content_type.empty()) req.headers.emplace_back("Content-Type", content_type);
-  return finish(http_.send(req), nullptr);
+  return send(std::move(req), nullptr, auth);
 }
 
 std::vector<nlohmann::json> provider_client::collection(const nlohmann::json& doc, const std::string& pointer,
@@ -194,41 +281,105 @@ ssh_key provider_client::to_ssh_key(const nlohmann::json& obj) const {
   return {text_field(obj, f, "id"), text_field(obj, f, "name"), text_field(obj, f, "public_key")};
 }
 
-typed_result<std::vector<offer>> provider_client::list_offers() {
-  typed_result<std::vector<offer>> out{call(operation_id::list_offers)};
-  const auto& op = *spec_.operation(operation_id::list_offers);
-  if (!out.call.success) return out;
-  if (!out.call.json) {
-    out.problem = "the response is not JSON";
-    return out;
+typed_result<std::vector<nlohmann::json>> provider_client::walk(operation_id id, int* pages) {
+  const auto& op = *spec_.operation(id);
+  typed_result<std::vector<nlohmann::json>> out;
+  std::vector<nlohmann::json> items;
+  std::string token;
+  std::set<std::string> seen_tokens;
+  // A bound on pages, so that a provider that never says "last page" cannot loop us forever.
+  constexpr int max_pages = 1000;
+  for (int page = 0; page < max_pages; ++page) {
+    std::string query;
+    if (const auto& pg = op.pagination) {
+      if (!pg->size_param.empty()) query = pg->size_param + "=" + std::to_string(pg->size);
+      auto add = [&](const std::string& k, const std::string& v) { query += (query.empty() ? "" : "&") + k + "=" + v; };
+      if (pg->style == "page") add(pg->page_param, std::to_string(pg->first_page + page));
+      else if (pg->style == "offset") add(pg->offset_param, std::to_string(page * pg->size));
+      else if (pg->style == "token" && page > 0) add(pg->token_param, token);
+    }
+    out.call = call(id, {}, auth_mode::key, query);
+    if (pages != nullptr) *pages = page + 1;
+    if (!out.call.success) return out;
+    if (!out.call.json) {
+      out.problem = "the response is not JSON";
+      return out;
+    }
+    auto batch = collection(*out.call.json, op.items.value_or(""), op.items_are_object_values);
+    const auto batch_size = batch.size();
+    for (auto& item : batch) items.push_back(std::move(item));
+    if (!op.pagination) break;
+    const auto& pg = *op.pagination;
+    if (!pg.more_pointer.empty()) {
+      const auto* more = find_pointer(*out.call.json, pg.more_pointer);
+      if (more == nullptr || !more->is_boolean() || !more->get<bool>()) break;
+    }
+    if (pg.style == "token") {
+      token = string_at(*out.call.json, pg.next_pointer).value_or("");
+      if (token.empty()) break;
+      if (!seen_tokens.insert(token).second) {
+        out.problem = "the provider repeated a page token (" + token + ")";
+        return out;
+      }
+    } else if (pg.more_pointer.empty() && static_cast<int>(batch_size) < pg.size) {
+      break;
+    }
+    if (batch_size == 0) break;
   }
-  std::vector<offer> offers;
-  for (const auto& item : collection(*out.call.json, op.items.value_or(""), op.items_are_object_values))
-    offers.push_back(to_offer(item));
-  out.value = std::move(offers);
+  out.value = std::move(items);
+  return out;
+}
+
+typed_result<std::vector<offer>> provider_client::list_offers() {
+  auto all = walk(operation_id::list_offers);
+  typed_result<std::vector<offer>> out{std::move(all.call), std::nullopt, std::move(all.problem)};
+  if (all.value) {
+    std::vector<offer> offers;
+    for (const auto& item : *all.value) offers.push_back(to_offer(item));
+    out.value = std::move(offers);
+  }
   return out;
 }
 
 typed_result<std::string> provider_client::launch(const launch_request& req) {
-  template_vars vars{{"instance_type", req.instance_type}, {"name", req.name}};
+  template_vars vars{{"instance_type", req.instance_type}, {"name", req.name}, {"client_id", req.name}};
   if (!req.region.empty()) vars["region"] = req.region;
   if (!req.ssh_key_name.empty()) vars["ssh_key_name"] = req.ssh_key_name;
   typed_result<std::string> out{call(operation_id::launch, vars)};
   if (!out.call.success) return out;
   const auto& op = *spec_.operation(operation_id::launch);
-  if (!out.call.json) {
+  std::optional<std::string> id;
+  if (op.text_response) {
+    // The body is the bare id (Verda), perhaps quoted or followed by a newline.
+    std::string body = out.call.response->body;
+    body.erase(0, body.find_first_not_of(" \t\r\n\""));
+    body.erase(body.find_last_not_of(" \t\r\n\"") + 1);
+    if (!body.empty()) id = body;
+  } else if (!out.call.json) {
     out.problem = "the response is not JSON";
     return out;
+  } else if (auto it = op.fields.find("instance_id"); it != op.fields.end()) {
+    id = string_at(*out.call.json, it->second.pointer);
+  } else if (op.item) {
+    id = string_at(*out.call.json, *op.item + spec_.instance_fields.at("id").pointer);
   }
-  std::optional<std::string> id;
-  if (auto it = op.fields.find("instance_id"); it != op.fields.end()) id = string_at(*out.call.json, it->second.pointer);
-  else if (op.item) id = string_at(*out.call.json, *op.item + spec_.instance_fields.at("id").pointer);
+  // With client-chosen ids (Cudo's vmId) the id is the one we sent.
+  if ((!id || id->empty()) && op.body && template_pointers(*op.body).contains("client_id")) id = req.name;
   if (!id || id->empty()) out.problem = "the response carries no instance id";
   else out.value = *id;
   return out;
 }
 
 typed_result<instance> provider_client::get(const std::string& id) {
+  if (spec_.operation(operation_id::get) == nullptr) {
+    auto all = list();
+    typed_result<instance> out{std::move(all.call), std::nullopt, std::move(all.problem)};
+    if (all.value)
+      for (auto& i : *all.value)
+        if (i.id == id) out.value = std::move(i);
+    if (all.value && !out.value) out.problem = "not in the instance list";
+    return out;
+  }
   typed_result<instance> out{call(operation_id::get, {{"id", id}})};
   if (!out.call.success) return out;
   const auto& op = *spec_.operation(operation_id::get);
@@ -239,17 +390,13 @@ typed_result<instance> provider_client::get(const std::string& id) {
 }
 
 typed_result<std::vector<instance>> provider_client::list() {
-  typed_result<std::vector<instance>> out{call(operation_id::list)};
-  if (!out.call.success) return out;
-  const auto& op = *spec_.operation(operation_id::list);
-  if (!out.call.json) {
-    out.problem = "the response is not JSON";
-    return out;
+  auto all = walk(operation_id::list);
+  typed_result<std::vector<instance>> out{std::move(all.call), std::nullopt, std::move(all.problem)};
+  if (all.value) {
+    std::vector<instance> instances;
+    for (const auto& item : *all.value) instances.push_back(to_instance(item));
+    out.value = std::move(instances);
   }
-  std::vector<instance> all;
-  for (const auto& item : collection(*out.call.json, op.items.value_or(""), op.items_are_object_values))
-    all.push_back(to_instance(item));
-  out.value = std::move(all);
   return out;
 }
 
@@ -258,13 +405,13 @@ call_result provider_client::terminate(const std::string& id) { return call(oper
 call_result provider_client::restart(const std::string& id) { return call(operation_id::restart, {{"id", id}}); }
 
 typed_result<std::vector<ssh_key>> provider_client::list_ssh_keys() {
-  typed_result<std::vector<ssh_key>> out{call(operation_id::ssh_keys_list)};
-  if (!out.call.success || !out.call.json) return out;
-  const auto& op = *spec_.operation(operation_id::ssh_keys_list);
-  std::vector<ssh_key> keys;
-  for (const auto& item : collection(*out.call.json, op.items.value_or(""), op.items_are_object_values))
-    keys.push_back(to_ssh_key(item));
-  out.value = std::move(keys);
+  auto all = walk(operation_id::ssh_keys_list);
+  typed_result<std::vector<ssh_key>> out{std::move(all.call), std::nullopt, std::move(all.problem)};
+  if (all.value) {
+    std::vector<ssh_key> keys;
+    for (const auto& item : *all.value) keys.push_back(to_ssh_key(item));
+    out.value = std::move(keys);
+  }
   return out;
 }
 

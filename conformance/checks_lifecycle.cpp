@@ -97,8 +97,15 @@ class scenario {
       if (auto c = provider_condition(offers.call, ctx_.spec)) return skip_all(*c, "listing offers: " + offers.call.describe());
       return skip_all(outcome::errored, "offers could not be listed: " + offers.call.describe() + offers.problem);
     }
+    // Offers without a region field are taken as available where the spec's "region" variable
+    // says (or wherever the provider places them).
+    const bool offers_have_regions = ctx_.spec.offer_fields.contains("regions_available");
     std::optional<offer> chosen;
-    for (const auto& o : *offers.value) {
+    for (auto o : *offers.value) {
+      if (!offers_have_regions) {
+        auto it = ctx_.spec.variables.find("region");
+        o.regions_available = {it == ctx_.spec.variables.end() ? std::string() : it->second};
+      }
       if (o.regions_available.empty()) continue;
       if (!chosen || o.price_per_hour_usd.value_or(1e9) < chosen->price_per_hour_usd.value_or(1e9)) chosen = o;
     }
@@ -135,7 +142,10 @@ class scenario {
     emit(make(launch_id, outcome::pass, "launched " + chosen->instance_type + " as " + id, {launch.call.evidence}));
 
     // visible_in_get: allow a few polls for eventual consistency.
-    {
+    const bool has_get = ctx_.spec.operation(operation_id::get) != nullptr;
+    if (!has_get) {
+      emit(make(get_id, outcome::skipped, "the API has no get-by-id operation; the list is polled instead"));
+    } else {
       typed_result<instance> got;
       for (int i = 0; i < 5; ++i) {
         got = client.get(id);
@@ -213,9 +223,9 @@ class scenario {
     std::string state_note;
     std::vector<exchange> ev;
     for (;;) {
-      auto got = client.get(id);
+      auto got = has_get ? client.get(id) : typed_result<instance>{};
       auto listed = client.list();
-      ev = {got.call.evidence, listed.call.evidence};
+      ev = has_get ? std::vector<exchange>{got.call.evidence, listed.call.evidence} : std::vector<exchange>{listed.call.evidence};
       if (got.value && got.value->state == instance_state::running)
         return emit(make(gone_id, outcome::fail, "get reports the instance running again after terminate", ev));
       std::optional<instance> entry;
@@ -225,7 +235,7 @@ class scenario {
       if (entry && entry->state == instance_state::running)
         return emit(make(gone_id, outcome::fail, "the list still shows the instance running (\"" + entry->provider_status +
                                                      "\") after terminate: a ghost that may still bill", ev));
-      const bool gone_in_get = got.call.status() == 404 || got.call.status() == 410 ||
+      const bool gone_in_get = !has_get || got.call.status() == 404 || got.call.status() == 410 ||
                                (got.value && got.value->state == instance_state::terminated);
       const bool gone_in_list = listed.value && (!entry || entry->state == instance_state::terminated);
       if (gone_in_get && gone_in_list) {
@@ -236,7 +246,7 @@ class scenario {
         o.measurements["time_to_gone_s"] = ttg;
         return emit(std::move(o));
       }
-      state_note = "get: " + got.call.describe() + (got.value ? " status \"" + got.value->provider_status + "\"" : "") +
+      state_note = (has_get ? "get: " + got.call.describe() : std::string("get: n/a")) + (got.value ? " status \"" + got.value->provider_status + "\"" : "") +
                    "; list: " + (entry ? "status \"" + entry->provider_status + "\"" : listed.value ? "absent" : listed.call.describe());
       if (steady::now() >= gone_deadline) break;
       sleep();

@@ -51,6 +51,11 @@ run_report run(const provider_spec& spec, const run_options& options) {
     const auto* d = find_check(o.check_id);
     // A SHOULD-level requirement missed is a warning (Autobahn's NON-STRICT), not a failure.
     if (d != nullptr && d->requirement == requirement_level::should && o.result == outcome::fail) o.result = outcome::warn;
+    // A deviation the spec declares (with its source) is reported as such, not graded.
+    if (const auto* dev = spec.deviation_for(o.check_id); dev != nullptr && (o.result == outcome::fail || o.result == outcome::warn)) {
+      o.reason = "known deviation: " + dev->reason + " (" + dev->source + "); observed: " + o.reason;
+      o.result = outcome::skipped;
+    }
     if (options.on_outcome && d != nullptr) options.on_outcome(*d, o);
     report.outcomes.push_back(std::move(o));
   };

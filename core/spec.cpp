@@ -64,7 +64,18 @@ provider_spec build(const nlohmann::json& doc) {
   s.base_url = doc.at("base_url").get<std::string>();
 
   const auto& a = doc.at("auth");
-  s.auth.schemes = a.at("schemes").get<std::vector<auth_scheme>>();
+  for (const auto& m : a.at("schemes")) {
+    auth_method method;
+    method.type = m.at("type").get<auth_scheme>();
+    method.header = m.value("header", "Authorization");
+    method.prefix = m.value("prefix", "");
+    method.token_path = m.value("token_path", "");
+    method.timestamp_header = m.value("timestamp_header", "");
+    method.string_to_sign = m.value("string_to_sign", "");
+    method.authorization = m.value("authorization", "");
+    method.path_prefix = m.value("path_prefix", "");
+    s.auth.schemes.push_back(std::move(method));
+  }
   s.auth.env = a.at("env").get<std::string>();
 
   const auto& e = doc.at("errors");
@@ -76,6 +87,7 @@ provider_spec build(const nlohmann::json& doc) {
   s.errors.body_template = e.at("body_template");
   for (auto& [name, k] : e.at("kinds").items())
     s.errors.kinds[name] = {k.at("status").get<int>(), k.value("code", ""), k.value("message", "")};
+  if (e.contains("in_success_body")) s.errors.in_success_body = e.at("in_success_body").get<std::string>();
   s.errors.no_capacity_codes = e.value("no_capacity_codes", std::vector<std::string>{});
   s.errors.quota_codes = e.value("quota_codes", std::vector<std::string>{});
 
@@ -113,8 +125,31 @@ provider_spec build(const nlohmann::json& doc) {
     op.items_are_object_values = o.value("items_are_object_values", false);
     if (o.contains("item")) op.item = o.at("item").get<std::string>();
     op.fields = to_fields(o.value("fields", nlohmann::json::object()));
+    op.text_response = o.value("response_format", "json") == "text";
+    if (o.contains("graphql")) {
+      const auto& g = o.at("graphql");
+      op.graphql_operation = g.at("operation").get<std::string>();
+      op.body = nlohmann::json{{"query", g.at("query")}, {"variables", g.value("variables", nlohmann::json::object())}};
+    }
+    if (o.contains("pagination")) {
+      const auto& p = o.at("pagination");
+      pagination_spec pg;
+      pg.style = p.at("style").get<std::string>();
+      pg.size_param = p.value("size_param", "");
+      pg.size = p.value("size", 20);
+      pg.page_param = p.value("page_param", "");
+      pg.first_page = p.value("first_page", 1);
+      pg.offset_param = p.value("offset_param", "");
+      pg.token_param = p.value("token_param", "");
+      pg.next_pointer = p.value("next_pointer", "");
+      pg.more_pointer = p.value("more_pointer", "");
+      op.pagination = std::move(pg);
+    }
     s.operations.emplace(op.id, std::move(op));
   }
+  s.variables = doc.value("variables", std::map<std::string, std::string>{});
+  for (const auto& d : doc.value("deviations", nlohmann::json::array()))
+    s.deviations.push_back({d.at("check").get<std::string>(), d.at("reason").get<std::string>(), d.at("source").get<std::string>()});
   s.emulator = doc.value("emulator", nlohmann::json::object());
   return s;
 }
@@ -142,6 +177,12 @@ const operation_spec* provider_spec::operation(operation_id id) const {
 instance_state provider_spec::canonical_state(const std::string& provider_status) const {
   auto it = states.find(provider_status);
   return it == states.end() ? instance_state::unknown : it->second;
+}
+
+const deviation* provider_spec::deviation_for(const std::string& check_id) const {
+  for (const auto& d : deviations)
+    if (d.check_id == check_id) return &d;
+  return nullptr;
 }
 
 std::string spec_error::what() const {

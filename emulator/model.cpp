@@ -3,6 +3,7 @@
 #include <neograde/core/json_schema.hpp>
 #include <neograde/core/json_util.hpp>
 #include <neograde/core/provenance.hpp>
+#include <neograde/core/signing.hpp>
 #include <neograde/core/template.hpp>
 
 #include <boost/url/parse.hpp>
@@ -82,6 +83,8 @@ struct provider_model::impl {
   std::map<std::string, bucket> buckets;
   std::mt19937_64 rng{0x6e656f67726164ULL};  // deterministic ids for reproducible runs
   unsigned next_ip = 10;
+  long long next_integer_id = 31'415'900;
+  std::map<std::string, std::pair<std::size_t, clock::time_point>> tokens;  // OAuth2 access tokens
 
   impl(const provider_spec& s, model_options o) : spec(s), opts(std::move(o)) {
     if (!opts.now) opts.now = [] { return clock::now(); };
@@ -243,26 +246,116 @@ struct provider_model::impl {
 
   // ---- request plumbing ------------------------------------------------------------------
 
-  // Account for the credentials of a request, or nullopt when they are missing or unknown.
-  [[nodiscard]] std::optional<std::size_t> authenticate(const http::request& req) const {
-    std::string auth;
+  [[nodiscard]] static std::string header_of(const http::request& req, std::string_view name) {
     for (const auto& [k, v] : req.headers)
-      if (k.size() == 13 && std::equal(k.begin(), k.end(), "authorization", [](char a, char b) {
-            return std::tolower(static_cast<unsigned char>(a)) == b;
+      if (k.size() == name.size() && std::equal(k.begin(), k.end(), name.begin(), [](char a, char b) {
+            return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
           }))
-        auth = v;
-    if (auth.empty()) return quirk("auth_missing_accepted") ? std::optional<std::size_t>(0) : std::nullopt;
-    std::string key;
-    const auto& schemes = spec.auth.schemes;
-    if (auth.starts_with("Bearer ") &&
-        std::find(schemes.begin(), schemes.end(), auth_scheme::bearer) != schemes.end()) {
-      key = auth.substr(7);
-    } else if (auth.starts_with("Basic ") &&
-               std::find(schemes.begin(), schemes.end(), auth_scheme::basic_username) != schemes.end()) {
-      key = decode_basic_user(auth.substr(6));
-    }
+        return v;
+    return {};
+  }
+
+  [[nodiscard]] std::optional<std::size_t> tenant(const std::string& key) const {
     if (auto it = tenant_of_key.find(key); it != tenant_of_key.end() && !key.empty()) return it->second;
+    return std::nullopt;
+  }
+
+  // The account a request's credentials belong to, under any scheme the spec accepts.
+  [[nodiscard]] std::optional<std::size_t> credentials_of(const http::request& req, const std::string& rel_path,
+                                                          const std::string& raw_query, clock::time_point now) const {
+    const std::string auth = header_of(req, "Authorization");
+    for (const auto& m : spec.auth.schemes) {
+      switch (m.type) {
+        case auth_scheme::bearer:
+          if (auth.starts_with("Bearer "))
+            if (auto t = tenant(auth.substr(7))) return t;
+          break;
+        case auth_scheme::basic_username:
+          if (auth.starts_with("Basic "))
+            if (auto t = tenant(decode_basic_user(auth.substr(6)))) return t;
+          break;
+        case auth_scheme::header: {
+          const auto value = header_of(req, m.header);
+          if (!value.empty() && value.starts_with(m.prefix))
+            if (auto t = tenant(value.substr(m.prefix.size()))) return t;
+          break;
+        }
+        case auth_scheme::oauth2_client_credentials:
+          if (auth.starts_with("Bearer "))
+            if (auto it = tokens.find(auth.substr(7)); it != tokens.end() && now < it->second.second) return it->second.first;
+          break;
+        case auth_scheme::hmac_sha256: {
+          const auto stamp = header_of(req, m.timestamp_header);
+          if (stamp.empty() || auth.empty() || !timestamp_fresh(stamp)) break;
+          for (const auto& [key, index] : tenant_of_key) {
+            auto [access, secret] = split_credentials(key);
+            if (hmac_authorization(m, access, secret, req.method, rel_path, raw_query, stamp) == auth) return index;
+          }
+          break;
+        }
+        case auth_scheme::unknown: break;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // Signed requests carry their time; one more than five minutes off is refused (replay window).
+  static bool timestamp_fresh(const std::string& stamp) {
+    std::tm tm{};
+    if (strptime(stamp.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr) return false;
+    const auto when = std::chrono::system_clock::from_time_t(timegm(&tm));
+    const auto skew = std::chrono::abs(std::chrono::system_clock::now() - when);
+    return skew < std::chrono::minutes(5);
+  }
+
+  // Account for the credentials of a request, or nullopt when they are missing or unknown.
+  [[nodiscard]] std::optional<std::size_t> authenticate(const http::request& req, const std::string& rel_path,
+                                                        const std::string& raw_query, clock::time_point now) const {
+    const bool presented = !header_of(req, "Authorization").empty() ||
+                           std::any_of(spec.auth.schemes.begin(), spec.auth.schemes.end(), [&](const auto& m) {
+                             return m.type == auth_scheme::header && !header_of(req, m.header).empty();
+                           });
+    if (!presented) return quirk("auth_missing_accepted") ? std::optional<std::size_t>(0) : std::nullopt;
+    if (auto t = credentials_of(req, rel_path, raw_query, now)) return t;
     return quirk("invalid_key_accepted") ? std::optional<std::size_t>(0) : std::nullopt;
+  }
+
+  // OAuth2 client credentials grant (RFC 6749 §4.4): JSON or form-encoded body.
+  http::response issue_token(const http::request& req, clock::time_point now) {
+    std::string id, secret;
+    if (auto body = parse_json(req.body, 8); body && body->is_object()) {
+      id = body->value("client_id", "");
+      secret = body->value("client_secret", "");
+    } else {
+      for (const auto& [k, v] : parse_query(req.body)) {
+        if (k == "client_id") id = v;
+        if (k == "client_secret") secret = v;
+      }
+    }
+    auto t = tenant(id + ":" + secret);
+    if (!t) return error_response("unauthorized");
+    const double lifetime = emu_number("token_lifetime_s", 3600);
+    std::string token = "emu_token_" + new_hex();
+    tokens[token] = {*t, now + scaled(lifetime)};
+    return json_response(200, {{"access_token", token},
+                               {"token_type", "Bearer"},
+                               {"expires_in", lifetime * opts.time_scale},
+                               {"refresh_token", "emu_refresh_" + new_hex()},
+                               {"scope", "cloud-api-v1"}});
+  }
+
+  static std::vector<std::pair<std::string, std::string>> parse_query(const std::string& q) {
+    std::vector<std::pair<std::string, std::string>> out;
+    std::size_t start = 0;
+    while (start < q.size()) {
+      auto amp = q.find('&', start);
+      if (amp == std::string::npos) amp = q.size();
+      auto pair = q.substr(start, amp - start);
+      auto eq = pair.find('=');
+      if (!pair.empty()) out.emplace_back(pair.substr(0, eq), eq == std::string::npos ? "" : pair.substr(eq + 1));
+      start = amp + 1;
+    }
+    return out;
   }
 
   static std::string decode_basic_user(const std::string& b64) {
@@ -291,21 +384,37 @@ struct provider_model::impl {
     const auto& rl = spec.emulator.at("rate_limit");
     const double rate = rl.at("per_second").get<double>() / std::max(opts.time_scale, 1e-6);
     const double burst = rl.at("burst").get<double>();
-    std::string who;
-    for (const auto& [k, v] : req.headers)
-      if (k == "Authorization" || k == "authorization") who = v;
+    const std::string who = header_of(req, "Authorization");
     auto [it, fresh] = buckets.try_emplace(who, bucket{burst, now});
     auto& b = it->second;
     b.tokens = std::min(burst, b.tokens + std::chrono::duration<double>(now - b.last).count() * rate);
     b.last = now;
+    const auto headers = rl.value("headers", std::vector<std::string>{});
+    auto has = [&](const char* h) { return std::find(headers.begin(), headers.end(), h) != headers.end(); };
+    const long limit = static_cast<long>(burst);
     if (b.tokens >= 1) {
       b.tokens -= 1;
       return std::nullopt;
     }
-    auto r = error_response("rate_limited");
-    if (rl.value("retry_after_header", false)) {
-      const double wait_s = (1 - b.tokens) / rate;
-      r.headers.emplace_back("Retry-After", std::to_string(static_cast<long>(std::ceil(wait_s))));
+    const long wait_s = static_cast<long>(std::ceil((1 - b.tokens) / rate));
+    http::response r;
+    if (rl.contains("text_body")) {
+      r.status = spec.errors.kinds.contains("rate_limited") ? spec.errors.kinds.at("rate_limited").status : 429;
+      r.headers.emplace_back("Content-Type", "text/plain");
+      r.body = rl.at("text_body").get<std::string>();
+    } else {
+      r = error_response("rate_limited");
+    }
+    if (has("retry-after")) r.headers.emplace_back("Retry-After", std::to_string(wait_s));
+    // draft-ietf-httpapi-ratelimit-headers, as RunPod sends them.
+    if (has("ratelimit")) r.headers.emplace_back("RateLimit", "\"burst\";r=0;t=" + std::to_string(wait_s));
+    if (has("ratelimit-policy"))
+      r.headers.emplace_back("RateLimit-Policy", "\"burst\";q=" + std::to_string(limit) + ";w=" + std::to_string(static_cast<long>(std::ceil(burst / rate))));
+    if (has("ratelimit-x")) {
+      r.headers.emplace_back("ratelimit-limit", std::to_string(limit));
+      r.headers.emplace_back("ratelimit-remaining", "0");
+      r.headers.emplace_back("ratelimit-reset", std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
+                                                                   std::chrono::system_clock::now().time_since_epoch()).count() + wait_s));
     }
     return r;
   }
@@ -326,15 +435,26 @@ struct provider_model::impl {
     return vars;
   }
 
-  std::string new_id() {
+  std::string new_hex(int n = 32) {
     std::string id;
-    for (int i = 0; i < 32; ++i) id += "0123456789abcdef"[rng() % 16];
+    for (int i = 0; i < n; ++i) id += "0123456789abcdef"[rng() % 16];
     return id;
+  }
+
+  // An instance id in the provider's style.
+  std::string new_instance_id() {
+    const auto style = spec.emulator.value("id_style", "hex32");
+    if (style == "integer") return std::to_string(next_integer_id++);
+    if (style == "uuid") {
+      auto h = new_hex(32);
+      return h.substr(0, 8) + "-" + h.substr(8, 4) + "-4" + h.substr(13, 3) + "-a" + h.substr(17, 3) + "-" + h.substr(20, 12);
+    }
+    return new_hex(32);
   }
 
   // ---- operations ------------------------------------------------------------------------
 
-  http::response list_offers(const operation_spec& op, clock::time_point now) {
+  http::response list_offers(const operation_spec& op, clock::time_point now, const std::string& raw_query) {
     nlohmann::json collection = op.items_are_object_values ? nlohmann::json::object() : nlohmann::json::array();
     const auto& regions = spec.emulator.at("regions");
     for (const auto& t : spec.emulator.at("instance_types")) {
@@ -354,7 +474,8 @@ struct provider_model::impl {
       if (op.items_are_object_values) collection[name] = std::move(item);
       else collection.push_back(std::move(item));
     }
-    nlohmann::json body = nlohmann::json::object();
+    if (!op.items_are_object_values) return page_of(op, std::move(collection), raw_query);
+    nlohmann::json body = response_template(op);
     set_pointer(body, op.items.value_or(""), std::move(collection));
     return json_response(op.success_status.front(), body);
   }
@@ -362,11 +483,19 @@ struct provider_model::impl {
   http::response launch(const operation_spec& op, account& acct, const template_vars& vars, clock::time_point now) {
     auto var = [&](const char* n) { return vars.contains(n) ? first_string(vars.at(n)) : std::string(); };
     const auto type_name = var("instance_type");
-    const auto region = var("region");
+    auto region = var("region");
     const auto key_name = var("ssh_key_name");
     const auto* type = find_type(type_name);
     if (type == nullptr && !quirk("unknown_type_accepted"))
       return error_response("invalid_parameters", "Invalid instance type: " + type_name);
+    // Providers whose launch names no region (Vast.ai buys a machine, not a region) get the
+    // first region that has capacity.
+    if (region.empty() && !(op.body && template_pointers(*op.body).contains("region")) && type != nullptr)
+      for (const auto& [r, _] : spec.emulator.at("regions").items())
+        if (remaining(*type, r, now) > 0) {
+          region = r;
+          break;
+        }
     if (!spec.emulator.at("regions").contains(region))
       return error_response("invalid_parameters", "Invalid region: " + region);
     if (!key_name.empty() && spec.operation(operation_id::ssh_keys_add) != nullptr &&
@@ -375,7 +504,16 @@ struct provider_model::impl {
     if (type != nullptr && remaining(*type, region, now) <= 0) return error_response("insufficient_capacity");
 
     emu_instance inst;
-    inst.id = new_id();
+    if (spec.emulator.value("id_style", "hex32") == "client") {
+      inst.id = var("client_id");
+      if (inst.id.empty()) return error_response("invalid_parameters", "An instance id is required.");
+      for (const auto& a : accounts)
+        for (const auto& other : a.instances)
+          if (other.id == inst.id) return error_response(spec.errors.kinds.contains("conflict") ? "conflict" : "invalid_parameters",
+                                                         "An instance with id " + inst.id + " already exists.");
+    } else {
+      inst.id = new_instance_id();
+    }
     inst.name = var("name");
     inst.type = type_name;
     inst.region = region;
@@ -384,7 +522,11 @@ struct provider_model::impl {
     inst.boot_done = now + scaled(emu_number("boot_s", 0));
     acct.instances.push_back(inst);
 
-    nlohmann::json body = nlohmann::json::object();
+    if (op.text_response) {
+      http::response r{op.success_status.front(), {{"Content-Type", "text/plain"}}, quirk("launch_without_id") ? "" : inst.id};
+      return r;
+    }
+    nlohmann::json body = response_template(op);
     if (auto it = op.fields.find("instance_id"); it != op.fields.end()) {
       if (quirk("launch_without_id")) set_pointer(body, parent_pointer(it->second.pointer), nlohmann::json::array());
       else set_pointer(body, it->second.pointer, inst.id);
@@ -394,6 +536,64 @@ struct provider_model::impl {
       if (quirk("launch_without_id")) obj.erase("id");
       set_pointer(body, *op.item, std::move(obj));
     }
+    return json_response(op.success_status.front(), body);
+  }
+
+  // Static parts of a response the spec's emulator section declares (e.g. DigitalOcean's action
+  // links), which the rendered fields are written into.
+  [[nodiscard]] nlohmann::json response_template(const operation_spec& op) const {
+    const auto& templates = spec.emulator.value("response_templates", nlohmann::json::object());
+    const auto name = nlohmann::json(op.id).get<std::string>();
+    return templates.contains(name) ? templates.at(name) : nlohmann::json::object();
+  }
+
+  // Writes one page of `items` into a list response as the operation's pagination declares.
+  http::response page_of(const operation_spec& op, nlohmann::json items, const std::string& raw_query) {
+    nlohmann::json body = response_template(op);
+    if (op.pagination) {
+      const auto& pg = *op.pagination;
+      std::map<std::string, std::string> q;
+      for (auto& [k, v] : parse_query(raw_query)) q[k] = v;
+      auto number = [&](const std::string& name, long fallback) -> std::optional<long> {
+        if (name.empty() || !q.contains(name)) return fallback;
+        try {
+          std::size_t used = 0;
+          long v = std::stol(q.at(name), &used);
+          if (used != q.at(name).size() || v < 0) return std::nullopt;
+          return v;
+        } catch (const std::exception&) {
+          return std::nullopt;
+        }
+      };
+      auto size = number(pg.size_param, pg.size);
+      if (!size || *size < 1 || *size > 1000) return error_response("invalid_parameters", "Invalid page size.");
+      long start = 0;
+      if (pg.style == "page") {
+        auto page = number(pg.page_param, pg.first_page);
+        if (!page || *page < pg.first_page) return error_response("invalid_parameters", "Invalid page.");
+        start = (*page - pg.first_page) * *size;
+      } else if (pg.style == "offset") {
+        auto offset = number(pg.offset_param, 0);
+        if (!offset) return error_response("invalid_parameters", "Invalid offset.");
+        start = *offset;
+      } else if (q.contains(pg.token_param)) {
+        const auto& token = q.at(pg.token_param);
+        if (!token.starts_with("cursor-")) return error_response("invalid_parameters", "Invalid page token.");
+        try {
+          start = std::stol(token.substr(7));
+        } catch (const std::exception&) {
+          return error_response("invalid_parameters", "Invalid page token.");
+        }
+      }
+      const long total = static_cast<long>(items.size());
+      nlohmann::json slice = nlohmann::json::array();
+      for (long i = start; i < std::min(total, start + *size); ++i) slice.push_back(items[static_cast<std::size_t>(i)]);
+      const bool more = start + *size < total;
+      if (!pg.more_pointer.empty()) set_pointer(body, pg.more_pointer, more);
+      if (pg.style == "token") set_pointer(body, pg.next_pointer, more ? nlohmann::json("cursor-" + std::to_string(start + *size)) : nlohmann::json(nullptr));
+      items = std::move(slice);
+    }
+    set_pointer(body, op.items.value_or(""), std::move(items));
     return json_response(op.success_status.front(), body);
   }
 
@@ -418,7 +618,7 @@ struct provider_model::impl {
     return json_response(op.success_status.front(), body);
   }
 
-  http::response list(const operation_spec& op, account& acct, clock::time_point now) {
+  http::response list(const operation_spec& op, account& acct, clock::time_point now, const std::string& raw_query) {
     nlohmann::json items = nlohmann::json::array();
     if (!quirk("list_omits_instances")) {
       for (const auto& i : acct.instances) {
@@ -431,9 +631,7 @@ struct provider_model::impl {
         items.push_back(render_instance(i, p));
       }
     }
-    nlohmann::json body = nlohmann::json::object();
-    set_pointer(body, op.items.value_or(""), std::move(items));
-    return json_response(op.success_status.front(), body);
+    return page_of(op, std::move(items), raw_query);
   }
 
   // terminate and restart share the shape: ids from the body or the path, all must exist.
@@ -445,7 +643,8 @@ struct provider_model::impl {
       auto* inst = find_instance(acct, id, now);
       if (inst == nullptr) return error_response("not_found");
       if (!terminate && phase_of(*inst, now) != phase::running)
-        return error_response("invalid_parameters", "Instance " + id + " is not running.");
+        return error_response(spec.errors.kinds.contains("invalid_state") ? "invalid_state" : "invalid_parameters",
+                              "Instance " + id + " is not running.");
       targets.push_back(inst);
     }
     if (terminate && quirk("terminate_500")) return error_response("internal");
@@ -459,17 +658,16 @@ struct provider_model::impl {
       items.push_back(render_instance(*inst, phase_of(*inst, now)));
     }
     if (op.success_status.front() == 204) return http::response{204, {}, {}};
-    nlohmann::json body = nlohmann::json::object();
+    nlohmann::json body = response_template(op);
+    if (op.item && !items.empty()) set_pointer(body, *op.item, items.front());
     if (op.items) set_pointer(body, *op.items, std::move(items));
     return json_response(op.success_status.front(), body);
   }
 
-  http::response list_keys(const operation_spec& op, account& acct) {
+  http::response list_keys(const operation_spec& op, account& acct, const std::string& raw_query) {
     nlohmann::json items = nlohmann::json::array();
     for (const auto& k : acct.keys) items.push_back(render_key(k));
-    nlohmann::json body = nlohmann::json::object();
-    set_pointer(body, op.items.value_or(""), std::move(items));
-    return json_response(op.success_status.front(), body);
+    return page_of(op, std::move(items), raw_query);
   }
 
   http::response add_key(const operation_spec& op, account& acct, const template_vars& vars) {
@@ -477,7 +675,7 @@ struct provider_model::impl {
     if (name.empty()) return error_response("invalid_parameters", "A key name is required.");
     if (std::any_of(acct.keys.begin(), acct.keys.end(), [&](const auto& k) { return k.name == name; }))
       return error_response("invalid_parameters", "An SSH key named " + name + " already exists.");
-    emu_key k{new_id(), name, vars.contains("public_key") ? first_string(vars.at("public_key")) : std::string()};
+    emu_key k{new_hex(), name, vars.contains("public_key") ? first_string(vars.at("public_key")) : std::string()};
     bool generated = false;
     if (k.public_key.empty()) {
       // The provider generates a pair when no public key is given and returns the private half once.
@@ -502,35 +700,72 @@ struct provider_model::impl {
     return json_response(op.success_status.front(), nlohmann::json::object());
   }
 
+  // Among operations sharing a method and path, the one the body selects: a GraphQL operation by
+  // its name in the query, otherwise by the literal values of its body template (RunPod's
+  // {"action": "terminate"} versus {"action": "restart"}).
+  static bool body_selects(const operation_spec& op, const std::optional<nlohmann::json>& body) {
+    if (op.graphql_operation) {
+      const auto* q = body ? find_pointer(*body, "/query") : nullptr;
+      if (q == nullptr || !q->is_string()) return false;
+      const auto& text = q->get_ref<const std::string&>();
+      const auto& name = *op.graphql_operation;
+      for (auto pos = text.find(name); pos != std::string::npos; pos = text.find(name, pos + 1)) {
+        const auto end = pos + name.size();
+        const bool word_start = pos == 0 || !(std::isalnum(static_cast<unsigned char>(text[pos - 1])) || text[pos - 1] == '_');
+        const bool word_end = end == text.size() || !(std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_');
+        if (word_start && word_end) return true;
+      }
+      return false;
+    }
+    if (!op.body) return true;
+    const auto flat = op.body->flatten();
+    for (const auto& [ptr, value] : flat.items()) {
+      if (value.is_string() && value.get_ref<const std::string&>().starts_with("{{")) continue;
+      if (!value.is_string() && !value.is_boolean()) continue;  // numbers may be defaults, not selectors
+      const auto* got = body ? find_pointer(*body, ptr) : nullptr;
+      if (got == nullptr || *got != value) return false;
+    }
+    return true;
+  }
+
   http::response dispatch(const http::request& req) {
     const auto now = opts.now();
-    std::string path = req.url.substr(0, req.url.find('?'));
+    const auto qpos = req.url.find('?');
+    const std::string path = req.url.substr(0, qpos);
+    const std::string raw_query = qpos == std::string::npos ? std::string() : req.url.substr(qpos + 1);
     if (auto limited = throttle(req, now)) return *limited;
-    const auto tenant = authenticate(req);
-    if (!tenant) {
-      auto r = error_response("unauthorized");
-      r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"api\"");
-      return r;
-    }
-    auto& acct = accounts.at(*tenant);
     if (!path.starts_with(base_path)) return unknown_path();
     std::string rel = path.substr(base_path.size());
     if (rel.empty()) rel = "/";
 
-    const operation_spec* op = nullptr;
-    std::map<std::string, std::string> params;
+    for (const auto& m : spec.auth.schemes)
+      if (m.type == auth_scheme::oauth2_client_credentials && rel == m.token_path && req.method == "POST")
+        return issue_token(req, now);
+
+    const auto tenant_index = authenticate(req, rel, raw_query, now);
+    if (!tenant_index) {
+      auto r = error_response("unauthorized");
+      r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"api\"");
+      return r;
+    }
+    auto& acct = accounts.at(*tenant_index);
+
+    // Candidate operations by path (a template's own query part is not matched), then method.
+    std::vector<std::pair<const operation_spec*, std::map<std::string, std::string>>> candidates;
     std::set<std::string> allowed;
     for (const auto& [id, candidate] : spec.operations) {
       std::map<std::string, std::string> p;
-      if (!match_path(candidate.path, rel, p)) continue;
+      if (!match_path(candidate.path.substr(0, candidate.path.find('?')), rel, p)) continue;
+      // Fixed variables (a project id) must be the spec's; any other value is an unknown path.
+      bool fixed_ok = true;
+      for (const auto& [k, v] : p)
+        if (auto it = spec.variables.find(k); it != spec.variables.end() && it->second != v) fixed_ok = false;
+      if (!fixed_ok) continue;
       allowed.insert(candidate.method);
-      if (candidate.method == req.method && op == nullptr) {
-        op = &candidate;
-        params = std::move(p);
-      }
+      if (candidate.method == req.method) candidates.emplace_back(&candidate, std::move(p));
     }
-    if (op == nullptr && allowed.empty()) return unknown_path();
-    if (op == nullptr) {
+    if (candidates.empty() && allowed.empty()) return unknown_path();
+    if (candidates.empty()) {
       auto r = error_response("method_not_allowed");
       if (!quirk("no_allow_header")) {
         std::string allow;
@@ -540,14 +775,30 @@ struct provider_model::impl {
       return r;
     }
 
-    template_vars vars;
-    for (const auto& [k, v] : params) vars[k] = v;
-    if (op->body || op->request_schema) {
-      auto body = parse_json(req.body, 64);
+    const bool wants_body = std::any_of(candidates.begin(), candidates.end(), [](const auto& c) {
+      return c.first->body || c.first->request_schema;
+    });
+    std::optional<nlohmann::json> body;
+    if (wants_body) {
+      body = parse_json(req.body, 64);
       if (!body) {
         if (quirk("malformed_json_500")) return error_response("internal");
         return error_response("invalid_parameters", "The request body is not valid JSON.");
       }
+    }
+    const operation_spec* op = nullptr;
+    std::map<std::string, std::string> params;
+    for (auto& [candidate, p] : candidates)
+      if (candidates.size() == 1 || body_selects(*candidate, body)) {
+        op = candidate;
+        params = std::move(p);
+        break;
+      }
+    if (op == nullptr) return error_response("invalid_parameters", "The request does not name a known operation.");
+
+    template_vars vars;
+    for (const auto& [k, v] : params) vars[k] = v;
+    if (body) {
       if (auto it = request_schemas.find(op->id); it != request_schemas.end()) {
         auto violations = it->second.validate(*body);
         if (!violations.empty() && !(op->id == operation_id::launch && quirk("unknown_type_accepted")))
@@ -560,13 +811,13 @@ struct provider_model::impl {
     }
 
     switch (op->id) {
-      case operation_id::list_offers: return list_offers(*op, now);
+      case operation_id::list_offers: return list_offers(*op, now, raw_query);
       case operation_id::launch: return launch(*op, acct, vars, now);
       case operation_id::get: return get(*op, acct, first_string(vars["id"]), now);
-      case operation_id::list: return list(*op, acct, now);
+      case operation_id::list: return list(*op, acct, now, raw_query);
       case operation_id::terminate: return act(*op, acct, all_strings(vars["id"]), true, now);
       case operation_id::restart: return act(*op, acct, all_strings(vars["id"]), false, now);
-      case operation_id::ssh_keys_list: return list_keys(*op, acct);
+      case operation_id::ssh_keys_list: return list_keys(*op, acct, raw_query);
       case operation_id::ssh_keys_add: return add_key(*op, acct, vars);
       case operation_id::ssh_keys_delete: return delete_key(*op, acct, first_string(vars["id"]));
       case operation_id::unknown: break;
@@ -579,6 +830,24 @@ struct provider_model::impl {
     return error_response("not_found", "Not found.");
   }
 };
+
+std::vector<std::string> make_api_keys(const provider_spec& spec, std::size_t n, const std::string& prefix) {
+  std::random_device rd;
+  auto hex = [&](int len) {
+    std::string h;
+    for (int i = 0; i < len; ++i) h += "0123456789abcdef"[rd() % 16];
+    return h;
+  };
+  const auto type = spec.auth.schemes.empty() ? auth_scheme::bearer : spec.auth.schemes.front().type;
+  std::vector<std::string> keys;
+  for (std::size_t i = 1; i <= n; ++i) {
+    const auto id = prefix + "_" + std::to_string(i) + "_" + hex(12);
+    if (type == auth_scheme::hmac_sha256) keys.push_back(id + ":" + base64url_encode(hex(32)));
+    else if (type == auth_scheme::oauth2_client_credentials) keys.push_back(id + ":" + prefix + "_secret_" + hex(24));
+    else keys.push_back(id);
+  }
+  return keys;
+}
 
 provider_model::provider_model(const provider_spec& spec, model_options options)
     : impl_(std::make_unique<impl>(spec, std::move(options))) {}

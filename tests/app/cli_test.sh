@@ -20,11 +20,12 @@ one_error_line() {
 }
 
 base_url() { head -1 "$state/emulator.out"; }
+key() { sed -n 's/^key: //p' "$state/emulator.out" | sed -n "${1}p"; }
 
 case "$case_name" in
   conformance_clean)
-    run conformance --spec "$PROVIDER" --base-url "$(base_url)" --api-key fixture-key-1 \
-      --second-api-key fixture-key-2 --out out
+    run conformance --spec "$PROVIDER" --base-url "$(base_url)" --api-key "$(key 1)" \
+      --second-api-key "$(key 2)" --out out
     [ "$rc" -eq 0 ] || { cat out.txt err.txt >&2; fail "exit code $rc, expected 0"; }
     for f in results.jsonl scorecard.json scorecard.md; do [ -s "out/$f" ] || fail "missing out/$f"; done
     head -1 out/results.jsonl | grep -q '"record":"header"' || fail "results.jsonl has no header first"
@@ -32,10 +33,13 @@ case "$case_name" in
     grep -q '"source":"emulated"' out/results.jsonl || fail "results not labelled emulated"
     grep -q 'EMULATED' out/scorecard.md || fail "scorecard.md lacks the EMULATED banner"
     if grep -q '"outcome":"fail"' out/results.jsonl; then fail "a check failed on the clean emulator"; fi
-    if grep -rq 'fixture-key-1' out; then fail "the API key leaked into the output"; fi
+    for k in "$(key 1)" "$(key 2)"; do
+      secret=${k#*:}
+      if grep -rqF -- "$k" out || grep -rqF -- "$secret" out; then fail "an API key leaked into the output"; fi
+    done
     ;;
   conformance_quirk)
-    run conformance --spec lambda --base-url "$(base_url)" --api-key fixture-key-1 --out out
+    run conformance --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --out out
     [ "$rc" -eq 1 ] || fail "exit code $rc, expected 1 under a quirk"
     grep -q '"check_id":"lifecycle.instance.gone_after_terminate".*"outcome":"fail"' out/results.jsonl ||
       fail "gone_after_terminate did not fail under ghost_after_terminate"
@@ -72,10 +76,10 @@ case "$case_name" in
     url=$(base_url)
     ca=$(sed -n 's/^ca: //p' "$state/emulator.out")
     case "$url" in https://*) ;; *) fail "fixture is not TLS: $url" ;; esac
-    run conformance --spec lambda --base-url "$url" --api-key fixture-key-1 --out out
+    run conformance --spec lambda --base-url "$url" --api-key "$(key 1)" --out out
     [ "$rc" -eq 2 ] || fail "exit code $rc without the CA, expected 2"
     one_error_line "certificate verify failed"
-    run conformance --spec lambda --base-url "$url" --api-key fixture-key-1 --ca-file "$state/$ca" --out out
+    run conformance --spec lambda --base-url "$url" --api-key "$(key 1)" --ca-file "$state/$ca" --out out
     [ "$rc" -eq 0 ] || { cat err.txt >&2; fail "exit code $rc with the CA, expected 0"; }
     ;;
   unknown_quirk)
@@ -101,7 +105,7 @@ case "$case_name" in
     [ "$(ls demo-out/providers | wc -l)" -ge 2 ] || fail "demo graded fewer than two providers"
     grep -q 'fictional' demo-out/index.md || fail "index does not mark the fictional provider"
     grep -q 'EMULATED' demo-out/index.md || fail "index lacks the EMULATED banner"
-    if grep -rq 'demo-key-' demo-out; then fail "an emulator key leaked into the demo output"; fi
+    if grep -rq 'demokey_' demo-out; then fail "an emulator key leaked into the demo output"; fi
     ;;
   *) fail "unknown case $case_name" ;;
 esac

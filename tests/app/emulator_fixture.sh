@@ -7,8 +7,7 @@ shift 4
 case "$action" in
   start)
     rm -rf "$state" && mkdir -p "$state" && cd "$state"
-    "$neograde" emulate --provider "$provider" --port 0 --keys fixture-key-1,fixture-key-2 \
-      --time-scale 0.01 "$@" >emulator.out 2>emulator.err &
+    "$neograde" emulate --provider "$provider" --port 0 --time-scale 0.01 "$@" >emulator.out 2>emulator.err &
     echo $! >"$state/emulator.pid"
     for _ in $(seq 100); do
       if [ -s "$state/emulator.out" ] && head -1 "$state/emulator.out" | grep -q '^http'; then exit 0; fi

@@ -22,7 +22,7 @@ TEST(SpecLoad, LambdaSpecLoadsWithItsOperations) {
   auto s = load_spec(test::spec_path("lambda"));
   ASSERT_TRUE(s.has_value()) << s.error().what();
   EXPECT_EQ(s->provider.id, "lambda");
-  EXPECT_EQ(s->auth.schemes.front(), auth_scheme::bearer);
+  EXPECT_EQ(s->auth.schemes.front().type, auth_scheme::bearer);
   EXPECT_EQ(s->auth.env, "LAMBDA_API_KEY");
   ASSERT_NE(s->operation(operation_id::launch), nullptr);
   EXPECT_EQ(s->operation(operation_id::get)->path, "/instances/{id}");

@@ -94,6 +94,8 @@ class client {
   [[nodiscard]] const std::deque<exchange>& transcript() const;
   [[nodiscard]] const client_options& options() const;
   [[nodiscard]] const redactor& redaction() const;
+  // Adds a secret learned later (an OAuth2 access token) to what is redacted.
+  void add_secret(std::string secret);
 
  private:
   struct impl;

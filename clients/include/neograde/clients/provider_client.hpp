@@ -56,8 +56,9 @@ class provider_client {
   [[nodiscard]] const std::string& base_url() const { return base_url_; }
 
   // One declared operation with template variables ({id} in the path, {{var}} in the body).
+  // `query` is appended to the path ("page=2&per_page=20").
   [[nodiscard]] call_result call(operation_id op, const template_vars& vars = {},
-                                 auth_mode auth = auth_mode::key);
+                                 auth_mode auth = auth_mode::key, const std::string& query = {});
   // A request outside the declared operations (unknown paths, wrong methods, broken bodies).
   [[nodiscard]] call_result raw(const std::string& method, const std::string& path,
                                 const std::string& body = {}, const std::string& content_type = {},
@@ -65,7 +66,9 @@ class provider_client {
 
   [[nodiscard]] typed_result<std::vector<offer>> list_offers();
   [[nodiscard]] typed_result<std::string> launch(const launch_request& req);
+  // Reads one instance; for providers without get-by-id, finds it in the list.
   [[nodiscard]] typed_result<instance> get(const std::string& id);
+  // Walks every page when the list is paginated.
   [[nodiscard]] typed_result<std::vector<instance>> list();
   [[nodiscard]] call_result terminate(const std::string& id);
   [[nodiscard]] call_result restart(const std::string& id);
@@ -77,6 +80,9 @@ class provider_client {
   [[nodiscard]] instance to_instance(const nlohmann::json& obj) const;
   [[nodiscard]] offer to_offer(const nlohmann::json& obj) const;
   [[nodiscard]] ssh_key to_ssh_key(const nlohmann::json& obj) const;
+  // Every item of a (possibly paginated) collection operation; `pages` counts the requests made.
+  [[nodiscard]] typed_result<std::vector<nlohmann::json>> walk(operation_id op, int* pages = nullptr);
+
   // The elements of a collection at `pointer` (an array, or an object's values).
   [[nodiscard]] std::vector<nlohmann::json> collection(const nlohmann::json& doc, const std::string& pointer,
                                                        bool object_values) const;
@@ -90,7 +96,9 @@ class provider_client {
  private:
   call_result finish(boost::system::result<http::response, http::transport_error> res,
                      const operation_spec* op);
-  header_list auth_headers(auth_mode auth) const;
+  call_result send(http::request req, const operation_spec* op, auth_mode auth);
+  header_list auth_headers(auth_mode auth, const http::request& req);
+  std::optional<std::string> access_token(bool refresh);
 
   const provider_spec& spec_;
   std::string base_url_;
@@ -98,6 +106,8 @@ class provider_client {
   http::client http_;
   bool emulator_ = false;
   double time_scale_ = 1.0;
+  std::optional<std::string> token_;  // OAuth2 access token, while valid
+  std::chrono::steady_clock::time_point token_expiry_;
 };
 
 }  // namespace neograde

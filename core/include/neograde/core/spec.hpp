@@ -24,15 +24,33 @@ struct field_path {
   double scale = 1;  // canonical number = provider number * scale
 };
 
-enum class auth_scheme { unknown, bearer, basic_username };
+enum class auth_scheme { unknown, bearer, basic_username, header, oauth2_client_credentials, hmac_sha256 };
 NLOHMANN_JSON_SERIALIZE_ENUM(auth_scheme, {
   {auth_scheme::unknown, "unknown"},
   {auth_scheme::bearer, "bearer"},
   {auth_scheme::basic_username, "basic_username"},
+  {auth_scheme::header, "header"},
+  {auth_scheme::oauth2_client_credentials, "oauth2_client_credentials"},
+  {auth_scheme::hmac_sha256, "hmac_sha256"},
 })
 
+// One way a provider accepts credentials. Composite credentials ("client_id:client_secret" for
+// OAuth2, "access_key:secret_key" for HMAC) travel as one key string with a colon.
+struct auth_method {
+  auth_scheme type = auth_scheme::unknown;
+  std::string header = "Authorization";  // header: the header carrying the key
+  std::string prefix;                    // header: text before the key ("" for a bare key)
+  std::string token_path;                // oauth2: client-credentials token endpoint, relative to the base URL
+  // hmac_sha256: the string to sign and the Authorization value, with {path_prefix}, {path},
+  // {query} (sorted k=v joined by &), {method}, {timestamp}, {access_key} and {signature}.
+  std::string timestamp_header;
+  std::string string_to_sign;
+  std::string authorization;
+  std::string path_prefix;
+};
+
 struct auth_spec {
-  std::vector<auth_scheme> schemes;  // every scheme the provider accepts; the client uses the first
+  std::vector<auth_method> schemes;  // every scheme the provider accepts; the client uses the first
   std::string env;                   // environment variable holding the key
 };
 
@@ -49,6 +67,7 @@ struct error_spec {
   std::string code_pointer;
   std::string message_pointer;
   nlohmann::json body_template;                 // how the provider renders an error (emulator)
+  std::optional<std::string> in_success_body;   // errors reported inside 2xx bodies (GraphQL "/errors")
   std::map<std::string, error_kind> kinds;
   std::vector<std::string> no_capacity_codes;   // provider conditions, not defects
   std::vector<std::string> quota_codes;
@@ -71,6 +90,20 @@ NLOHMANN_JSON_SERIALIZE_ENUM(operation_id, {
   {operation_id::ssh_keys_delete, "ssh_keys_delete"},
 })
 
+// How a list walks its pages. page: page number and size; offset: offset and limit; token: a
+// continuation token read from each response.
+struct pagination_spec {
+  std::string style;  // page | offset | token
+  std::string size_param;
+  int size = 20;
+  std::string page_param;  // page
+  int first_page = 1;
+  std::string offset_param;  // offset
+  std::string token_param;   // token: the request parameter carrying the token
+  std::string next_pointer;  // token: where the next token is; null/absent/empty at the end
+  std::string more_pointer;  // optional: a boolean saying whether more pages follow
+};
+
 struct operation_spec {
   operation_id id = operation_id::unknown;
   std::string method;
@@ -83,6 +116,9 @@ struct operation_spec {
   bool items_are_object_values = false;      // the collection is an object keyed by name
   std::optional<std::string> item;           // pointer to the single object in a response
   std::map<std::string, field_path> fields;  // operation-specific fields, e.g. launch's instance_id
+  bool text_response = false;                // the body is plain text (e.g. a bare instance id)
+  std::optional<std::string> graphql_operation;  // GraphQL: the operation name in the query
+  std::optional<pagination_spec> pagination;
 };
 
 struct timing_spec {
@@ -101,6 +137,14 @@ struct provider_info {
   std::vector<std::string> notes;
 };
 
+// A check the provider is known to miss by design, declared with its source, so that the check
+// reports the deviation (skipped, with the reason) instead of being weakened.
+struct deviation {
+  std::string check_id;
+  std::string reason;
+  std::string source;
+};
+
 struct provider_spec {
   std::filesystem::path file;
   std::string spec_version;
@@ -114,11 +158,14 @@ struct provider_spec {
   std::map<std::string, field_path> offer_fields;
   std::map<std::string, field_path> ssh_key_fields;
   std::map<operation_id, operation_spec> operations;
+  std::map<std::string, std::string> variables;  // fixed path/body variables, e.g. a project id
+  std::vector<deviation> deviations;
   nlohmann::json emulator;  // interpreted by the emulator only
   nlohmann::json raw;
 
   [[nodiscard]] const operation_spec* operation(operation_id id) const;
   [[nodiscard]] instance_state canonical_state(const std::string& provider_status) const;
+  [[nodiscard]] const deviation* deviation_for(const std::string& check_id) const;
 };
 
 // A spec that could not be loaded: which file, where in it (JSON pointer), and why.

@@ -1,0 +1,32 @@
+#pragma once
+// Request signing for providers that authenticate with an HMAC over the request (Crusoe-style):
+// shared by the client, which signs, and the emulator, which verifies.
+
+#include <neograde/core/spec.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace neograde {
+
+[[nodiscard]] std::string base64url_encode(std::string_view bytes);  // no padding
+[[nodiscard]] std::optional<std::string> base64url_decode(std::string_view text);
+
+// Replaces each {name} in tmpl by vars[name]; unknown names are left as they are.
+[[nodiscard]] std::string render_braces(const std::string& tmpl, const std::map<std::string, std::string>& vars);
+
+// "b=2&a=1" -> "a=1&b=2": parameters sorted by name, as the string to sign wants them.
+[[nodiscard]] std::string canonical_query(std::string_view raw_query);
+
+// The Authorization value for a request, or nullopt when the secret is not base64url.
+[[nodiscard]] std::optional<std::string> hmac_authorization(const auth_method& m, const std::string& access_key,
+                                                            const std::string& secret_b64url, const std::string& method,
+                                                            const std::string& path, const std::string& raw_query,
+                                                            const std::string& timestamp);
+
+// Splits "id:secret" at the first colon.
+[[nodiscard]] std::pair<std::string, std::string> split_credentials(const std::string& key);
+
+}  // namespace neograde
