@@ -1,13 +1,13 @@
 #include <neograde/clients/provider_client.hpp>
 
 #include <neograde/core/base64.hpp>
+#include <neograde/core/clock.hpp>
 #include <neograde/core/json_util.hpp>
 #include <neograde/core/provenance.hpp>
 #include <neograde/core/signing.hpp>
 #include <neograde/clients/url.hpp>
 
 #include <algorithm>
-#include <ctime>
 #include <random>
 #include <set>
 
@@ -37,14 +37,6 @@ std::string invalid_key(auth_scheme scheme) {
   return id;
 }
 
-std::string iso8601_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::optional<double> number_at(const nlohmann::json& obj, const field_path& f) {
   const auto* v = find_pointer(obj, f.pointer);
@@ -147,7 +139,7 @@ header_list provider_client::auth_headers(auth_mode auth, const http::request& r
         if (!root.empty() && path.starts_with(root)) path = path.substr(root.size());
       }
       const std::string query = q == std::string::npos ? std::string() : u->target.substr(q + 1);
-      const auto timestamp = iso8601_now();
+      const auto timestamp = utc_now_iso8601();
       auto [access, secret] = split_credentials(key);
       auto value = hmac_authorization(m, access, secret, req.method, path, query, timestamp);
       if (!value) return {};
@@ -330,15 +322,21 @@ typed_result<std::vector<nlohmann::json>> provider_client::walk(operation_id id,
   return out;
 }
 
-typed_result<std::vector<offer>> provider_client::list_offers() {
-  auto all = walk(operation_id::list_offers);
-  typed_result<std::vector<offer>> out{std::move(all.call), std::nullopt, std::move(all.problem)};
+// Walks a collection and maps each item onto a canonical type.
+template <class T, class Map>
+typed_result<std::vector<T>> mapped_walk(provider_client& c, operation_id id, Map map) {
+  auto all = c.walk(id);
+  typed_result<std::vector<T>> out{std::move(all.call), std::nullopt, std::move(all.problem)};
   if (all.value) {
-    std::vector<offer> offers;
-    for (const auto& item : *all.value) offers.push_back(to_offer(item));
-    out.value = std::move(offers);
+    std::vector<T> mapped;
+    for (const auto& item : *all.value) mapped.push_back(map(item));
+    out.value = std::move(mapped);
   }
   return out;
+}
+
+typed_result<std::vector<offer>> provider_client::list_offers() {
+  return mapped_walk<offer>(*this, operation_id::list_offers, [this](const auto& i) { return to_offer(i); });
 }
 
 typed_result<std::string> provider_client::launch(const launch_request& req) {
@@ -390,14 +388,7 @@ typed_result<instance> provider_client::get(const std::string& id) {
 }
 
 typed_result<std::vector<instance>> provider_client::list() {
-  auto all = walk(operation_id::list);
-  typed_result<std::vector<instance>> out{std::move(all.call), std::nullopt, std::move(all.problem)};
-  if (all.value) {
-    std::vector<instance> instances;
-    for (const auto& item : *all.value) instances.push_back(to_instance(item));
-    out.value = std::move(instances);
-  }
-  return out;
+  return mapped_walk<instance>(*this, operation_id::list, [this](const auto& i) { return to_instance(i); });
 }
 
 call_result provider_client::terminate(const std::string& id) { return call(operation_id::terminate, {{"id", id}}); }
@@ -405,14 +396,7 @@ call_result provider_client::terminate(const std::string& id) { return call(oper
 call_result provider_client::restart(const std::string& id) { return call(operation_id::restart, {{"id", id}}); }
 
 typed_result<std::vector<ssh_key>> provider_client::list_ssh_keys() {
-  auto all = walk(operation_id::ssh_keys_list);
-  typed_result<std::vector<ssh_key>> out{std::move(all.call), std::nullopt, std::move(all.problem)};
-  if (all.value) {
-    std::vector<ssh_key> keys;
-    for (const auto& item : *all.value) keys.push_back(to_ssh_key(item));
-    out.value = std::move(keys);
-  }
-  return out;
+  return mapped_walk<ssh_key>(*this, operation_id::ssh_keys_list, [this](const auto& i) { return to_ssh_key(i); });
 }
 
 typed_result<ssh_key> provider_client::add_ssh_key(const std::string& name, const std::string& public_key) {

@@ -1,5 +1,6 @@
 #include <neograde/reports/results.hpp>
 
+#include <neograde/core/clock.hpp>
 #include <neograde/core/json_util.hpp>
 
 #include <fcntl.h>
@@ -12,15 +13,6 @@
 #include <stdexcept>
 
 namespace neograde::reports {
-
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 results_writer::results_writer(const std::filesystem::path& path, const run_header& h)
     : provider_(h.spec->provider.id), source_(h.source) {
@@ -42,7 +34,7 @@ results_writer::results_writer(const std::filesystem::path& path, const run_head
         {"base_url", h.base_url},
         {"time_scale", h.time_scale},
         {"allow_spend", h.allow_spend},
-        {"started_at", utc_now()}});
+        {"started_at", utc_now_iso8601()}});
 }
 
 results_writer::~results_writer() {
@@ -78,7 +70,7 @@ void results_writer::outcome(const check_descriptor& d, const check_outcome& o) 
 void results_writer::finish(const nlohmann::json& measurements) {
   line({{"record", "footer"},
         {"provider", provider_},
-        {"finished_at", utc_now()},
+        {"finished_at", utc_now_iso8601()},
         {"counts", counts_},
         {"measurements", measurements},
         {"complete", true}});

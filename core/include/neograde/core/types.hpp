@@ -14,9 +14,6 @@ namespace neograde {
 // The canonical lifecycle states every provider's status vocabulary maps onto.
 enum class instance_state { unknown, pending, running, stopping, stopped, terminated, failed };
 
-[[nodiscard]] std::string_view to_string(instance_state s) noexcept;
-[[nodiscard]] instance_state instance_state_from_string(std::string_view s) noexcept;
-
 NLOHMANN_JSON_SERIALIZE_ENUM(instance_state, {
   {instance_state::unknown, "unknown"},
   {instance_state::pending, "pending"},
@@ -26,6 +23,9 @@ NLOHMANN_JSON_SERIALIZE_ENUM(instance_state, {
   {instance_state::terminated, "terminated"},
   {instance_state::failed, "failed"},
 })
+
+[[nodiscard]] std::string to_string(instance_state s);
+[[nodiscard]] instance_state instance_state_from_string(std::string_view s);
 
 struct instance {
   std::string id;

@@ -60,9 +60,6 @@ struct run_record {
 [[nodiscard]] std::vector<run_record> read_results(const std::filesystem::path& path,
                                                    std::size_t* skipped_lines = nullptr);
 
-// ISO 8601 UTC timestamp of now, to the second.
-[[nodiscard]] std::string utc_now();
-
 // Writes a file so that readers see the old content or the new, never a mix: temp file, fsync,
 // rename. Throws std::runtime_error on failure.
 void write_file_atomic(const std::filesystem::path& path, const std::string& content);
