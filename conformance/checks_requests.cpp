@@ -62,7 +62,8 @@ check_outcome envelopes(context& ctx, const std::vector<call_result>& samples) {
                                          std::to_string(r.status()) + ", but " + *problem, {r.evidence});
   }
   if (seen.empty()) return make(id, outcome::skipped, "no client error was observed to inspect");
-  return make(id, outcome::pass, std::to_string(seen.size()) + " client errors carried the envelope", std::move(seen));
+  auto reason = std::to_string(seen.size()) + " client errors carried the envelope";
+  return make(id, outcome::pass, std::move(reason), std::move(seen));
 }
 
 // errors.request.malformed_json_is_4xx: "A malformed request body MUST be answered with 4xx."

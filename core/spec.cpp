@@ -30,6 +30,7 @@ field_path to_field(const nlohmann::json& v) {
   field_path f{v.at("pointer").get<std::string>(), std::nullopt};
   if (v.contains("each")) f.each = v.at("each").get<std::string>();
   f.scale = v.value("scale", 1.0);
+  f.as_string = v.value("type", "number") == "string";
   return f;
 }
 

@@ -170,6 +170,10 @@ struct provider_model::impl {
         return;
       }
     }
+    if (value.is_number() && f.as_string) {
+      set_pointer(obj, f.pointer, std::to_string(value.get<double>() / f.scale));
+      return;
+    }
     if (value.is_number() && f.scale != 1) {
       const double raw = value.get<double>() / f.scale;
       if (std::abs(raw - std::round(raw)) < 1e-6) set_pointer(obj, f.pointer, static_cast<long long>(std::llround(raw)));

@@ -22,6 +22,7 @@ struct field_path {
   std::string pointer;
   std::optional<std::string> each;
   double scale = 1;  // canonical number = provider number * scale
+  bool as_string = false;  // the provider writes the number as a decimal string
 };
 
 enum class auth_scheme { unknown, bearer, basic_username, header, oauth2_client_credentials, hmac_sha256 };
