@@ -13,7 +13,7 @@ namespace neograde::app {
 command add_providers(CLI::App& app) {
   app.add_subcommand("providers", "List the provider catalogue: kind, auth scheme, spec version");
   return [] {
-    std::cout << std::left << std::setw(14) << "provider" << std::setw(13) << "kind" << std::setw(22) << "auth"
+    std::cout << std::left << std::setw(16) << "provider" << std::setw(13) << "kind" << std::setw(28) << "auth"
               << std::setw(8) << "spec" << "name\n";
     for (const auto& path : catalogue_specs()) {
       auto spec = load_spec(path);
@@ -23,7 +23,7 @@ command add_providers(CLI::App& app) {
       }
       std::string auth;
       for (auto s : spec->auth.schemes) auth += (auth.empty() ? "" : "+") + nlohmann::json(s.type).get<std::string>();
-      std::cout << std::setw(14) << spec->provider.id << std::setw(13) << spec->provider.kind << std::setw(22) << auth
+      std::cout << std::setw(16) << spec->provider.id << std::setw(13) << spec->provider.kind << std::setw(28) << auth
                 << std::setw(8) << spec->spec_version << spec->provider.display_name
                 << (spec->provider.fictional ? " (fictional)" : "") << "\n";
     }

@@ -32,7 +32,7 @@ case "$case_name" in
     tail -1 out/results.jsonl | grep -q '"record":"footer"' || fail "results.jsonl has no footer last"
     grep -q '"source":"emulated"' out/results.jsonl || fail "results not labelled emulated"
     grep -q 'EMULATED' out/scorecard.md || fail "scorecard.md lacks the EMULATED banner"
-    if grep -q '"outcome":"fail"' out/results.jsonl; then fail "a check failed on the clean emulator"; fi
+    if grep -qE '"outcome":"(fail|warn|errored)"' out/results.jsonl; then fail "a check did not pass on the clean emulator"; fi
     for k in "$(key 1)" "$(key 2)"; do
       secret=${k#*:}
       if grep -rqF -- "$k" out || grep -rqF -- "$secret" out; then fail "an API key leaked into the output"; fi
