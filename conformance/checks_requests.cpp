@@ -69,17 +69,19 @@ check_outcome envelopes(context& ctx, const std::vector<call_result>& samples) {
 // errors.request.malformed_json_is_4xx: "A malformed request body MUST be answered with 4xx."
 check_outcome malformed_json(context& ctx, std::vector<call_result>& samples) {
   const char* id = "errors.request.malformed_json_is_4xx";
-  // Prefer operations that cannot spend money even on a broken provider.
+  // Prefer operations that cannot spend money even on a broken provider; ids in paths name
+  // nothing that exists.
   const operation_spec* target = nullptr;
-  for (auto op_id : {operation_id::ssh_keys_add, operation_id::terminate, operation_id::restart, operation_id::launch}) {
+  for (auto op_id : {operation_id::list_offers, operation_id::ssh_keys_add, operation_id::terminate,
+                     operation_id::restart, operation_id::launch}) {
     const auto* op = ctx.spec.operation(op_id);
-    if (op == nullptr || !op->body || op->path.find('{') != std::string::npos) continue;
+    if (op == nullptr || !op->body) continue;
     if (op_id == operation_id::launch && !ctx.opts.allow_spend) continue;
     target = op;
     break;
   }
-  if (target == nullptr) return make(id, outcome::skipped, "no operation with a JSON body is safe to use here");
-  auto r = ctx.client.raw(target->method, target->path, R"({"name": "neograde", "truncated": )", "application/json");
+  if (target == nullptr) return make(id, outcome::skipped, "the API has no operation with a JSON body that is safe to use here");
+  auto r = ctx.client.raw(target->method, ctx.path_of(*target), R"({"name": "neograde", "truncated": )", "application/json");
   samples.push_back(r);
   if (!r.response) return make(id, outcome::errored, r.describe(), {r.evidence});
   if (is_client_error(r)) return make(id, outcome::pass, "HTTP " + std::to_string(r.status()), {r.evidence});
@@ -124,7 +126,7 @@ check_outcome wrong_method(context& ctx) {
   const char* id = "http.method.unsupported_is_405_with_allow";
   const auto* op = ctx.spec.operation(operation_id::list_offers);
   // PATCH on a read-only catalogue: the least harmful unsupported method on the safest path.
-  auto r = ctx.client.raw("PATCH", op->path, "{}", "application/json");
+  auto r = ctx.client.raw("PATCH", ctx.path_of(*op), "{}", "application/json");
   if (!r.response) return make(id, outcome::errored, r.describe(), {r.evidence});
   if (r.status() == 405) {
     if (r.response->header("Allow").empty())

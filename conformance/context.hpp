@@ -30,6 +30,13 @@ struct context {
     return std::max(std::chrono::milliseconds(5), scaled(spec.timing.poll_interval_s));
   }
   [[nodiscard]] std::string prefix() const { return "neograde-" + opts.run_id + "-"; }
+  // An operation's path with the spec's fixed variables and placeholder ids that name nothing.
+  [[nodiscard]] std::string path_of(const operation_spec& op) const {
+    template_vars vars;
+    for (const auto& [k, v] : spec.variables) vars[k] = v;
+    for (const char* k : {"id", "instance_type", "region"}) vars.emplace(k, "neograde-none-" + opts.run_id);
+    return render_path(op.path, vars);
+  }
 };
 
 [[nodiscard]] check_outcome make(std::string id, outcome result, std::string reason,

@@ -31,6 +31,7 @@ field_path to_field(const nlohmann::json& v) {
   if (v.contains("each")) f.each = v.at("each").get<std::string>();
   f.scale = v.value("scale", 1.0);
   f.as_string = v.value("type", "number") == "string";
+  f.as_integer = v.value("type", "number") == "integer";
   return f;
 }
 

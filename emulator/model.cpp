@@ -170,6 +170,13 @@ struct provider_model::impl {
         return;
       }
     }
+    if (f.as_integer && value.is_string()) {
+      const auto& text = value.get_ref<const std::string&>();
+      if (!text.empty() && text.size() < 19 && text.find_first_not_of("0123456789") == std::string::npos) {
+        set_pointer(obj, f.pointer, std::stoll(text));
+        return;
+      }
+    }
     if (value.is_number() && f.as_string) {
       set_pointer(obj, f.pointer, std::to_string(value.get<double>() / f.scale));
       return;
@@ -500,6 +507,8 @@ struct provider_model::impl {
           region = r;
           break;
         }
+    if (region.empty() && type != nullptr && !(op.body && template_pointers(*op.body).contains("region")))
+      return error_response("insufficient_capacity");
     if (!spec.emulator.at("regions").contains(region))
       return error_response("invalid_parameters", "Invalid region: " + region);
     if (!key_name.empty() && spec.operation(operation_id::ssh_keys_add) != nullptr &&
@@ -533,7 +542,7 @@ struct provider_model::impl {
     nlohmann::json body = response_template(op);
     if (auto it = op.fields.find("instance_id"); it != op.fields.end()) {
       if (quirk("launch_without_id")) set_pointer(body, parent_pointer(it->second.pointer), nlohmann::json::array());
-      else set_pointer(body, it->second.pointer, inst.id);
+      else write_field(body, op.fields, "instance_id", inst.id);
     }
     if (op.item) {
       auto obj = render_instance(inst, phase_of(inst, now));

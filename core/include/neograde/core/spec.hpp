@@ -22,7 +22,8 @@ struct field_path {
   std::string pointer;
   std::optional<std::string> each;
   double scale = 1;  // canonical number = provider number * scale
-  bool as_string = false;  // the provider writes the number as a decimal string
+  bool as_string = false;   // the provider writes the number as a decimal string
+  bool as_integer = false;  // the provider writes the value (an id) as a JSON integer
 };
 
 enum class auth_scheme { unknown, bearer, basic_username, header, oauth2_client_credentials, hmac_sha256 };
