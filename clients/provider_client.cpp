@@ -117,16 +117,23 @@ std::optional<std::string> provider_client::access_token(bool refresh) {
 header_list provider_client::auth_headers(auth_mode auth, const http::request& req) {
   if (auth == auth_mode::none || spec_.auth.schemes.empty()) return {};
   const auto& m = spec_.auth.schemes.front();
+  if (auth == auth_mode::malformed) {
+    if (m.type == auth_scheme::header) return {{m.header, "Bearer"}};  // a scheme word where a bare key belongs
+    if (m.type == auth_scheme::query) return {};
+    return {{"Authorization", m.type == auth_scheme::basic_username ? "Basic" : "Bearer"}};
+  }
   const std::string key = auth == auth_mode::invalid ? invalid_key(m.type) : api_key_;
+  const bool lower = auth == auth_mode::lowercase_scheme;
   switch (m.type) {
-    case auth_scheme::bearer: return {{"Authorization", "Bearer " + key}};
-    case auth_scheme::basic_username: return {{"Authorization", "Basic " + base64_encode(key + ":")}};
+    case auth_scheme::bearer: return {{"Authorization", (lower ? "bearer " : "Bearer ") + key}};
+    case auth_scheme::basic_username: return {{"Authorization", (lower ? "basic " : "Basic ") + base64_encode(key + ":")}};
     case auth_scheme::header: return {{m.header, m.prefix + key}};
+    case auth_scheme::query: return {};  // added to the URL by send()
     case auth_scheme::oauth2_client_credentials: {
       if (auth == auth_mode::invalid) return {{"Authorization", "Bearer " + split_credentials(key).second}};
       auto token = access_token(false);
       if (!token) return {};
-      return {{"Authorization", "Bearer " + *token}};
+      return {{"Authorization", (lower ? "bearer " : "Bearer ") + *token}};
     }
     case auth_scheme::hmac_sha256: {
       auto u = http::parse_url(req.url);
@@ -151,6 +158,9 @@ header_list provider_client::auth_headers(auth_mode auth, const http::request& r
 }
 
 call_result provider_client::send(http::request req, const operation_spec* op, auth_mode auth) {
+  if (const auto& m = spec_.auth.schemes.front(); m.type == auth_scheme::query && auth != auth_mode::none)
+    req.url += (req.url.find('?') == std::string::npos ? "?" : "&") + m.param + "=" +
+               (auth == auth_mode::invalid ? invalid_key(m.type) : auth == auth_mode::malformed ? "%01" : api_key_);
   const auto base_headers = req.headers;
   req.headers = auth_headers(auth, req);
   req.headers.insert(req.headers.end(), base_headers.begin(), base_headers.end());
@@ -220,7 +230,9 @@ call_result provider_client::call(operation_id id, const template_vars& given, a
     req.body = render_body(*op->body, vars).dump();
     req.headers.emplace_back("Content-Type", "application/json");
   }
-  return send(std::move(req), op, auth);
+  auto out = send(std::move(req), op, auth);
+  if (observer) observer(id, out);
+  return out;
 }
 
 call_result provider_client::raw(const std::string& method, const std::string& path, const std::string& body,
@@ -273,25 +285,27 @@ ssh_key provider_client::to_ssh_key(const nlohmann::json& obj) const {
   return {text_field(obj, f, "id"), text_field(obj, f, "name"), text_field(obj, f, "public_key")};
 }
 
-typed_result<std::vector<nlohmann::json>> provider_client::walk(operation_id id, int* pages) {
+typed_result<std::vector<nlohmann::json>> provider_client::walk(operation_id id, int page_size,
+                                                                std::vector<std::size_t>* page_sizes) {
   const auto& op = *spec_.operation(id);
   typed_result<std::vector<nlohmann::json>> out;
   std::vector<nlohmann::json> items;
   std::string token;
   std::set<std::string> seen_tokens;
+  std::optional<nlohmann::json> previous_page;
+  const int size = op.pagination && page_size > 0 ? page_size : op.pagination ? op.pagination->size : 0;
   // A bound on pages, so that a provider that never says "last page" cannot loop us forever.
   constexpr int max_pages = 1000;
   for (int page = 0; page < max_pages; ++page) {
     std::string query;
     if (const auto& pg = op.pagination) {
-      if (!pg->size_param.empty()) query = pg->size_param + "=" + std::to_string(pg->size);
+      if (!pg->size_param.empty()) query = pg->size_param + "=" + std::to_string(size);
       auto add = [&](const std::string& k, const std::string& v) { query += (query.empty() ? "" : "&") + k + "=" + v; };
       if (pg->style == "page") add(pg->page_param, std::to_string(pg->first_page + page));
-      else if (pg->style == "offset") add(pg->offset_param, std::to_string(page * pg->size));
+      else if (pg->style == "offset") add(pg->offset_param, std::to_string(page * size));
       else if (pg->style == "token" && page > 0) add(pg->token_param, token);
     }
     out.call = call(id, {}, auth_mode::key, query);
-    if (pages != nullptr) *pages = page + 1;
     if (!out.call.success) return out;
     if (!out.call.json) {
       out.problem = "the response is not JSON";
@@ -299,6 +313,13 @@ typed_result<std::vector<nlohmann::json>> provider_client::walk(operation_id id,
     }
     auto batch = collection(*out.call.json, op.items.value_or(""), op.items_are_object_values);
     const auto batch_size = batch.size();
+    if (page_sizes != nullptr) page_sizes->push_back(batch_size);
+    // A provider that serves the same non-empty page again would loop us forever.
+    if (page > 0 && batch_size > 0 && previous_page && *previous_page == nlohmann::json(batch)) {
+      out.problem = "the provider served the same page twice";
+      return out;
+    }
+    previous_page = nlohmann::json(batch);
     for (auto& item : batch) items.push_back(std::move(item));
     if (!op.pagination) break;
     const auto& pg = *op.pagination;
@@ -313,7 +334,7 @@ typed_result<std::vector<nlohmann::json>> provider_client::walk(operation_id id,
         out.problem = "the provider repeated a page token (" + token + ")";
         return out;
       }
-    } else if (pg.more_pointer.empty() && static_cast<int>(batch_size) < pg.size) {
+    } else if (pg.more_pointer.empty() && static_cast<int>(batch_size) < size) {
       break;
     }
     if (batch_size == 0) break;
@@ -339,32 +360,39 @@ typed_result<std::vector<offer>> provider_client::list_offers() {
   return mapped_walk<offer>(*this, operation_id::list_offers, [this](const auto& i) { return to_offer(i); });
 }
 
+std::optional<std::string> provider_client::launched_id(const call_result& r, const std::string& client_id) const {
+  if (!r.success || !r.response) return std::nullopt;
+  const auto& op = *spec_.operation(operation_id::launch);
+  std::optional<std::string> id;
+  if (op.text_response) {
+    // The body is the bare id (Verda), perhaps quoted or followed by a newline.
+    std::string body = r.response->body;
+    body.erase(0, body.find_first_not_of(" \t\r\n\""));
+    body.erase(body.find_last_not_of(" \t\r\n\"") + 1);
+    if (!body.empty()) id = body;
+  } else if (!r.json) {
+    return std::nullopt;
+  } else if (auto it = op.fields.find("instance_id"); it != op.fields.end()) {
+    id = string_at(*r.json, it->second.pointer);
+  } else if (op.item) {
+    id = string_at(*r.json, *op.item + spec_.instance_fields.at("id").pointer);
+  }
+  // With client-chosen ids (Cudo's vmId) the id is the one we sent.
+  if ((!id || id->empty()) && op.body && template_pointers(*op.body).contains("client_id")) id = client_id;
+  if (id && id->empty()) id.reset();
+  return id;
+}
+
 typed_result<std::string> provider_client::launch(const launch_request& req) {
   template_vars vars{{"instance_type", req.instance_type}, {"name", req.name}, {"client_id", req.name}};
   if (!req.region.empty()) vars["region"] = req.region;
   if (!req.ssh_key_name.empty()) vars["ssh_key_name"] = req.ssh_key_name;
   typed_result<std::string> out{call(operation_id::launch, vars)};
   if (!out.call.success) return out;
-  const auto& op = *spec_.operation(operation_id::launch);
-  std::optional<std::string> id;
-  if (op.text_response) {
-    // The body is the bare id (Verda), perhaps quoted or followed by a newline.
-    std::string body = out.call.response->body;
-    body.erase(0, body.find_first_not_of(" \t\r\n\""));
-    body.erase(body.find_last_not_of(" \t\r\n\"") + 1);
-    if (!body.empty()) id = body;
-  } else if (!out.call.json) {
-    out.problem = "the response is not JSON";
-    return out;
-  } else if (auto it = op.fields.find("instance_id"); it != op.fields.end()) {
-    id = string_at(*out.call.json, it->second.pointer);
-  } else if (op.item) {
-    id = string_at(*out.call.json, *op.item + spec_.instance_fields.at("id").pointer);
-  }
-  // With client-chosen ids (Cudo's vmId) the id is the one we sent.
-  if ((!id || id->empty()) && op.body && template_pointers(*op.body).contains("client_id")) id = req.name;
-  if (!id || id->empty()) out.problem = "the response carries no instance id";
-  else out.value = *id;
+  out.value = launched_id(out.call, req.name);
+  if (!out.value) out.problem = out.call.json || spec_.operation(operation_id::launch)->text_response
+                                    ? "the response carries no instance id"
+                                    : "the response is not JSON";
   return out;
 }
 

@@ -13,6 +13,17 @@ check_outcome make(std::string id, outcome result, std::string reason, std::vect
   return o;
 }
 
+check_outcome not_applicable(std::string id, const std::string& why) {
+  return make(std::move(id), outcome::skipped, "not applicable: " + why);
+}
+
+check_outcome expect_4xx(std::string id, const call_result& r, const std::string& what) {
+  if (!r.response) return make(std::move(id), outcome::errored, r.describe(), {r.evidence});
+  if (r.status() == 429) return make(std::move(id), outcome::rate_limited, r.describe(), {r.evidence});
+  if (is_client_error(r)) return make(std::move(id), outcome::pass, "HTTP " + std::to_string(r.status()), {r.evidence});
+  return make(std::move(id), outcome::fail, what + " got HTTP " + std::to_string(r.status()) + ", expected 4xx", {r.evidence});
+}
+
 std::optional<outcome> provider_condition(const call_result& r, const provider_spec& spec) {
   if (r.status() == 429) return outcome::rate_limited;
   if (!r.error) return std::nullopt;
@@ -22,6 +33,26 @@ std::optional<outcome> provider_condition(const call_result& r, const provider_s
   if (has(spec.errors.no_capacity_codes)) return outcome::no_capacity;
   if (has(spec.errors.quota_codes)) return outcome::quota;
   return std::nullopt;
+}
+
+std::optional<std::pair<std::string, std::string>> launchable_offer(context& ctx, const std::vector<std::string>& skip) {
+  auto offers = ctx.client.list_offers();
+  if (!offers.value) return std::nullopt;
+  // Offers without a region field are taken as available where the spec's "region" variable
+  // says (or wherever the provider places them).
+  const bool offers_have_regions = ctx.spec.offer_fields.contains("regions_available");
+  std::optional<offer> chosen;
+  for (auto o : *offers.value) {
+    if (std::find(skip.begin(), skip.end(), o.instance_type) != skip.end()) continue;
+    if (!offers_have_regions) {
+      auto it = ctx.spec.variables.find("region");
+      o.regions_available = {it == ctx.spec.variables.end() ? std::string() : it->second};
+    }
+    if (o.regions_available.empty()) continue;
+    if (!chosen || o.price_per_hour_usd.value_or(1e9) < chosen->price_per_hour_usd.value_or(1e9)) chosen = o;
+  }
+  if (!chosen) return std::nullopt;
+  return std::pair{chosen->instance_type, chosen->regions_available.front()};
 }
 
 bool is_client_error(const call_result& r) { return r.status() >= 400 && r.status() < 500; }

@@ -1,10 +1,14 @@
-// The instance lifecycle: launch -> visible -> running -> addressed -> terminate -> gone.
-// One scenario decides several checks; a step that cannot run because an earlier one failed is
-// skipped with the reason. Whatever happens, what the run created is torn down.
+// The instance lifecycle: launch -> visible -> running -> as ordered -> isolated -> restart ->
+// paginated with more instances -> terminate -> gone. One scenario decides many checks; a step
+// that cannot run because an earlier one failed is skipped with the reason. The runner tears
+// down whatever the run created.
 
 #include "context.hpp"
 
+#include <neograde/core/json_util.hpp>
+
 #include <algorithm>
+#include <set>
 #include <thread>
 
 namespace neograde::conformance::detail {
@@ -13,63 +17,47 @@ namespace {
 using steady = std::chrono::steady_clock;
 
 constexpr const char* launch_id = "lifecycle.instance.launch_returns_id";
+constexpr const char* capacity_id = "capacity.offers.advertised_is_launchable";
+constexpr const char* launch_schema_id = "schema.launch.matches_schema";
 constexpr const char* get_id = "lifecycle.instance.visible_in_get";
 constexpr const char* list_id = "lifecycle.instance.visible_in_list";
 constexpr const char* running_id = "lifecycle.instance.reaches_running";
 constexpr const char* address_id = "lifecycle.instance.running_has_address";
+constexpr const char* order_id = "lifecycle.instance.matches_order";
+constexpr const char* consistent_id = "schema.instance.consistent_across_endpoints";
+constexpr const char* iso_get_id = "isolation.instance.get_denied";
+constexpr const char* iso_list_id = "isolation.instance.list_hidden";
+constexpr const char* iso_terminate_id = "isolation.instance.terminate_denied";
+constexpr const char* iso_restart_id = "isolation.instance.restart_denied";
+constexpr const char* iso_leak_id = "isolation.instance.no_existence_leak";
+constexpr const char* restart_id = "lifecycle.instance.restart_returns_to_running";
+constexpr const char* each_once_id = "pagination.list.each_once";
+constexpr const char* page_size_id = "pagination.list.size_honoured";
+constexpr const char* many_id = "lifecycle.instance.terminate_many";
 constexpr const char* terminate_id = "lifecycle.instance.terminate_accepted";
+constexpr const char* terminate_schema_id = "schema.terminate.matches_schema";
 constexpr const char* gone_id = "lifecycle.instance.gone_after_terminate";
-constexpr const char* all_ids[] = {launch_id, get_id, list_id, running_id, address_id, terminate_id, gone_id};
-
-// A public key for the run's SSH key. Nobody holds its private half: the emulator and the
-// checks never log in; remote execution (a later stage) registers its own key.
-constexpr const char* run_public_key =
-    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHVHtN3Yc0SJ7Wz5k0u2m3Fh3Cj0m2Qk4XH7rW0b9c1e neograde";
+constexpr const char* idempotent_id = "lifecycle.instance.terminate_idempotent";
+constexpr const char* transition_id = "lifecycle.instance.no_illegal_transition";
+constexpr const char* all_ids[] = {launch_id,     capacity_id,      launch_schema_id, get_id,         list_id,
+                                   running_id,    address_id,       order_id,         consistent_id,  iso_get_id,
+                                   iso_list_id,   iso_terminate_id, iso_restart_id,   iso_leak_id,    restart_id,
+                                   each_once_id,  page_size_id,     many_id,          terminate_id,   terminate_schema_id,
+                                   gone_id,       idempotent_id,    transition_id};
 
 double seconds_since(steady::time_point t) { return std::chrono::duration<double>(steady::now() - t).count(); }
 
-// Terminates everything this run created, even when a check failed or threw: the instance it
-// knows of, any instance carrying the run's name prefix, and the run's SSH key.
-class teardown {
- public:
-  explicit teardown(context& ctx) : ctx_(ctx) {}
-  teardown(const teardown&) = delete;
-  teardown& operator=(const teardown&) = delete;
-  ~teardown() {
-    try {
-      if (instance_ && !confirmed_gone_) (void)ctx_.client.terminate(*instance_);
-      if (auto all = ctx_.client.list(); all.value)
-        for (const auto& i : *all.value)
-          if (i.name.starts_with(ctx_.prefix()) && i.state != instance_state::terminated && i.id != instance_.value_or(""))
-            (void)ctx_.client.terminate(i.id);
-      if (key_id_) (void)ctx_.client.delete_ssh_key(*key_id_);
-    } catch (...) {
-      // A destructor must not throw; the leak check of live mode reports what is left.
-    }
-  }
-  void instance(std::string id) { instance_ = std::move(id); }
-  void key(std::string id) { key_id_ = std::move(id); }
-  void gone() { confirmed_gone_ = true; }
-
- private:
-  context& ctx_;
-  std::optional<std::string> instance_;
-  std::optional<std::string> key_id_;
-  bool confirmed_gone_ = false;
-};
-
 class scenario {
  public:
-  explicit scenario(context& ctx) : ctx_(ctx) {}
+  explicit scenario(context& ctx) : ctx_(ctx), client_(ctx.client) {}
 
   void run() {
     if (!ctx_.opts.allow_spend) {
       skip_all(outcome::skipped, "launches an instance: needs --allow-spend against a non-loopback host");
       return;
     }
-    teardown cleanup(ctx_);
     try {
-      steps(cleanup);
+      steps();
     } catch (const std::exception& e) {
       skip_all(outcome::errored, std::string("the harness failed: ") + e.what());
     }
@@ -77,154 +65,381 @@ class scenario {
 
  private:
   void emit(check_outcome o) {
-    decided_.push_back(o.check_id);
+    decided_.insert(o.check_id);
     ctx_.emit(std::move(o));
   }
+  [[nodiscard]] bool decided(const char* id) const { return decided_.contains(id); }
 
   // Decides every check of the scenario not yet decided.
   void skip_all(outcome result, const std::string& reason) {
     for (const char* id : all_ids)
-      if (std::find(decided_.begin(), decided_.end(), id) == decided_.end()) emit(make(id, result, reason));
+      if (!decided(id)) emit(make(id, result, reason));
   }
 
   void sleep() { std::this_thread::sleep_for(ctx_.poll_interval()); }
 
-  void steps(teardown& cleanup) {
-    auto& client = ctx_.client;
-    // The cheapest offer that lists capacity.
-    auto offers = client.list_offers();
-    if (!offers.value) {
-      if (auto c = provider_condition(offers.call, ctx_.spec)) return skip_all(*c, "listing offers: " + offers.call.describe());
-      return skip_all(outcome::errored, "offers could not be listed: " + offers.call.describe() + offers.problem);
+  // The instance as get reports it, or as the list reports it when get does not work. Every
+  // observation feeds the transition watch.
+  std::pair<std::optional<instance>, exchange> observe(const std::string& id) {
+    auto got = client_.get(id);
+    std::optional<instance> seen;
+    exchange ev = got.call.evidence;
+    if (got.value) {
+      seen = got.value;
+    } else if (auto listed = client_.list(); listed.value) {
+      for (const auto& i : *listed.value)
+        if (i.id == id) seen = i, ev = listed.call.evidence;
     }
-    // Offers without a region field are taken as available where the spec's "region" variable
-    // says (or wherever the provider places them).
-    const bool offers_have_regions = ctx_.spec.offer_fields.contains("regions_available");
-    std::optional<offer> chosen;
-    for (auto o : *offers.value) {
-      if (!offers_have_regions) {
-        auto it = ctx_.spec.variables.find("region");
-        o.regions_available = {it == ctx_.spec.variables.end() ? std::string() : it->second};
-      }
-      if (o.regions_available.empty()) continue;
-      if (!chosen || o.price_per_hour_usd.value_or(1e9) < chosen->price_per_hour_usd.value_or(1e9)) chosen = o;
-    }
-    if (!chosen) return skip_all(outcome::no_capacity, "no offer lists available capacity");
+    if (seen) watch(*seen, ev);
+    return {seen, ev};
+  }
 
-    std::string key_name;
-    if (ctx_.spec.operation(operation_id::ssh_keys_add) != nullptr) {
-      key_name = ctx_.prefix() + "key";
-      auto key = client.add_ssh_key(key_name, run_public_key);
-      if (!key.value) return skip_all(outcome::errored, "the run's SSH key could not be registered: " + key.call.describe());
-      cleanup.key(key.value->id);
+  // lifecycle.instance.no_illegal_transition: running must not fall back to pending unless a
+  // restart was asked for.
+  void watch(const instance& i, const exchange& ev) {
+    if (i.state == instance_state::running) {
+      was_running_ = true;
+    } else if (i.state == instance_state::pending && was_running_ && !restarting_ && !illegal_) {
+      illegal_ = make(transition_id, outcome::fail,
+                      "the instance went from running back to \"" + i.provider_status + "\" without a restart", {ev});
     }
+  }
 
-    // launch_returns_id
-    const auto launched_at = steady::now();
-    auto launch = client.launch({chosen->instance_type, chosen->regions_available.front(), key_name, ctx_.prefix() + "lc"});
-    if (!launch.call.success) {
-      if (auto c = provider_condition(launch.call, ctx_.spec)) {
-        emit(make(launch_id, *c, launch.call.describe(), {launch.call.evidence}));
-        return skip_all(*c, "the launch met a provider condition: " + launch.call.describe());
-      }
-      emit(make(launch_id, launch.call.response ? outcome::fail : outcome::errored,
-                "launching " + chosen->instance_type + " in " + chosen->regions_available.front() +
-                    " (advertised as available) failed: " + launch.call.describe(),
-                {launch.call.evidence}));
-      return skip_all(outcome::skipped, "depends on a successful launch");
-    }
-    if (!launch.value) {
-      emit(make(launch_id, outcome::fail, launch.problem, {launch.call.evidence}));
-      return skip_all(outcome::skipped, "depends on the launch returning an id");
-    }
-    const std::string id = *launch.value;
-    cleanup.instance(id);
-    emit(make(launch_id, outcome::pass, "launched " + chosen->instance_type + " as " + id, {launch.call.evidence}));
-
-    // visible_in_get: allow a few polls for eventual consistency.
-    const bool has_get = ctx_.spec.operation(operation_id::get) != nullptr;
-    if (!has_get) {
-      emit(make(get_id, outcome::skipped, "the API has no get-by-id operation; the list is polled instead"));
-    } else {
-      typed_result<instance> got;
-      for (int i = 0; i < 5; ++i) {
-        got = client.get(id);
-        if (got.value && got.value->id == id) break;
-        sleep();
-      }
-      if (got.value && got.value->id == id) emit(make(get_id, outcome::pass, "status " + got.value->provider_status, {got.call.evidence}));
-      else emit(make(get_id, outcome::fail, "the instance could not be read by id: " + got.call.describe() + got.problem, {got.call.evidence}));
-    }
-
-    // visible_in_list
-    {
-      typed_result<std::vector<instance>> listed;
-      auto present = [&] {
-        return listed.value && std::any_of(listed.value->begin(), listed.value->end(), [&](auto& i) { return i.id == id; });
-      };
-      for (int i = 0; i < 5; ++i) {
-        listed = client.list();
-        if (present()) break;
-        sleep();
-      }
-      if (present()) emit(make(list_id, outcome::pass, "listed", {listed.call.evidence}));
-      else emit(make(list_id, outcome::fail, "the instance is missing from the list (" +
-                                                 std::to_string(listed.value ? listed.value->size() : 0) + " listed)",
-                     {listed.call.evidence}));
-    }
-
-    // reaches_running and running_has_address
-    std::optional<instance> running;
-    exchange last;
-    std::string last_status = "unknown";
-    const auto run_deadline = launched_at + ctx_.scaled(ctx_.spec.timing.time_to_running_s);
-    while (steady::now() < run_deadline) {
-      auto seen = observe(id);
-      last = seen.second;
-      if (seen.first) {
-        last_status = seen.first->provider_status;
-        if (seen.first->state == instance_state::running) {
-          running = seen.first;
-          break;
-        }
-        if (seen.first->state == instance_state::failed || seen.first->state == instance_state::terminated) break;
+  // Polls until the instance runs, within the spec's time to running from `since`.
+  std::optional<instance> wait_running(const std::string& id, steady::time_point since, std::string& last_status,
+                                       exchange& last) {
+    const auto deadline = since + ctx_.scaled(ctx_.spec.timing.time_to_running_s);
+    while (steady::now() < deadline) {
+      auto [seen, ev] = observe(id);
+      last = ev;
+      if (seen) {
+        last_status = seen->provider_status;
+        if (seen->state == instance_state::running) return seen;
+        if (seen->state == instance_state::failed || seen->state == instance_state::terminated) return std::nullopt;
       }
       sleep();
     }
-    if (running) {
-      const double ttr = seconds_since(launched_at);
+    return std::nullopt;
+  }
+
+  // Launches the cheapest advertised offer, moving to the next when capacity is refused
+  // (bounded); records the refusal rate.
+  void launch_main() {
+    std::vector<std::string> refused;
+    std::vector<exchange> refusals;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      auto target = launchable_offer(ctx_, refused);
+      if (!target) break;
+      order_ = *target;
+      launched_at_ = steady::now();
+      launch_ = client_.launch({target->first, target->second, ctx_.ssh_key_name, ctx_.prefix() + "lc"});
+      if (launch_.call.success || provider_condition(launch_.call, ctx_.spec) != outcome::no_capacity) break;
+      refused.push_back(target->first);
+      refusals.push_back(launch_.call.evidence);
+    }
+    const double attempts = static_cast<double>(refused.size() + (launch_.call.success ? 1 : 0));
+    if (attempts > 0) ctx_.measurements["capacity_refusal_rate"] = static_cast<double>(refused.size()) / attempts;
+    if (!refused.empty())
+      emit(make(capacity_id, outcome::fail,
+                std::to_string(refused.size()) + " offer(s) advertised as available were refused for lack of capacity (" +
+                    refused.front() + " first)",
+                refusals));
+    else if (launch_.call.success)
+      emit(make(capacity_id, outcome::pass, "the advertised offer " + order_.first + " launched", {launch_.call.evidence}));
+  }
+
+  void steps() {
+    if (!launchable_offer(ctx_)) return skip_all(outcome::no_capacity, "no offer lists available capacity");
+    launch_main();
+    if (!launch_.call.success) {
+      if (auto c = provider_condition(launch_.call, ctx_.spec)) {
+        emit(make(launch_id, *c, launch_.call.describe(), {launch_.call.evidence}));
+        return skip_all(*c, "the launch met a provider condition: " + launch_.call.describe());
+      }
+      emit(make(launch_id, launch_.call.response ? outcome::fail : outcome::errored,
+                "launching " + order_.first + " in " + order_.second + " (advertised as available) failed: " +
+                    launch_.call.describe(),
+                {launch_.call.evidence}));
+      return skip_all(outcome::skipped, "depends on a successful launch");
+    }
+    validate(launch_schema_id, operation_id::launch, launch_.call);
+    if (!launch_.value) {
+      emit(make(launch_id, outcome::fail, launch_.problem, {launch_.call.evidence}));
+      return skip_all(outcome::skipped, "depends on the launch returning an id");
+    }
+    const std::string id = *launch_.value;
+    emit(make(launch_id, outcome::pass, "launched " + order_.first + " as " + id, {launch_.call.evidence}));
+
+    visible(id);
+    std::string last_status = "unknown";
+    exchange last;
+    auto running = wait_running(id, launched_at_, last_status, last);
+    if (!running) {
+      emit(make(running_id, outcome::fail,
+                "status \"" + last_status + "\" after " + std::to_string(seconds_since(launched_at_)) +
+                    " s; the spec expects running within " +
+                    std::to_string(ctx_.spec.timing.time_to_running_s * ctx_.scale) + " s",
+                {last}));
+      for (const char* dependent : {address_id, order_id, consistent_id, restart_id})
+        emit(make(dependent, outcome::skipped, "the instance never reached running"));
+    } else {
+      const double ttr = seconds_since(launched_at_);
       ctx_.measurements["time_to_running_s"] = ttr;
       auto o = make(running_id, outcome::pass, "running after " + std::to_string(ttr) + " s", {last});
       o.measurements["time_to_running_s"] = ttr;
       emit(std::move(o));
       if (running->ip) emit(make(address_id, outcome::pass, "address " + *running->ip, {last}));
       else emit(make(address_id, outcome::fail, "the instance reports running but no address", {last}));
-    } else {
-      const double limit = ctx_.spec.timing.time_to_running_s;
-      emit(make(running_id, outcome::fail,
-                "status \"" + last_status + "\" after " + std::to_string(seconds_since(launched_at)) +
-                    " s; the spec expects running within " + std::to_string(limit * ctx_.scale) + " s",
-                {last}));
-      emit(make(address_id, outcome::skipped, "the instance never reached running"));
+      matches_order(*running, last);
+      consistent(id);
     }
+    isolation(id);
+    if (running) restart(id);
+    more_instances();
+    terminate(id);
+    emit(illegal_ ? std::move(*illegal_) : make(transition_id, outcome::pass, "no illegal transition seen"));
+  }
 
-    // terminate_accepted
-    auto term = client.terminate(id);
+  void validate(const char* check, operation_id op, const call_result& r) {
+    const auto* spec_op = ctx_.spec.operation(op);
+    if (spec_op == nullptr || !spec_op->response_schema) return emit(not_applicable(check, "the spec declares no response schema"));
+    if (!r.json) return emit(make(check, outcome::fail, "the response is not JSON", {r.evidence}));
+    auto v = json_schema(*spec_op->response_schema).validate(*r.json);
+    if (v.empty()) return emit(make(check, outcome::pass, "the response matches the schema", {r.evidence}));
+    emit(make(check, outcome::fail, "at \"" + v.front().pointer + "\": " + v.front().message, {r.evidence}));
+  }
+
+  void visible(const std::string& id) {
+    // visible_in_get: allow a few polls for eventual consistency.
+    if (ctx_.spec.operation(operation_id::get) == nullptr) {
+      emit(not_applicable(get_id, "the API has no get-by-id operation; the list is polled instead"));
+    } else {
+      typed_result<instance> got;
+      for (int i = 0; i < 5; ++i) {
+        got = client_.get(id);
+        if (got.value && got.value->id == id) break;
+        sleep();
+      }
+      if (got.value && got.value->id == id) emit(make(get_id, outcome::pass, "status " + got.value->provider_status, {got.call.evidence}));
+      else emit(make(get_id, outcome::fail, "the instance could not be read by id: " + got.call.describe() + got.problem, {got.call.evidence}));
+    }
+    typed_result<std::vector<instance>> listed;
+    auto present = [&] {
+      return listed.value && std::any_of(listed.value->begin(), listed.value->end(), [&](auto& i) { return i.id == id; });
+    };
+    for (int i = 0; i < 5; ++i) {
+      listed = client_.list();
+      if (present()) break;
+      sleep();
+    }
+    if (present()) emit(make(list_id, outcome::pass, "listed", {listed.call.evidence}));
+    else emit(make(list_id, outcome::fail, "the instance is missing from the list (" +
+                                               std::to_string(listed.value ? listed.value->size() : 0) + " listed)",
+                   {listed.call.evidence}));
+  }
+
+  // lifecycle.instance.matches_order: "The instance delivered MUST be what was ordered."
+  void matches_order(const instance& got, const exchange& ev) {
+    const auto& f = ctx_.spec.instance_fields;
+    std::vector<std::string> wrong;
+    if (f.contains("instance_type") && got.instance_type != order_.first)
+      wrong.push_back("type \"" + got.instance_type + "\" (ordered \"" + order_.first + "\")");
+    if (f.contains("region") && !order_.second.empty() && got.region != order_.second)
+      wrong.push_back("region \"" + got.region + "\" (ordered \"" + order_.second + "\")");
+    if (f.contains("name") && !got.name.empty() && got.name != ctx_.prefix() + "lc")
+      wrong.push_back("name \"" + got.name + "\"");
+    if (f.contains("ssh_key_names") && !ctx_.ssh_key_name.empty() &&
+        std::find(got.ssh_key_names.begin(), got.ssh_key_names.end(), ctx_.ssh_key_name) == got.ssh_key_names.end())
+      wrong.push_back("SSH key missing");
+    if (wrong.empty()) return emit(make(order_id, outcome::pass, "delivered as ordered", {ev}));
+    std::string reason = "delivered otherwise than ordered:";
+    for (const auto& w : wrong) reason += " " + w + ";";
+    emit(make(order_id, outcome::fail, reason, {ev}));
+  }
+
+  // schema.instance.consistent_across_endpoints: get and list agree on the same instance.
+  void consistent(const std::string& id) {
+    if (ctx_.spec.operation(operation_id::get) == nullptr)
+      return emit(not_applicable(consistent_id, "the API has no get-by-id operation to compare with the list"));
+    auto got = client_.get(id);
+    auto listed = client_.list();
+    std::optional<instance> entry;
+    if (listed.value)
+      for (const auto& i : *listed.value)
+        if (i.id == id) entry = i;
+    if (!got.value || !entry)
+      return emit(make(consistent_id, outcome::errored, "the instance could not be read from both get and list",
+                       {got.call.evidence, listed.call.evidence}));
+    std::vector<std::string> diffs;
+    if (got.value->instance_type != entry->instance_type)
+      diffs.push_back("type \"" + got.value->instance_type + "\" vs \"" + entry->instance_type + "\"");
+    if (got.value->region != entry->region) diffs.push_back("region \"" + got.value->region + "\" vs \"" + entry->region + "\"");
+    if (got.value->name != entry->name) diffs.push_back("name \"" + got.value->name + "\" vs \"" + entry->name + "\"");
+    if (diffs.empty()) return emit(make(consistent_id, outcome::pass, "get and list agree", {got.call.evidence, listed.call.evidence}));
+    emit(make(consistent_id, outcome::fail, "get and list disagree: " + diffs.front(), {got.call.evidence, listed.call.evidence}));
+  }
+
+  // isolation.instance.*: the second account must not see or touch the first account's instance.
+  void isolation(const std::string& id) {
+    const char* ids[] = {iso_get_id, iso_list_id, iso_terminate_id, iso_restart_id, iso_leak_id};
+    if (ctx_.second == nullptr) {
+      for (const char* i : ids) emit(not_applicable(i, "needs a second account (--second-api-key)"));
+      return;
+    }
+    auto& other = *ctx_.second;
+    const bool has_get = ctx_.spec.operation(operation_id::get) != nullptr;
+    call_result theirs, missing;
+    if (has_get) {
+      theirs = other.call(operation_id::get, {{"id", id}});
+      missing = other.call(operation_id::get, {{"id", "neograde-none-" + ctx_.opts.run_id}});
+      if (theirs.success) emit(make(iso_get_id, outcome::fail, "the second account read the first account's instance", {theirs.evidence}));
+      else emit(make(iso_get_id, outcome::pass, "refused with " + theirs.describe(), {theirs.evidence}));
+      if (theirs.status() == missing.status()) emit(make(iso_leak_id, outcome::pass, "same answer as for a missing id (HTTP " + std::to_string(theirs.status()) + ")", {theirs.evidence, missing.evidence}));
+      else emit(make(iso_leak_id, outcome::fail, "another account's instance answers HTTP " + std::to_string(theirs.status()) +
+                                                     " where a missing one answers " + std::to_string(missing.status()) +
+                                                     ": the difference reveals that it exists",
+                     {theirs.evidence, missing.evidence}));
+    } else {
+      emit(not_applicable(iso_get_id, "the API has no get-by-id operation"));
+      emit(not_applicable(iso_leak_id, "the API has no get-by-id operation"));
+    }
+    auto listed = other.list();
+    const bool visible = listed.value && std::any_of(listed.value->begin(), listed.value->end(), [&](auto& i) { return i.id == id; });
+    if (!listed.value) emit(make(iso_list_id, outcome::errored, listed.call.describe(), {listed.call.evidence}));
+    else if (visible) emit(make(iso_list_id, outcome::fail, "the second account's list shows the first account's instance", {listed.call.evidence}));
+    else emit(make(iso_list_id, outcome::pass, "not listed for the second account", {listed.call.evidence}));
+
+    if (ctx_.spec.operation(operation_id::restart) == nullptr) {
+      emit(not_applicable(iso_restart_id, "the API has no restart operation"));
+    } else {
+      auto r = other.restart(id);
+      if (r.success) emit(make(iso_restart_id, outcome::fail, "the second account restarted the first account's instance", {r.evidence}));
+      else emit(make(iso_restart_id, outcome::pass, "refused with " + r.describe(), {r.evidence}));
+      if (r.success) restarting_ = true;
+    }
+    auto t = other.terminate(id);
+    auto [after, ev] = observe(id);
+    const bool hit = t.success || (after && (after->state == instance_state::stopping || after->state == instance_state::terminated));
+    if (hit) {
+      emit(make(iso_terminate_id, outcome::fail, "the second account terminated the first account's instance", {t.evidence, ev}));
+      terminated_by_other_ = true;
+    } else {
+      emit(make(iso_terminate_id, outcome::pass, "refused with " + t.describe(), {t.evidence}));
+    }
+  }
+
+  // lifecycle.instance.restart_returns_to_running
+  void restart(const std::string& id) {
+    if (ctx_.spec.operation(operation_id::restart) == nullptr) return emit(not_applicable(restart_id, "the API has no restart operation"));
+    if (terminated_by_other_) return emit(make(restart_id, outcome::skipped, "the instance was terminated by another account"));
+    auto r = client_.restart(id);
+    if (!r.success) return emit(make(restart_id, r.response ? outcome::fail : outcome::errored, "restart failed: " + r.describe(), {r.evidence}));
+    restarting_ = true;
+    const auto since = steady::now();
+    std::string status;
+    exchange last;
+    auto running = wait_running(id, since, status, last);
+    restarting_ = false;
+    if (running) emit(make(restart_id, outcome::pass, "running again after " + std::to_string(seconds_since(since)) + " s", {r.evidence, last}));
+    else emit(make(restart_id, outcome::fail, "status \"" + status + "\" " + std::to_string(seconds_since(since)) + " s after restart", {r.evidence, last}));
+  }
+
+  // Two more instances: pagination over three, then terminate_many on the two.
+  void more_instances() {
+    const auto* op = ctx_.spec.operation(operation_id::terminate);
+    bool binds_array = false;
+    if (op->body)
+      for (const auto& [name, ptr] : template_pointers(*op->body))
+        if (name == "id") {
+          const auto parent = ptr.substr(0, ptr.rfind('/'));
+          const auto* node = find_pointer(*op->body, parent);
+          binds_array = node != nullptr && node->is_array() && node->size() == 1;
+        }
+    std::vector<std::string> extra;
+    for (int i = 0; i < 2; ++i) {
+      auto target = launchable_offer(ctx_);
+      if (!target) break;
+      auto l = client_.launch({target->first, target->second, ctx_.ssh_key_name, ctx_.prefix() + "extra" + std::to_string(i)});
+      if (l.value) extra.push_back(*l.value);
+    }
+    pagination(extra.size() + 1);
+    if (!binds_array) return emit(not_applicable(many_id, "terminate takes one id per request"));
+    if (extra.size() < 2) return emit(make(many_id, outcome::no_capacity, "two more instances could not be launched"));
+    auto t = client_.call(operation_id::terminate, {{"id", nlohmann::json(extra)}});
+    if (!t.success) return emit(make(many_id, t.response ? outcome::fail : outcome::errored, "terminate failed: " + t.describe(), {t.evidence}));
+    const auto deadline = steady::now() + ctx_.scaled(ctx_.spec.timing.time_to_gone_s);
+    std::vector<std::string> alive = extra;
+    exchange last;
+    while (!alive.empty() && steady::now() < deadline) {
+      std::vector<std::string> still;
+      for (const auto& x : alive) {
+        auto [seen, ev] = observe(x);
+        last = ev;
+        if (seen && seen->state != instance_state::terminated && seen->state != instance_state::stopping) still.push_back(x);
+      }
+      alive = std::move(still);
+      if (!alive.empty()) sleep();
+    }
+    if (alive.empty()) emit(make(many_id, outcome::pass, "both instances terminated by one request", {t.evidence}));
+    else emit(make(many_id, outcome::fail, std::to_string(alive.size()) + " of 2 instances still running after one terminate request naming both",
+                   {t.evidence, last}));
+  }
+
+  // pagination.list.*: walk the list one item per page.
+  void pagination(std::size_t expected) {
+    const auto* op = ctx_.spec.operation(operation_id::list);
+    if (!op->pagination || op->pagination->size_param.empty()) {
+      emit(not_applicable(each_once_id, "the instance list is not paginated by size"));
+      emit(not_applicable(page_size_id, "the instance list is not paginated by size"));
+      return;
+    }
+    std::vector<std::size_t> sizes;
+    auto paged = client_.walk(operation_id::list, 1, &sizes);
+    if (!paged.value) {
+      emit(make(each_once_id, outcome::fail, "walking one item per page failed: " + paged.call.describe() + " " + paged.problem, {paged.call.evidence}));
+      emit(make(page_size_id, outcome::skipped, "the walk failed"));
+      return;
+    }
+    std::multiset<std::string> ids;
+    for (const auto& item : *paged.value) ids.insert(client_.to_instance(item).id);
+    std::set<std::string> unique(ids.begin(), ids.end());
+    if (unique.size() != ids.size()) emit(make(each_once_id, outcome::fail, "an instance appeared on more than one page", {paged.call.evidence}));
+    else if (unique.size() < expected) emit(make(each_once_id, outcome::fail, std::to_string(unique.size()) + " instances found walking the pages, " + std::to_string(expected) + " expected", {paged.call.evidence}));
+    else emit(make(each_once_id, outcome::pass, std::to_string(unique.size()) + " instances over " + std::to_string(sizes.size()) + " pages", {paged.call.evidence}));
+    auto big = std::find_if(sizes.begin(), sizes.end(), [](std::size_t n) { return n > 1; });
+    if (big != sizes.end()) emit(make(page_size_id, outcome::fail, "a page of " + std::to_string(*big) + " items was served for a page size of 1", {paged.call.evidence}));
+    else emit(make(page_size_id, outcome::pass, "every page within the size asked for", {paged.call.evidence}));
+  }
+
+  void terminate(const std::string& id) {
+    auto term = client_.terminate(id);
     const auto terminated_at = steady::now();
-    if (!term.success) {
-      emit(make(terminate_id, term.response ? outcome::fail : outcome::errored, "terminate failed: " + term.describe(),
-                {term.evidence}));
-      return skip_all(outcome::skipped, "terminate was not accepted");
+    if (!term.success && !terminated_by_other_) {
+      emit(make(terminate_id, term.response ? outcome::fail : outcome::errored, "terminate failed: " + term.describe(), {term.evidence}));
+      emit(make(terminate_schema_id, outcome::skipped, "terminate was not accepted"));
+      emit(make(gone_id, outcome::skipped, "terminate was not accepted"));
+      emit(make(idempotent_id, outcome::skipped, "terminate was not accepted"));
+      return;
     }
     emit(make(terminate_id, outcome::pass, "HTTP " + std::to_string(term.status()), {term.evidence}));
+    validate(terminate_schema_id, operation_id::terminate, term);
+    // lifecycle.instance.terminate_idempotent: terminating again while terminating.
+    auto again = client_.terminate(id);
+    if (!again.response) emit(make(idempotent_id, outcome::errored, again.describe(), {again.evidence}));
+    else if (again.status() >= 500) emit(make(idempotent_id, outcome::fail, "terminating a terminating instance got " + again.describe(), {again.evidence}));
+    else emit(make(idempotent_id, outcome::pass, "HTTP " + std::to_string(again.status()), {again.evidence}));
+    gone(id, terminated_at);
+  }
 
-    // gone_after_terminate: terminated or 404 in get, not running in list, never running again.
+  // gone_after_terminate: terminated or 404 in get, not running in list, never running again.
+  void gone(const std::string& id, steady::time_point terminated_at) {
+    const bool has_get = ctx_.spec.operation(operation_id::get) != nullptr;
     const auto gone_deadline = terminated_at + ctx_.scaled(ctx_.spec.timing.time_to_gone_s);
     std::string state_note;
     std::vector<exchange> ev;
     for (;;) {
-      auto got = has_get ? client.get(id) : typed_result<instance>{};
-      auto listed = client.list();
+      auto got = has_get ? client_.get(id) : typed_result<instance>{};
+      auto listed = client_.list();
       ev = has_get ? std::vector<exchange>{got.call.evidence, listed.call.evidence} : std::vector<exchange>{listed.call.evidence};
       if (got.value && got.value->state == instance_state::running)
         return emit(make(gone_id, outcome::fail, "get reports the instance running again after terminate", ev));
@@ -239,15 +454,15 @@ class scenario {
                                (got.value && got.value->state == instance_state::terminated);
       const bool gone_in_list = listed.value && (!entry || entry->state == instance_state::terminated);
       if (gone_in_get && gone_in_list) {
-        cleanup.gone();
         const double ttg = seconds_since(terminated_at);
         ctx_.measurements["time_to_gone_s"] = ttg;
         auto o = make(gone_id, outcome::pass, "gone after " + std::to_string(ttg) + " s", ev);
         o.measurements["time_to_gone_s"] = ttg;
         return emit(std::move(o));
       }
-      state_note = (has_get ? "get: " + got.call.describe() : std::string("get: n/a")) + (got.value ? " status \"" + got.value->provider_status + "\"" : "") +
-                   "; list: " + (entry ? "status \"" + entry->provider_status + "\"" : listed.value ? "absent" : listed.call.describe());
+      state_note = (has_get ? "get: " + got.call.describe() : std::string("get: n/a")) +
+                   (got.value ? " status \"" + got.value->provider_status + "\"" : "") + "; list: " +
+                   (entry ? "status \"" + entry->provider_status + "\"" : listed.value ? "absent" : listed.call.describe());
       if (steady::now() >= gone_deadline) break;
       sleep();
     }
@@ -255,19 +470,16 @@ class scenario {
               "not gone " + std::to_string(seconds_since(terminated_at)) + " s after terminate (" + state_note + ")", ev));
   }
 
-  // The instance as get reports it, or as the list reports it when get does not work.
-  std::pair<std::optional<instance>, exchange> observe(const std::string& id) {
-    auto got = ctx_.client.get(id);
-    if (got.value) return {got.value, got.call.evidence};
-    auto listed = ctx_.client.list();
-    if (listed.value)
-      for (const auto& i : *listed.value)
-        if (i.id == id) return {i, listed.call.evidence};
-    return {std::nullopt, got.call.evidence};
-  }
-
   context& ctx_;
-  std::vector<std::string> decided_;
+  provider_client& client_;
+  std::set<std::string> decided_;
+  std::pair<std::string, std::string> order_;
+  typed_result<std::string> launch_;
+  steady::time_point launched_at_;
+  bool was_running_ = false;
+  bool restarting_ = false;
+  bool terminated_by_other_ = false;
+  std::optional<check_outcome> illegal_;
 };
 
 }  // namespace

@@ -1,16 +1,20 @@
-// Checks that need one or a few requests and create nothing billable (except the unknown-type
-// launch, which is gated like every launch).
+// Checks that need one or a few requests and create nothing billable, and the validation checks
+// that send (gated) launch requests meant to be refused.
 
 #include "context.hpp"
 
 #include <neograde/core/json_schema.hpp>
+#include <neograde/core/json_util.hpp>
+
+#include <set>
 
 namespace neograde::conformance::detail {
 namespace {
 
-// auth.credentials.*: "A request without (or with invalid) credentials MUST be rejected with
-// 401 or 403 and the provider's error envelope." RFC 9110 §15.5.2, §15.5.4.
-check_outcome credentials_rejected(context& ctx, const char* id, const call_result& r, const char* what) {
+// auth.credentials.*: "A request without (or with invalid or malformed) credentials MUST be
+// rejected with 401 or 403 and the provider's error envelope." RFC 9110 §15.5.2, §15.5.4.
+check_outcome credentials_rejected(context& ctx, const char* id, const call_result& r, const char* what,
+                                   bool need_envelope = true) {
   if (!r.response) return make(id, outcome::errored, r.describe(), {r.evidence});
   if (r.status() >= 200 && r.status() < 300)
     return make(id, outcome::fail, std::string("a request ") + what + " was served (HTTP " + std::to_string(r.status()) + ")",
@@ -18,26 +22,57 @@ check_outcome credentials_rejected(context& ctx, const char* id, const call_resu
   if (r.status() != 401 && r.status() != 403)
     return make(id, outcome::fail, std::string("a request ") + what + " got HTTP " + std::to_string(r.status()) +
                                        ", expected 401 or 403", {r.evidence});
-  if (auto problem = envelope_problem(r, ctx))
-    return make(id, outcome::fail, "rejected with " + std::to_string(r.status()) + ", but " + *problem, {r.evidence});
+  if (need_envelope)
+    if (auto problem = envelope_problem(r, ctx))
+      return make(id, outcome::fail, "rejected with " + std::to_string(r.status()) + ", but " + *problem, {r.evidence});
   return make(id, outcome::pass, "rejected with HTTP " + std::to_string(r.status()), {r.evidence});
 }
 
 // schema.offers.matches_schema: "The offers listing MUST match its documented schema."
-check_outcome offers_schema(context& ctx) {
+check_outcome offers_schema(context& ctx, const call_result& r) {
   const char* id = "schema.offers.matches_schema";
   const auto* op = ctx.spec.operation(operation_id::list_offers);
-  auto r = ctx.client.call(operation_id::list_offers);
   if (auto c = provider_condition(r, ctx.spec)) return make(id, *c, r.describe(), {r.evidence});
   if (!r.response) return make(id, outcome::errored, r.describe(), {r.evidence});
   if (!r.success) return make(id, outcome::fail, "listing offers failed: " + r.describe(), {r.evidence});
   if (!r.json) return make(id, outcome::fail, "the offers response is not JSON", {r.evidence});
-  if (!op->response_schema) return make(id, outcome::skipped, "the spec declares no response schema for list_offers");
+  if (!op->response_schema) return not_applicable(id, "the spec declares no response schema for list_offers");
   auto violations = json_schema(*op->response_schema).validate(*r.json);
   if (violations.empty()) return make(id, outcome::pass, "the response matches the schema", {r.evidence});
   std::string reason = std::to_string(violations.size()) + " schema violation(s); first at \"" +
                        violations.front().pointer + "\": " + violations.front().message;
   return make(id, outcome::fail, reason, {r.evidence});
+}
+
+// schema.offers.prices_valid and types_unique, over the walked offers.
+void offers_content(context& ctx) {
+  auto offers = ctx.client.list_offers();
+  const char* prices = "schema.offers.prices_valid";
+  const char* unique = "schema.offers.types_unique";
+  if (!offers.value) {
+    ctx.emit(make(prices, outcome::errored, "offers could not be listed: " + offers.call.describe(), {offers.call.evidence}));
+    ctx.emit(make(unique, outcome::errored, "offers could not be listed: " + offers.call.describe(), {offers.call.evidence}));
+    return;
+  }
+  if (!ctx.spec.offer_fields.contains("price_per_hour_usd")) {
+    ctx.emit(not_applicable(prices, "the spec maps no offer price"));
+  } else {
+    auto bad = std::find_if(offers.value->begin(), offers.value->end(), [](const offer& o) {
+      return !o.price_per_hour_usd || *o.price_per_hour_usd < 0;
+    });
+    if (bad == offers.value->end())
+      ctx.emit(make(prices, outcome::pass, std::to_string(offers.value->size()) + " offers priced", {offers.call.evidence}));
+    else
+      ctx.emit(make(prices, outcome::fail,
+                    "offer " + bad->instance_type + " has " +
+                        (bad->price_per_hour_usd ? "price " + std::to_string(*bad->price_per_hour_usd) : std::string("no price")),
+                    {offers.call.evidence}));
+  }
+  std::set<std::string> types;
+  for (const auto& o : *offers.value)
+    if (!types.insert(o.instance_type).second)
+      return ctx.emit(make(unique, outcome::fail, "instance type " + o.instance_type + " is offered twice", {offers.call.evidence}));
+  ctx.emit(make(unique, outcome::pass, std::to_string(types.size()) + " distinct instance types", {offers.call.evidence}));
 }
 
 // errors.instance.unknown_id_is_404: "Reading an instance that does not exist MUST answer 404."
@@ -55,61 +90,48 @@ check_outcome envelopes(context& ctx, const std::vector<call_result>& samples) {
   const char* id = "errors.envelope.on_client_errors";
   std::vector<exchange> seen;
   for (const auto& r : samples) {
-    if (!is_client_error(r)) continue;
+    if (!is_client_error(r) || r.status() == 429) continue;
     seen.push_back(r.evidence);
     if (auto problem = envelope_problem(r, ctx))
       return make(id, outcome::fail, r.evidence.method + " " + r.evidence.url + " got HTTP " +
                                          std::to_string(r.status()) + ", but " + *problem, {r.evidence});
   }
-  if (seen.empty()) return make(id, outcome::skipped, "no client error was observed to inspect");
+  if (seen.empty()) return not_applicable(id, "no client error was observed to inspect");
   auto reason = std::to_string(seen.size()) + " client errors carried the envelope";
   return make(id, outcome::pass, std::move(reason), std::move(seen));
 }
 
-// errors.request.malformed_json_is_4xx: "A malformed request body MUST be answered with 4xx."
-check_outcome malformed_json(context& ctx, std::vector<call_result>& samples) {
-  const char* id = "errors.request.malformed_json_is_4xx";
-  // Prefer operations that cannot spend money even on a broken provider; ids in paths name
-  // nothing that exists.
-  const operation_spec* target = nullptr;
+// The operation a broken body is sent to: one that cannot spend money even on a broken
+// provider, with ids in its path that name nothing.
+const operation_spec* body_target(const context& ctx) {
   for (auto op_id : {operation_id::list_offers, operation_id::ssh_keys_add, operation_id::terminate,
                      operation_id::restart, operation_id::launch}) {
     const auto* op = ctx.spec.operation(op_id);
     if (op == nullptr || !op->body) continue;
     if (op_id == operation_id::launch && !ctx.opts.allow_spend) continue;
-    target = op;
-    break;
+    return op;
   }
-  if (target == nullptr) return make(id, outcome::skipped, "the API has no operation with a JSON body that is safe to use here");
-  auto r = ctx.client.raw(target->method, ctx.path_of(*target), R"({"name": "neograde", "truncated": )", "application/json");
-  samples.push_back(r);
-  if (!r.response) return make(id, outcome::errored, r.describe(), {r.evidence});
-  if (is_client_error(r)) return make(id, outcome::pass, "HTTP " + std::to_string(r.status()), {r.evidence});
-  return make(id, outcome::fail, "a malformed JSON body got HTTP " + std::to_string(r.status()) + ", expected 4xx",
-              {r.evidence});
+  return nullptr;
 }
 
-// validation.launch.unknown_instance_type_rejected: "A launch for an instance type that does
-// not exist MUST be rejected with 4xx."
-check_outcome unknown_type(context& ctx) {
-  const char* id = "validation.launch.unknown_instance_type_rejected";
-  if (!ctx.opts.allow_spend)
-    return make(id, outcome::skipped, "sends a launch request: needs --allow-spend against a non-loopback host");
-  std::string region;
-  if (auto offers = ctx.client.list_offers(); offers.value)
-    for (const auto& o : *offers.value)
-      if (!o.regions_available.empty()) {
-        region = o.regions_available.front();
-        break;
-      }
-  auto r = ctx.client.launch({"neograde-no-such-type-" + ctx.opts.run_id, region, "", ctx.prefix() + "bogus"});
-  if (r.value) (void)ctx.client.terminate(*r.value);  // it should not exist; if it does, it must not leak
-  const auto& c = r.call;
-  if (!c.response) return make(id, outcome::errored, c.describe(), {c.evidence});
-  if (c.status() == 429) return make(id, outcome::rate_limited, c.describe(), {c.evidence});
-  if (is_client_error(c)) return make(id, outcome::pass, c.describe(), {c.evidence});
-  return make(id, outcome::fail, "a launch of an unknown instance type got " + c.describe() + ", expected 4xx",
-              {c.evidence});
+// errors.request.*: "A malformed / empty / wrongly typed body MUST be answered with 4xx."
+void broken_bodies(context& ctx, std::vector<call_result>& samples) {
+  const auto* target = body_target(ctx);
+  const std::pair<const char*, const char*> cases[] = {
+      {"errors.request.malformed_json_is_4xx", R"({"name": "neograde", "truncated": )"},
+      {"errors.request.empty_body_is_4xx", ""},
+      {"errors.request.non_object_body_is_4xx", R"(["neograde"])"},
+  };
+  for (const auto& [id, body] : cases) {
+    if (target == nullptr) {
+      ctx.emit(not_applicable(id, "the API has no operation with a JSON body that is safe to use here"));
+      continue;
+    }
+    auto r = ctx.client.raw(target->method, ctx.path_of(*target), body, "application/json");
+    samples.push_back(r);
+    ctx.emit(expect_4xx(id, r, std::string("a ") + (*body == '\0' ? "missing" : *body == '[' ? "non-object" : "malformed") +
+                                   " JSON body"));
+  }
 }
 
 // http.path.unknown_is_404: "A request for an unknown path SHOULD get 404."
@@ -139,6 +161,132 @@ check_outcome wrong_method(context& ctx) {
   return make(id, outcome::fail, "an unsupported method got HTTP " + std::to_string(r.status()), {r.evidence});
 }
 
+// http.method.head_supported and options_sane, on the instance list.
+void head_and_options(context& ctx) {
+  const auto path = ctx.path_of(*ctx.spec.operation(operation_id::list));
+  auto get = ctx.client.raw("GET", path);
+  auto head = ctx.client.raw("HEAD", path);
+  const char* head_id = "http.method.head_supported";
+  if (!head.response) ctx.emit(make(head_id, outcome::errored, head.describe(), {head.evidence}));
+  else if (head.status() >= 500) ctx.emit(make(head_id, outcome::fail, "HEAD got HTTP " + std::to_string(head.status()), {head.evidence}));
+  else if (head.status() != get.status())
+    ctx.emit(make(head_id, outcome::fail, "HEAD got HTTP " + std::to_string(head.status()) + " where GET got " +
+                                              std::to_string(get.status()), {head.evidence, get.evidence}));
+  else if (!head.response->body.empty()) ctx.emit(make(head_id, outcome::fail, "HEAD returned a body", {head.evidence}));
+  else ctx.emit(make(head_id, outcome::pass, "HTTP " + std::to_string(head.status()) + " without a body", {head.evidence}));
+
+  auto options = ctx.client.raw("OPTIONS", path);
+  const char* options_id = "http.method.options_sane";
+  if (!options.response) ctx.emit(make(options_id, outcome::errored, options.describe(), {options.evidence}));
+  else if (options.status() >= 500)
+    ctx.emit(make(options_id, outcome::fail, "OPTIONS got HTTP " + std::to_string(options.status()), {options.evidence}));
+  else ctx.emit(make(options_id, outcome::pass, "HTTP " + std::to_string(options.status()), {options.evidence}));
+}
+
+// auth.credentials.not_accepted_in_query: "Credentials MUST NOT be accepted in the query string."
+check_outcome key_in_query(context& ctx, const std::string& key) {
+  const char* id = "auth.credentials.not_accepted_in_query";
+  for (const auto& m : ctx.spec.auth.schemes)
+    if (m.type == auth_scheme::query) return not_applicable(id, "the provider documents query-string keys (" + m.param + ")");
+  if (key.find(':') != std::string::npos) return not_applicable(id, "the credential is not a single key");
+  const auto path = ctx.path_of(*ctx.spec.operation(operation_id::list));
+  auto r = ctx.client.raw("GET", path + (path.find('?') == std::string::npos ? "?" : "&") + "api_key=" + key + "&token=" + key,
+                          {}, {}, auth_mode::none);
+  return credentials_rejected(ctx, id, r, "with the key in the query string", false);
+}
+
+// auth.challenge.www_authenticate_on_401: "A 401 SHOULD carry WWW-Authenticate."
+check_outcome challenge(const call_result& r) {
+  const char* id = "auth.challenge.www_authenticate_on_401";
+  if (r.status() != 401) return not_applicable(id, "missing credentials got HTTP " + std::to_string(r.status()) + ", not 401");
+  if (r.response->header("WWW-Authenticate").empty())
+    return make(id, outcome::fail, "the 401 carries no WWW-Authenticate challenge", {r.evidence});
+  return make(id, outcome::pass, "WWW-Authenticate: " + r.response->header("WWW-Authenticate"), {r.evidence});
+}
+
+// auth.scheme.case_insensitive: "The auth scheme name SHOULD be matched case-insensitively."
+check_outcome scheme_case(context& ctx) {
+  const char* id = "auth.scheme.case_insensitive";
+  const auto type = ctx.spec.auth.schemes.front().type;
+  if (type != auth_scheme::bearer && type != auth_scheme::basic_username && type != auth_scheme::oauth2_client_credentials)
+    return not_applicable(id, "the provider's credentials are not an Authorization scheme with a name");
+  auto r = ctx.client.call(operation_id::list, {}, auth_mode::lowercase_scheme);
+  if (r.success) return make(id, outcome::pass, "a lower-case scheme name is accepted", {r.evidence});
+  return make(id, outcome::fail, "a lower-case scheme name got " + r.describe(), {r.evidence});
+}
+
+// errors.*.<op>_unknown_is_4xx: acting on an id that does not exist.
+void unknown_targets(context& ctx) {
+  const std::string none = "neograde-none-" + ctx.opts.run_id;
+  const std::tuple<const char*, operation_id, const char*> cases[] = {
+      {"errors.instance.terminate_unknown_is_4xx", operation_id::terminate, "terminating an unknown instance"},
+      {"errors.instance.restart_unknown_is_4xx", operation_id::restart, "restarting an unknown instance"},
+      {"errors.ssh_key.delete_unknown_is_4xx", operation_id::ssh_keys_delete, "deleting an unknown SSH key"},
+  };
+  for (const auto& [id, op, what] : cases) {
+    if (ctx.spec.operation(op) == nullptr) {
+      ctx.emit(not_applicable(id, "the API has no " + nlohmann::json(op).get<std::string>() + " operation"));
+      continue;
+    }
+    ctx.emit(expect_4xx(id, ctx.client.call(op, {{"id", none}}), what));
+  }
+}
+
+// validation.*: launches meant to be refused. Anything one creates anyway is terminated at once
+// (and swept by name at the end of the run).
+void validation(context& ctx) {
+  const char* ids[] = {"validation.launch.unknown_instance_type_rejected", "validation.launch.wrong_type_rejected",
+                       "validation.launch.missing_required_rejected", "validation.launch.long_name_no_5xx",
+                       "validation.launch.non_ascii_name_no_5xx", "validation.launch.unknown_region_rejected"};
+  if (!ctx.opts.allow_spend) {
+    for (const char* id : ids)
+      ctx.emit(make(id, outcome::skipped, "sends launch requests: needs --allow-spend against a non-loopback host"));
+    return;
+  }
+  auto target = launchable_offer(ctx);
+  auto launch = [&](template_vars vars) {
+    if (target) {
+      vars.emplace("region", target->second);
+      vars.emplace("instance_type", target->first);
+    }
+    if (!ctx.ssh_key_name.empty()) vars.emplace("ssh_key_name", ctx.ssh_key_name);
+    auto r = ctx.client.call(operation_id::launch, vars);
+    const auto client_id = vars.contains("client_id") ? vars.at("client_id").get<std::string>() : std::string();
+    if (auto created = ctx.client.launched_id(r, client_id)) (void)ctx.client.terminate(*created);
+    return r;
+  };
+  const auto name = ctx.prefix() + "val";
+  ctx.emit(expect_4xx(ids[0], launch({{"instance_type", "neograde-no-such-type-" + ctx.opts.run_id}, {"name", name},
+                                      {"client_id", name + "1"}}),
+                      "a launch of an unknown instance type"));
+  ctx.emit(expect_4xx(ids[1], launch({{"instance_type", 12345}, {"name", name}, {"client_id", name + "2"}}),
+                      "a launch with a number for the instance type"));
+  {
+    // Without the instance type: render the template with every other variable.
+    template_vars vars{{"name", name}, {"client_id", name + "3"}};
+    if (target) vars["region"] = target->second;
+    if (!ctx.ssh_key_name.empty()) vars["ssh_key_name"] = ctx.ssh_key_name;
+    auto r = ctx.client.call(operation_id::launch, vars);
+    if (auto created = ctx.client.launched_id(r, name + "3")) (void)ctx.client.terminate(*created);
+    ctx.emit(expect_4xx(ids[2], r, "a launch without an instance type"));
+  }
+  auto no_5xx = [&](const char* id, const std::string& odd_name, const char* what) {
+    auto r = launch({{"name", odd_name}, {"client_id", odd_name}});
+    if (!r.response) return ctx.emit(make(id, outcome::errored, r.describe(), {r.evidence}));
+    if (r.status() == 429) return ctx.emit(make(id, outcome::rate_limited, r.describe(), {r.evidence}));
+    if (r.status() >= 500) return ctx.emit(make(id, outcome::fail, std::string(what) + " got " + r.describe(), {r.evidence}));
+    ctx.emit(make(id, outcome::pass, "HTTP " + std::to_string(r.status()), {r.evidence}));
+  };
+  no_5xx(ids[3], ctx.prefix() + std::string(300, 'n'), "a 300-character name");
+  no_5xx(ids[4], ctx.prefix() + "\xc3\xb1" "ame-\xe6\x97\xa5\xe6\x9c\xac-\xf0\x9f\x9a\x80", "a non-ASCII name");
+  const auto* op = ctx.spec.operation(operation_id::launch);
+  if (!(op->body && template_pointers(*op->body).contains("region")))
+    ctx.emit(not_applicable(ids[5], "the launch request names no region"));
+  else
+    ctx.emit(expect_4xx(ids[5], launch({{"region", "neograde-nowhere-1"}, {"name", name}, {"client_id", name + "4"}}),
+                        "a launch in a region that does not exist"));
+}
+
 }  // namespace
 
 void run_request_checks(context& ctx) {
@@ -149,14 +297,21 @@ void run_request_checks(context& ctx) {
   auto bad_key = ctx.client.call(operation_id::list, {}, auth_mode::invalid);
   client_errors.push_back(bad_key);
   ctx.emit(credentials_rejected(ctx, "auth.credentials.invalid_rejected", bad_key, "with an invalid key"));
-  ctx.emit(offers_schema(ctx));
+  auto malformed = ctx.client.call(operation_id::list, {}, auth_mode::malformed);
+  ctx.emit(credentials_rejected(ctx, "auth.credentials.malformed_rejected", malformed, "with a malformed credential", false));
+  ctx.emit(key_in_query(ctx, ctx.opts.api_key));
+  ctx.emit(challenge(no_key));
+  ctx.emit(scheme_case(ctx));
+
+  ctx.emit(offers_schema(ctx, ctx.client.call(operation_id::list_offers)));
+  offers_content(ctx);
 
   if (ctx.spec.operation(operation_id::get) != nullptr) {
     auto missing = ctx.client.call(operation_id::get, {{"id", "neograde-no-such-instance-" + ctx.opts.run_id}});
     client_errors.push_back(missing);
     ctx.emit(unknown_id(missing));
   } else {
-    ctx.emit(make("errors.instance.unknown_id_is_404", outcome::skipped, "the API has no get-by-id operation"));
+    ctx.emit(not_applicable("errors.instance.unknown_id_is_404", "the API has no get-by-id operation"));
   }
 
   auto nowhere = ctx.client.raw("GET", "/neograde-no-such-path-" + ctx.opts.run_id);
@@ -164,8 +319,10 @@ void run_request_checks(context& ctx) {
   ctx.emit(unknown_path(nowhere));
 
   ctx.emit(wrong_method(ctx));
-  ctx.emit(malformed_json(ctx, client_errors));
-  ctx.emit(unknown_type(ctx));
+  head_and_options(ctx);
+  broken_bodies(ctx, client_errors);
+  unknown_targets(ctx);
+  validation(ctx);
   ctx.emit(envelopes(ctx, client_errors));
 }
 

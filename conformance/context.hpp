@@ -13,14 +13,26 @@
 
 namespace neograde::conformance::detail {
 
+// A declared operation's response, as a check saw it.
+struct observed {
+  operation_id op = operation_id::unknown;
+  call_result result;
+};
+
 struct context {
   const provider_spec& spec;
   const run_options& opts;
   provider_client& client;
+  provider_client* second = nullptr;  // the second account, when --second-api-key was given
   double scale = 1.0;  // the emulator's time scale; 1 against real providers
+  bool emulated = false;
   std::function<void(check_outcome)> emit;
   nlohmann::json& measurements;
   json_schema envelope;  // the spec's error envelope, compiled once
+  std::vector<observed> seen;  // every declared operation's response, for the scanning checks
+  std::vector<std::pair<std::string, exchange>> status_words;  // every status word read, with where
+  std::string ssh_key_name;  // the run's SSH key, when the API has SSH keys and spending is allowed
+  std::string ssh_key_id;
 
   // A duration from the spec, in seconds of provider time, as wall-clock time for this target.
   [[nodiscard]] std::chrono::milliseconds scaled(double seconds) const {
@@ -42,6 +54,13 @@ struct context {
 [[nodiscard]] check_outcome make(std::string id, outcome result, std::string reason,
                                  std::vector<exchange> evidence = {});
 
+// A check that does not apply to this provider or run (the API lacks the operation, no second
+// account was given): skipped, with a reason starting "not applicable: ".
+[[nodiscard]] check_outcome not_applicable(std::string id, const std::string& why);
+
+// fail unless the response is a 4xx (the common shape of "X MUST be answered with 4xx").
+[[nodiscard]] check_outcome expect_4xx(std::string id, const call_result& r, const std::string& what);
+
 // no_capacity, quota or rate_limited when the response says so; these are not defects.
 [[nodiscard]] std::optional<outcome> provider_condition(const call_result& r, const provider_spec& spec);
 
@@ -50,7 +69,14 @@ struct context {
 
 [[nodiscard]] bool is_client_error(const call_result& r);
 
+// The cheapest offer advertised as available: instance type and region (empty when offers carry
+// no region and the spec names none). `skip` lists offers already refused.
+[[nodiscard]] std::optional<std::pair<std::string, std::string>> launchable_offer(
+    context& ctx, const std::vector<std::string>& skip = {});
+
 void run_request_checks(context& ctx);
 void run_lifecycle(context& ctx);
+void run_rate_limit_probe(context& ctx);
+void run_observed_checks(context& ctx);
 
 }  // namespace neograde::conformance::detail

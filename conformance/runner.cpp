@@ -3,6 +3,8 @@
 
 #include "context.hpp"
 
+#include <neograde/core/json_util.hpp>
+
 #include <neograde/clients/url.hpp>
 
 #include <random>
@@ -31,17 +33,110 @@ std::optional<preflight_failure> preflight(const provider_spec& spec, const run_
   return std::nullopt;
 }
 
+namespace {
+
+// The run's SSH key: registered once (when the API has SSH keys and spending is allowed), used by
+// every launch, checked for visibility, and deleted at the end.
+constexpr const char* run_public_key =
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHVHtN3Yc0SJ7Wz5k0u2m3Fh3Cj0m2Qk4XH7rW0b9c1e neograde";
+
+void register_key(detail::context& ctx) {
+  const char* visible_id = "lifecycle.ssh_key.visible_after_add";
+  const char* hidden_id = "isolation.ssh_key.list_hidden";
+  const char* empty_id = "validation.ssh_key.empty_name_rejected";
+  const bool has_keys = ctx.spec.operation(operation_id::ssh_keys_add) != nullptr &&
+                        ctx.spec.operation(operation_id::ssh_keys_list) != nullptr;
+  if (!has_keys || !ctx.opts.allow_spend) {
+    const std::string why = !has_keys ? "not applicable: the API has no SSH key operations"
+                                      : "registers an SSH key: needs --allow-spend against a non-loopback host";
+    for (const char* id : {visible_id, hidden_id, empty_id}) ctx.emit(detail::make(id, outcome::skipped, why));
+    return;
+  }
+  auto empty = ctx.client.add_ssh_key("", run_public_key);
+  if (empty.value && !empty.value->id.empty()) (void)ctx.client.delete_ssh_key(empty.value->id);
+  ctx.emit(detail::expect_4xx(empty_id, empty.call, "an SSH key with an empty name"));
+
+  auto key = ctx.client.add_ssh_key(ctx.prefix() + "key", run_public_key);
+  if (!key.value) {
+    for (const char* id : {visible_id, hidden_id})
+      ctx.emit(detail::make(id, outcome::errored, "the run's SSH key could not be registered: " + key.call.describe(), {key.call.evidence}));
+    return;
+  }
+  ctx.ssh_key_name = ctx.prefix() + "key";
+  ctx.ssh_key_id = key.value->id;
+  auto listed = ctx.client.list_ssh_keys();
+  const bool present = listed.value && std::any_of(listed.value->begin(), listed.value->end(),
+                                                   [&](const ssh_key& k) { return k.name == ctx.ssh_key_name || k.id == ctx.ssh_key_id; });
+  ctx.emit(present ? detail::make(visible_id, outcome::pass, "listed after add", {listed.call.evidence})
+                   : detail::make(visible_id, outcome::fail, "the added key is missing from the key list", {listed.call.evidence}));
+  if (ctx.second == nullptr) return ctx.emit(detail::not_applicable(hidden_id, "needs a second account (--second-api-key)"));
+  auto theirs = ctx.second->list_ssh_keys();
+  const bool leaked = theirs.value && std::any_of(theirs.value->begin(), theirs.value->end(),
+                                                  [&](const ssh_key& k) { return k.name == ctx.ssh_key_name; });
+  if (!theirs.value) ctx.emit(detail::make(hidden_id, outcome::errored, theirs.call.describe(), {theirs.call.evidence}));
+  else ctx.emit(leaked ? detail::make(hidden_id, outcome::fail, "the second account sees the first account's SSH key", {theirs.call.evidence})
+                       : detail::make(hidden_id, outcome::pass, "not listed for the second account", {theirs.call.evidence}));
+}
+
+void delete_key(detail::context& ctx) {
+  const char* id = "lifecycle.ssh_key.delete_removes";
+  if (ctx.ssh_key_id.empty()) return ctx.emit(detail::make(id, outcome::skipped, "not applicable: no SSH key was registered"));
+  if (ctx.spec.operation(operation_id::ssh_keys_delete) == nullptr)
+    return ctx.emit(detail::not_applicable(id, "the API has no SSH key delete operation"));
+  auto d = ctx.client.delete_ssh_key(ctx.ssh_key_id);
+  auto listed = ctx.client.list_ssh_keys();
+  const bool still = listed.value && std::any_of(listed.value->begin(), listed.value->end(),
+                                                 [&](const ssh_key& k) { return k.id == ctx.ssh_key_id; });
+  if (!d.success) return ctx.emit(detail::make(id, outcome::fail, "deleting the key failed: " + d.describe(), {d.evidence}));
+  ctx.emit(still ? detail::make(id, outcome::fail, "the deleted key is still listed", {d.evidence, listed.call.evidence})
+                 : detail::make(id, outcome::pass, "gone from the list", {d.evidence, listed.call.evidence}));
+  ctx.ssh_key_id.clear();
+}
+
+// Terminates everything this run created, whatever happened: any instance carrying the run's name
+// prefix, and the run's SSH key.
+void teardown(detail::context& ctx) noexcept {
+  try {
+    for (int pass = 0; pass < 2; ++pass) {
+      auto all = ctx.client.list();
+      if (!all.value) break;
+      for (const auto& i : *all.value)
+        if (i.name.starts_with(ctx.prefix()) && i.state != instance_state::terminated && i.state != instance_state::stopping)
+          (void)ctx.client.terminate(i.id);
+    }
+    if (!ctx.ssh_key_id.empty()) (void)ctx.client.delete_ssh_key(ctx.ssh_key_id);
+  } catch (...) {
+    // Teardown must not throw; live mode's leak check reports what is left.
+  }
+}
+
+}  // namespace
+
 run_report run(const provider_spec& spec, const run_options& options) {
   run_report report;
   provider_client client(spec, options.base_url, options.api_key, options.http);
+  std::optional<provider_client> second;
+  if (!options.second_api_key.empty()) second.emplace(spec, options.base_url, options.second_api_key, options.http);
   // One request first, so that the target's identity (emulator or not) is known.
   (void)client.call(operation_id::list_offers);
   report.source = client.target_is_emulator() ? result_source::emulated : result_source::live;
   report.time_scale = client.target_is_emulator() ? client.emulator_time_scale() : 1.0;
   if (options.on_start) options.on_start(report.source, report.time_scale);
 
-  detail::context ctx{spec, options, client, report.time_scale, {}, report.measurements,
-                      json_schema(spec.errors.envelope_schema)};
+  detail::context ctx{spec, options, client, second ? &*second : nullptr, report.time_scale, client.target_is_emulator(),
+                      {}, report.measurements, json_schema(spec.errors.envelope_schema)};
+  client.observer = [&](operation_id op, const call_result& r) {
+    ctx.seen.push_back({op, r});
+    if (!r.success || !r.json) return;
+    const auto* spec_op = spec.operation(op);
+    if (op == operation_id::get && spec_op->item) {
+      if (const auto* obj = find_pointer(*r.json, *spec_op->item); obj != nullptr && obj->is_object())
+        ctx.status_words.emplace_back(client.to_instance(*obj).provider_status, r.evidence);
+    } else if (op == operation_id::list) {
+      for (const auto& item : client.collection(*r.json, spec_op->items.value_or(""), spec_op->items_are_object_values))
+        ctx.status_words.emplace_back(client.to_instance(item).provider_status, r.evidence);
+    }
+  };
   // A check's duration is the time since the previous outcome was decided.
   auto last = std::chrono::steady_clock::now();
   ctx.emit = [&](check_outcome o) {
@@ -59,8 +154,18 @@ run_report run(const provider_spec& spec, const run_options& options) {
     if (options.on_outcome && d != nullptr) options.on_outcome(*d, o);
     report.outcomes.push_back(std::move(o));
   };
-  detail::run_request_checks(ctx);
-  detail::run_lifecycle(ctx);
+  try {
+    register_key(ctx);
+    detail::run_request_checks(ctx);
+    detail::run_lifecycle(ctx);
+    delete_key(ctx);
+    detail::run_rate_limit_probe(ctx);
+    detail::run_observed_checks(ctx);
+  } catch (...) {
+    teardown(ctx);
+    throw;
+  }
+  teardown(ctx);
   return report;
 }
 

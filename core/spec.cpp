@@ -32,6 +32,7 @@ field_path to_field(const nlohmann::json& v) {
   f.scale = v.value("scale", 1.0);
   f.as_string = v.value("type", "number") == "string";
   f.as_integer = v.value("type", "number") == "integer";
+  f.omit_null = v.value("omit_null", false);
   return f;
 }
 
@@ -71,6 +72,7 @@ provider_spec build(const nlohmann::json& doc) {
     method.type = m.at("type").get<auth_scheme>();
     method.header = m.value("header", "Authorization");
     method.prefix = m.value("prefix", "");
+    method.param = m.value("param", "");
     method.token_path = m.value("token_path", "");
     method.timestamp_header = m.value("timestamp_header", "");
     method.string_to_sign = m.value("string_to_sign", "");
@@ -104,6 +106,7 @@ provider_spec build(const nlohmann::json& doc) {
   s.timing.time_to_running_s = t.at("time_to_running_s").get<double>();
   s.timing.time_to_gone_s = t.at("time_to_gone_s").get<double>();
   s.timing.poll_interval_s = t.at("poll_interval_s").get<double>();
+  s.timing.latency_p95_ms = t.value("latency_p95_ms", 2000.0);
 
   s.instance_fields = to_fields(doc.at("instance_fields"));
   s.offer_fields = to_fields(doc.at("offer_fields"));
@@ -145,6 +148,8 @@ provider_spec build(const nlohmann::json& doc) {
       pg.token_param = p.value("token_param", "");
       pg.next_pointer = p.value("next_pointer", "");
       pg.more_pointer = p.value("more_pointer", "");
+      pg.total_pointer = p.value("total_pointer", "");
+      pg.end_token = p.value("end_token", nlohmann::json(nullptr));
       op.pagination = std::move(pg);
     }
     s.operations.emplace(op.id, std::move(op));
@@ -185,6 +190,11 @@ const deviation* provider_spec::deviation_for(const std::string& check_id) const
   for (const auto& d : deviations)
     if (d.check_id == check_id) return &d;
   return nullptr;
+}
+
+std::chrono::milliseconds latency_threshold(const provider_spec& spec, double time_scale) {
+  const double ms = spec.timing.latency_p95_ms * std::min(time_scale, 1.0);
+  return std::chrono::milliseconds(static_cast<long long>(std::max(ms, 100.0)));
 }
 
 std::string spec_error::what() const {

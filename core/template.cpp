@@ -5,6 +5,7 @@
 #include <boost/url/encode.hpp>
 #include <boost/url/rfc/pchars.hpp>
 
+#include <cctype>
 #include <optional>
 
 namespace neograde {
@@ -31,6 +32,9 @@ std::optional<nlohmann::json> render_node(const nlohmann::json& node, const temp
     return out;
   }
   if (node.is_array()) {
+    // ["{{ids}}"] with a list value is the list itself: the placeholder binds the whole array.
+    if (node.size() == 1 && placeholder_name(node.front()))
+      if (auto it = vars.find(*placeholder_name(node.front())); it != vars.end() && it->second.is_array()) return it->second;
     nlohmann::json out = nlohmann::json::array();
     for (auto& v : node)
       if (auto r = render_node(v, vars)) out.push_back(std::move(*r));
@@ -51,6 +55,21 @@ void collect(const nlohmann::json& node, const std::string& at,
   } else if (node.is_array()) {
     for (std::size_t i = 0; i < node.size(); ++i) collect(node[i], at + "/" + std::to_string(i), out);
   }
+}
+
+// Path segments arrive percent-encoded (RFC 3986 §2.1); parameters are compared decoded.
+std::string percent_decode(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
 }
 
 std::string to_text(const nlohmann::json& v) {
@@ -109,7 +128,7 @@ bool match_path(const std::string& tmpl, const std::string& path,
     const auto& seg = t[i];
     if (seg.size() >= 2 && seg.front() == '{' && seg.back() == '}') {
       if (p[i].empty()) return false;
-      found[seg.substr(1, seg.size() - 2)] = p[i];
+      found[seg.substr(1, seg.size() - 2)] = percent_decode(p[i]);
     } else if (seg != p[i]) {
       return false;
     }

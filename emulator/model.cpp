@@ -15,6 +15,8 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <thread>
+#include <ctime>
 
 namespace neograde::emulator {
 
@@ -83,6 +85,8 @@ struct provider_model::impl {
   std::map<std::string, bucket> buckets;
   std::mt19937_64 rng{0x6e656f67726164ULL};  // deterministic ids for reproducible runs
   unsigned next_ip = 10;
+  unsigned long reads = 0;  // for the flapping quirk
+  unsigned long slow_counter = 0;
   long long next_integer_id = 31'415'900;
   std::map<std::string, std::pair<std::size_t, clock::time_point>> tokens;  // OAuth2 access tokens
 
@@ -111,7 +115,7 @@ struct provider_model::impl {
   http::response json_response(int status, const nlohmann::json& body) const {
     http::response r;
     r.status = status;
-    r.headers.emplace_back("Content-Type", "application/json");
+    r.headers.emplace_back("Content-Type", quirk("success_text_plain") && status < 300 ? "text/plain" : "application/json");
     r.body = body.dump();
     return r;
   }
@@ -119,7 +123,11 @@ struct provider_model::impl {
   http::response error_response(const std::string& kind, const std::string& message = {}) const {
     error_kind k{500, "", "Internal error"};
     if (auto it = spec.errors.kinds.find(kind); it != spec.errors.kinds.end()) k = it->second;
-    const std::string text = message.empty() ? k.message : message;
+    std::string text = message.empty() ? k.message : message;
+    if (quirk("stack_traces"))
+      text += "\nTraceback (most recent call last):\n  File \"/srv/api/handlers.py\", line 212, in dispatch\n"
+              "psycopg2.errors.UndefinedTable: relation \"instances\" does not exist";
+    if (quirk("undocumented_error_code")) k.code = "E_UNDOCUMENTED_42";
     http::response r;
     r.status = k.status;
     if (quirk("html_errors")) {
@@ -129,6 +137,8 @@ struct provider_model::impl {
       return r;
     }
     template_vars vars{{"code", k.code}, {"message", text}, {"status", k.status}};
+    // Providers whose codes are numbers (gRPC status codes) render {{code_number}}.
+    if (!k.code.empty() && k.code.find_first_not_of("0123456789") == std::string::npos) vars["code_number"] = std::stoll(k.code);
     r.headers.emplace_back("Content-Type", spec.errors.content_type);
     r.body = render_body(spec.errors.body_template, vars).dump();
     return r;
@@ -187,6 +197,7 @@ struct provider_model::impl {
       else set_pointer(obj, f.pointer, raw);
       return;
     }
+    if (value.is_null() && f.omit_null) return;  // the provider leaves the member out (or its list empty)
     set_pointer(obj, f.pointer, value);
   }
 
@@ -204,7 +215,7 @@ struct provider_model::impl {
   [[nodiscard]] std::string phase_word(phase p) const {
     const auto& phases = spec.emulator.at("phases");
     switch (p) {
-      case phase::booting: return phases.at("booting");
+      case phase::booting: return quirk("unknown_status_word") ? "initializing_hw" : phases.at("booting").get<std::string>();
       case phase::running: return phases.at("running");
       case phase::restarting: return phases.value("restarting", phases.at("booting").get<std::string>());
       case phase::terminating: return phases.at("terminating");
@@ -214,7 +225,9 @@ struct provider_model::impl {
     return {};
   }
 
-  nlohmann::json render_instance(const emu_instance& i, phase p) const {
+  nlohmann::json render_instance(const emu_instance& i, phase p) {
+    // flapping: a running instance reads as booting on every other read, without a restart.
+    if (p == phase::running && quirk("flapping") && (++reads % 2 == 0)) p = phase::booting;
     nlohmann::json obj = spec.emulator.value("instance_template", nlohmann::json::object());
     const auto& f = spec.instance_fields;
     write_field(obj, f, "id", i.id);
@@ -222,8 +235,10 @@ struct provider_model::impl {
     write_field(obj, f, "status", phase_word(p));
     const bool addressed = (p == phase::running || p == phase::restarting) && !quirk("no_address");
     write_field(obj, f, "ip", addressed ? nlohmann::json(i.ip) : nlohmann::json(nullptr));
+    if (addressed && quirk("instance_schema_drift"))
+      if (auto it = f.find("ip"); it != f.end()) set_pointer(obj, it->second.pointer, 3325256714LL);  // an address as a number
     write_field(obj, f, "region", i.region);
-    write_field(obj, f, "instance_type", i.type);
+    write_field(obj, f, "instance_type", quirk("wrong_type_delivered") ? other_type(i.type) : i.type);
     write_field(obj, f, "ssh_key_names", i.ssh_keys);
     return obj;
   }
@@ -237,6 +252,13 @@ struct provider_model::impl {
   }
 
   // ---- capacity -------------------------------------------------------------------------
+
+  // Another instance type than the one ordered (what a bait-and-switch delivers).
+  [[nodiscard]] std::string other_type(const std::string& ordered) const {
+    for (const auto& t : spec.emulator.at("instance_types"))
+      if (t.at("name") != ordered) return t.at("name");
+    return ordered + "_throttled";
+  }
 
   [[nodiscard]] const nlohmann::json* find_type(const std::string& name) const {
     for (const auto& t : spec.emulator.at("instance_types"))
@@ -275,15 +297,28 @@ struct provider_model::impl {
   [[nodiscard]] std::optional<std::size_t> credentials_of(const http::request& req, const std::string& rel_path,
                                                           const std::string& raw_query, clock::time_point now) const {
     const std::string auth = header_of(req, "Authorization");
+    // Auth scheme names are case-insensitive (RFC 9110 §11.1).
+    auto scheme_is = [&](std::string_view word) {
+      if (auth.size() <= word.size() || auth[word.size()] != ' ') return false;
+      if (quirk("scheme_case_sensitive")) return auth.starts_with(word);
+      return std::equal(word.begin(), word.end(), auth.begin(), [](char a, char b) {
+        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+      });
+    };
     for (const auto& m : spec.auth.schemes) {
       switch (m.type) {
         case auth_scheme::bearer:
-          if (auth.starts_with("Bearer "))
+          if (scheme_is("Bearer"))
             if (auto t = tenant(auth.substr(7))) return t;
           break;
         case auth_scheme::basic_username:
-          if (auth.starts_with("Basic "))
+          if (scheme_is("Basic"))
             if (auto t = tenant(decode_basic_user(auth.substr(6)))) return t;
+          break;
+        case auth_scheme::query:
+          for (const auto& [k, v] : parse_query(raw_query))
+            if (k == m.param)
+              if (auto t = tenant(v)) return t;
           break;
         case auth_scheme::header: {
           const auto value = header_of(req, m.header);
@@ -292,7 +327,7 @@ struct provider_model::impl {
           break;
         }
         case auth_scheme::oauth2_client_credentials:
-          if (auth.starts_with("Bearer "))
+          if (scheme_is("Bearer"))
             if (auto it = tokens.find(auth.substr(7)); it != tokens.end() && now < it->second.second) return it->second.first;
           break;
         case auth_scheme::hmac_sha256: {
@@ -324,9 +359,15 @@ struct provider_model::impl {
                                                         const std::string& raw_query, clock::time_point now) const {
     const bool presented = !header_of(req, "Authorization").empty() ||
                            std::any_of(spec.auth.schemes.begin(), spec.auth.schemes.end(), [&](const auto& m) {
-                             return m.type == auth_scheme::header && !header_of(req, m.header).empty();
+                             return (m.type == auth_scheme::header && !header_of(req, m.header).empty()) ||
+                                    (m.type == auth_scheme::query && raw_query.find(m.param + "=") != std::string::npos);
                            });
-    if (!presented) return quirk("auth_missing_accepted") ? std::optional<std::size_t>(0) : std::nullopt;
+    if (!presented) {
+      if (quirk("query_key_accepted"))
+        for (const auto& [k, v] : parse_query(raw_query))
+          if (auto t = tenant(v); t && (k == "api_key" || k == "token")) return t;
+      return quirk("auth_missing_accepted") ? std::optional<std::size_t>(0) : std::nullopt;
+    }
     if (auto t = credentials_of(req, rel_path, raw_query, now)) return t;
     return quirk("invalid_key_accepted") ? std::optional<std::size_t>(0) : std::nullopt;
   }
@@ -393,7 +434,8 @@ struct provider_model::impl {
   std::optional<http::response> throttle(const http::request& req, clock::time_point now) {
     if (!opts.rate_limit || !spec.emulator.contains("rate_limit")) return std::nullopt;
     const auto& rl = spec.emulator.at("rate_limit");
-    const double rate = rl.at("per_second").get<double>() / std::max(opts.time_scale, 1e-6);
+    // Rates speed up with the time scale, but at most 20-fold, so that a burst can still be probed.
+    const double rate = rl.at("per_second").get<double>() / std::max(opts.time_scale, 0.05);
     const double burst = rl.at("burst").get<double>();
     const std::string who = header_of(req, "Authorization");
     auto [it, fresh] = buckets.try_emplace(who, bucket{burst, now});
@@ -409,13 +451,14 @@ struct provider_model::impl {
     }
     const long wait_s = static_cast<long>(std::ceil((1 - b.tokens) / rate));
     http::response r;
-    if (rl.contains("text_body")) {
+    if (rl.contains("text_body") || quirk("rate_limit_text")) {
       r.status = spec.errors.kinds.contains("rate_limited") ? spec.errors.kinds.at("rate_limited").status : 429;
       r.headers.emplace_back("Content-Type", "text/plain");
-      r.body = rl.at("text_body").get<std::string>();
+      r.body = rl.value("text_body", "Too many requests");
     } else {
       r = error_response("rate_limited");
     }
+    if (quirk("no_retry_after_header")) return r;
     if (has("retry-after")) r.headers.emplace_back("Retry-After", std::to_string(wait_s));
     // draft-ietf-httpapi-ratelimit-headers, as RunPod sends them.
     if (has("ratelimit")) r.headers.emplace_back("RateLimit", "\"burst\";r=0;t=" + std::to_string(wait_s));
@@ -482,8 +525,16 @@ struct provider_model::impl {
         if (auto it = spec.offer_fields.find("price_per_hour_usd"); it != spec.offer_fields.end())
           set_pointer(item, it->second.pointer, find_pointer(item, it->second.pointer)->dump());
       write_field(item, spec.offer_fields, "regions_available", available);
-      if (op.items_are_object_values) collection[name] = std::move(item);
-      else collection.push_back(std::move(item));
+      if (quirk("negative_price"))
+        if (auto it = spec.offer_fields.find("price_per_hour_usd"); it != spec.offer_fields.end())
+          write_field(item, spec.offer_fields, "price_per_hour_usd", -price.get<double>());
+      if (op.items_are_object_values) {
+        if (quirk("duplicate_offers")) collection[name + "_again"] = item;  // a second key, the same type
+        collection[name] = std::move(item);
+      } else {
+        if (quirk("duplicate_offers")) collection.push_back(item);
+        collection.push_back(std::move(item));
+      }
     }
     if (!op.items_are_object_values) return page_of(op, std::move(collection), raw_query);
     nlohmann::json body = response_template(op);
@@ -493,21 +544,27 @@ struct provider_model::impl {
 
   http::response launch(const operation_spec& op, account& acct, const template_vars& vars, clock::time_point now) {
     auto var = [&](const char* n) { return vars.contains(n) ? first_string(vars.at(n)) : std::string(); };
-    const auto type_name = var("instance_type");
+    auto type_name = var("instance_type");
     auto region = var("region");
     const auto key_name = var("ssh_key_name");
+    const auto name = var("name");
+    if (quirk("phantom_capacity")) return error_response("insufficient_capacity");
+    if (quirk("missing_field_accepted") && type_name.empty()) type_name = spec.emulator.at("instance_types").front().at("name");
+    if ((quirk("missing_field_accepted") || quirk("unknown_region_accepted")) && !spec.emulator.at("regions").contains(region))
+      region.clear();
     const auto* type = find_type(type_name);
     if (type == nullptr && !quirk("unknown_type_accepted"))
       return error_response("invalid_parameters", "Invalid instance type: " + type_name);
     // Providers whose launch names no region (Vast.ai buys a machine, not a region) get the
     // first region that has capacity.
-    if (region.empty() && !(op.body && template_pointers(*op.body).contains("region")) && type != nullptr)
+    const bool any_region = quirk("missing_field_accepted") || quirk("unknown_region_accepted");
+    if (region.empty() && (any_region || !(op.body && template_pointers(*op.body).contains("region"))) && type != nullptr)
       for (const auto& [r, _] : spec.emulator.at("regions").items())
         if (remaining(*type, r, now) > 0) {
           region = r;
           break;
         }
-    if (region.empty() && type != nullptr && !(op.body && template_pointers(*op.body).contains("region")))
+    if (region.empty() && type != nullptr && (any_region || !(op.body && template_pointers(*op.body).contains("region"))))
       return error_response("insufficient_capacity");
     if (!spec.emulator.at("regions").contains(region))
       return error_response("invalid_parameters", "Invalid region: " + region);
@@ -527,7 +584,7 @@ struct provider_model::impl {
     } else {
       inst.id = new_instance_id();
     }
-    inst.name = var("name");
+    inst.name = name;
     inst.type = type_name;
     inst.region = region;
     if (!key_name.empty()) inst.ssh_keys.push_back(key_name);
@@ -542,11 +599,13 @@ struct provider_model::impl {
     nlohmann::json body = response_template(op);
     if (auto it = op.fields.find("instance_id"); it != op.fields.end()) {
       if (quirk("launch_without_id")) set_pointer(body, parent_pointer(it->second.pointer), nlohmann::json::array());
+      else if (quirk("launch_schema_drift")) set_pointer(body, it->second.pointer, nlohmann::json{{"id", inst.id}});
       else write_field(body, op.fields, "instance_id", inst.id);
     }
     if (op.item) {
       auto obj = render_instance(inst, phase_of(inst, now));
       if (quirk("launch_without_id")) obj.erase("id");
+      if (quirk("launch_schema_drift")) obj = nlohmann::json::array({obj});
       set_pointer(body, *op.item, std::move(obj));
     }
     return json_response(op.success_status.front(), body);
@@ -578,7 +637,7 @@ struct provider_model::impl {
           return std::nullopt;
         }
       };
-      auto size = number(pg.size_param, pg.size);
+      auto size = quirk("page_size_ignored") ? std::optional<long>(1000) : number(pg.size_param, pg.size);
       if (!size || *size < 1 || *size > 1000) return error_response("invalid_parameters", "Invalid page size.");
       long start = 0;
       if (pg.style == "page") {
@@ -598,26 +657,41 @@ struct provider_model::impl {
           return error_response("invalid_parameters", "Invalid page token.");
         }
       }
+      if (quirk("page_repeats")) start = 0;  // every page is the first page again
       const long total = static_cast<long>(items.size());
       nlohmann::json slice = nlohmann::json::array();
       for (long i = start; i < std::min(total, start + *size); ++i) slice.push_back(items[static_cast<std::size_t>(i)]);
       const bool more = start + *size < total;
       if (!pg.more_pointer.empty()) set_pointer(body, pg.more_pointer, more);
-      if (pg.style == "token") set_pointer(body, pg.next_pointer, more ? nlohmann::json("cursor-" + std::to_string(start + *size)) : nlohmann::json(nullptr));
+      if (!pg.total_pointer.empty()) set_pointer(body, pg.total_pointer, total);
+      if (pg.style == "token") set_pointer(body, pg.next_pointer, more ? nlohmann::json("cursor-" + std::to_string(start + *size)) : pg.end_token);
       items = std::move(slice);
     }
     set_pointer(body, op.items.value_or(""), std::move(items));
     return json_response(op.success_status.front(), body);
   }
 
-  emu_instance* find_instance(account& acct, const std::string& id, clock::time_point now) {
+  emu_instance* find_instance(account& acct, const std::string& id, clock::time_point now, bool cross_tenant = false) {
     for (auto& i : acct.instances)
       if (i.id == id && phase_of(i, now) != phase::gone) return &i;
+    if (cross_tenant)
+      for (auto& other : accounts)
+        for (auto& i : other.instances)
+          if (i.id == id && phase_of(i, now) != phase::gone) return &i;
     return nullptr;
   }
 
+  // Whether another account has this instance (for the existence-leak quirk).
+  bool exists_elsewhere(const std::string& id, clock::time_point now) {
+    for (auto& a : accounts)
+      for (auto& i : a.instances)
+        if (i.id == id && phase_of(i, now) != phase::gone) return true;
+    return false;
+  }
+
   http::response get(const operation_spec& op, account& acct, const std::string& id, clock::time_point now) {
-    auto* inst = find_instance(acct, id, now);
+    auto* inst = find_instance(acct, id, now, quirk("cross_tenant_read"));
+    if (inst == nullptr && quirk("existence_leak_403") && exists_elsewhere(id, now)) return error_response("forbidden");
     if (inst == nullptr || quirk("get_not_found")) {
       if (inst == nullptr && quirk("unknown_id_200")) {
         nlohmann::json body = nlohmann::json::object();
@@ -626,22 +700,31 @@ struct provider_model::impl {
       }
       return error_response("not_found");
     }
-    nlohmann::json body = nlohmann::json::object();
+    nlohmann::json body = response_template(op);
     set_pointer(body, op.item.value_or(""), render_instance(*inst, phase_of(*inst, now)));
     return json_response(op.success_status.front(), body);
   }
 
   http::response list(const operation_spec& op, account& acct, clock::time_point now, const std::string& raw_query) {
     nlohmann::json items = nlohmann::json::array();
+    std::vector<const emu_instance*> visible;
+    for (const auto& a : accounts)
+      if (&a == &acct || quirk("cross_tenant_list"))
+        for (const auto& i : a.instances) visible.push_back(&i);
     if (!quirk("list_omits_instances")) {
-      for (const auto& i : acct.instances) {
+      for (const auto* ip : visible) {
+        const auto& i = *ip;
         auto p = phase_of(i, now);
         if (p == phase::gone || p == phase::terminated) {
           if (!quirk("ghost_after_terminate")) continue;
           p = phase::running;  // the ghost: still listed, still "running", still billed
         }
         if (p == phase::terminating && quirk("ghost_after_terminate")) p = phase::running;
-        items.push_back(render_instance(i, p));
+        auto obj = render_instance(i, p);
+        if (quirk("list_get_disagree"))
+          if (auto it = spec.instance_fields.find("instance_type"); it != spec.instance_fields.end())
+            set_pointer(obj, it->second.pointer, other_type(i.type));
+        items.push_back(std::move(obj));
       }
     }
     return page_of(op, std::move(items), raw_query);
@@ -653,8 +736,11 @@ struct provider_model::impl {
     if (ids.empty()) return error_response("invalid_parameters", "No instance ids given.");
     std::vector<emu_instance*> targets;
     for (const auto& id : ids) {
-      auto* inst = find_instance(acct, id, now);
+      auto* inst = find_instance(acct, id, now, quirk("cross_tenant_actions"));
+      if (inst == nullptr && quirk(terminate ? "terminate_unknown_500" : "restart_unknown_500")) return error_response("internal");
+      if (inst == nullptr && quirk("existence_leak_403") && exists_elsewhere(id, now)) return error_response("forbidden");
       if (inst == nullptr) return error_response("not_found");
+      if (terminate && inst->terminated_at && quirk("double_terminate_500")) return error_response("internal");
       if (!terminate && phase_of(*inst, now) != phase::running)
         return error_response(spec.errors.kinds.contains("invalid_state") ? "invalid_state" : "invalid_parameters",
                               "Instance " + id + " is not running.");
@@ -662,16 +748,18 @@ struct provider_model::impl {
     }
     if (terminate && quirk("terminate_500")) return error_response("internal");
     nlohmann::json items = nlohmann::json::array();
+    if (terminate && quirk("terminate_first_only") && targets.size() > 1) targets.erase(targets.begin() + 1, targets.end());
     for (auto* inst : targets) {
       if (terminate) {
         if (!inst->terminated_at) inst->terminated_at = now;
       } else {
-        inst->restart_until = now + scaled(emu_number("boot_s", 0));
+        inst->restart_until = now + (quirk("restart_stuck") ? std::chrono::hours(24 * 365) : scaled(emu_number("boot_s", 0)));
       }
       items.push_back(render_instance(*inst, phase_of(*inst, now)));
     }
     if (op.success_status.front() == 204) return http::response{204, {}, {}};
     nlohmann::json body = response_template(op);
+    if (quirk("terminate_schema_drift")) return json_response(op.success_status.front(), nlohmann::json::object());
     if (op.item && !items.empty()) set_pointer(body, *op.item, items.front());
     if (op.items) set_pointer(body, *op.items, std::move(items));
     return json_response(op.success_status.front(), body);
@@ -679,16 +767,21 @@ struct provider_model::impl {
 
   http::response list_keys(const operation_spec& op, account& acct, const std::string& raw_query) {
     nlohmann::json items = nlohmann::json::array();
-    for (const auto& k : acct.keys) items.push_back(render_key(k));
+    for (const auto& a : accounts)
+      if (&a == &acct || quirk("cross_tenant_keys"))
+        for (const auto& k : a.keys)
+          if (!quirk("key_not_listed")) items.push_back(render_key(k));
     return page_of(op, std::move(items), raw_query);
   }
 
   http::response add_key(const operation_spec& op, account& acct, const template_vars& vars) {
     const auto name = vars.contains("name") ? first_string(vars.at("name")) : std::string();
-    if (name.empty()) return error_response("invalid_parameters", "A key name is required.");
+    if (name.empty() && !quirk("empty_key_name_accepted")) return error_response("invalid_parameters", "A key name is required.");
     if (std::any_of(acct.keys.begin(), acct.keys.end(), [&](const auto& k) { return k.name == name; }))
       return error_response("invalid_parameters", "An SSH key named " + name + " already exists.");
-    emu_key k{new_hex(), name, vars.contains("public_key") ? first_string(vars.at("public_key")) : std::string()};
+    const auto style = spec.emulator.value("id_style", "hex32");
+    emu_key k{style == "integer" || style == "uuid" ? new_instance_id() : new_hex(), name,
+              vars.contains("public_key") ? first_string(vars.at("public_key")) : std::string()};
     bool generated = false;
     if (k.public_key.empty()) {
       // The provider generates a pair when no public key is given and returns the private half once.
@@ -700,15 +793,16 @@ struct provider_model::impl {
     if (generated)
       write_field(obj, spec.ssh_key_fields, "private_key",
                   "-----BEGIN OPENSSH PRIVATE KEY-----\nemulated\n-----END OPENSSH PRIVATE KEY-----\n");
-    nlohmann::json body = nlohmann::json::object();
+    nlohmann::json body = response_template(op);
     set_pointer(body, op.item.value_or(""), std::move(obj));
     return json_response(op.success_status.front(), body);
   }
 
   http::response delete_key(const operation_spec& op, account& acct, const std::string& id) {
     auto it = std::find_if(acct.keys.begin(), acct.keys.end(), [&](const auto& k) { return k.id == id; });
+    if (it == acct.keys.end() && quirk("key_delete_unknown_200")) return json_response(200, nlohmann::json::object());
     if (it == acct.keys.end()) return error_response("not_found");
-    acct.keys.erase(it);
+    if (!quirk("key_delete_ignored")) acct.keys.erase(it);
     if (op.success_status.front() == 204) return http::response{204, {}, {}};
     return json_response(op.success_status.front(), nlohmann::json::object());
   }
@@ -757,11 +851,19 @@ struct provider_model::impl {
 
     const auto tenant_index = authenticate(req, rel, raw_query, now);
     if (!tenant_index) {
+      // A credential header that is not even well-formed ("Bearer" with no token).
+      const auto auth = header_of(req, "Authorization");
+      if (quirk("malformed_auth_500") && !auth.empty() && auth.find(' ') == std::string::npos) return error_response("internal");
       auto r = error_response("unauthorized");
-      r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"api\"");
+      if (!quirk("no_www_authenticate")) r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"api\"");
       return r;
     }
     auto& acct = accounts.at(*tenant_index);
+    // HEAD is GET without the body (RFC 9110 §9.3.2); OPTIONS lists the methods of a path.
+    const bool head = req.method == "HEAD";
+    if (head && quirk("head_500")) return error_response("internal");
+    if (req.method == "OPTIONS" && quirk("options_500")) return error_response("internal");
+    const std::string method = head ? "GET" : req.method;
 
     // Candidate operations by path (a template's own query part is not matched), then method.
     std::vector<std::pair<const operation_spec*, std::map<std::string, std::string>>> candidates;
@@ -775,9 +877,15 @@ struct provider_model::impl {
         if (auto it = spec.variables.find(k); it != spec.variables.end() && it->second != v) fixed_ok = false;
       if (!fixed_ok) continue;
       allowed.insert(candidate.method);
-      if (candidate.method == req.method) candidates.emplace_back(&candidate, std::move(p));
+      if (candidate.method == method) candidates.emplace_back(&candidate, std::move(p));
     }
     if (candidates.empty() && allowed.empty()) return unknown_path();
+    if (req.method == "OPTIONS") {
+      std::string allow = "OPTIONS";
+      for (const auto& m : allowed) allow += ", " + m;
+      if (allowed.contains("GET")) allow += ", HEAD";
+      return http::response{204, {{"Allow", allow}}, {}};
+    }
     if (candidates.empty()) {
       auto r = error_response("method_not_allowed");
       if (!quirk("no_allow_header")) {
@@ -793,11 +901,13 @@ struct provider_model::impl {
     });
     std::optional<nlohmann::json> body;
     if (wants_body) {
+      if (req.body.empty() && quirk("empty_body_500")) return error_response("internal");
       body = parse_json(req.body, 64);
       if (!body) {
         if (quirk("malformed_json_500")) return error_response("internal");
         return error_response("invalid_parameters", "The request body is not valid JSON.");
       }
+      if (!body->is_object() && quirk("non_object_body_500")) return error_response("internal");
     }
     const operation_spec* op = nullptr;
     std::map<std::string, std::string> params;
@@ -811,13 +921,26 @@ struct provider_model::impl {
 
     template_vars vars;
     for (const auto& [k, v] : params) vars[k] = v;
+    if (body && op->id == operation_id::launch && op->body) {
+      // Quirks of the name handling fire before validation, as a broken backend's would.
+      auto named = vars_from_body(*op->body, *body);
+      const auto name = named.contains("name") ? first_string(named.at("name")) : std::string();
+      if (quirk("long_name_500") && name.size() > 64) return error_response("internal");
+      if (quirk("unicode_500") && std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; }))
+        return error_response("internal");
+    }
     if (body) {
-      if (auto it = request_schemas.find(op->id); it != request_schemas.end()) {
+      const bool lenient = (op->id == operation_id::launch &&
+                            (quirk("unknown_type_accepted") || quirk("missing_field_accepted"))) ||
+                           (op->id == operation_id::ssh_keys_add && quirk("empty_key_name_accepted"));
+      if (auto it = request_schemas.find(op->id); it != request_schemas.end() && !lenient) {
         auto violations = it->second.validate(*body);
-        if (!violations.empty() && !(op->id == operation_id::launch && quirk("unknown_type_accepted")))
+        if (!violations.empty()) {
+          if (quirk("validation_500")) return error_response("internal");
           return error_response("invalid_parameters",
                                 (violations.front().pointer.empty() ? "body" : violations.front().pointer) + ": " +
                                     violations.front().message);
+        }
       }
       if (op->body)
         for (auto& [k, v] : vars_from_body(*op->body, *body)) vars.emplace(k, v);
@@ -844,6 +967,17 @@ struct provider_model::impl {
   }
 };
 
+namespace {
+std::string http_date_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  return buf;
+}
+}  // namespace
+
 std::vector<std::string> make_api_keys(const provider_spec& spec, std::size_t n, const std::string& prefix) {
   std::random_device rd;
   auto hex = [&](int len) {
@@ -869,7 +1003,13 @@ provider_model::~provider_model() = default;
 
 http::response provider_model::handle(const http::request& req) {
   std::lock_guard lock(impl_->mu);
+  // Every fourth read is slow: enough to push p95 over the expectation.
+  if (impl_->quirk("slow_responses") && (req.method == "GET" || req.method == "HEAD") && ++impl_->slow_counter % 4 == 0)
+    std::this_thread::sleep_for(latency_threshold(impl_->spec, impl_->opts.time_scale) * 3 / 2);
   auto r = impl_->dispatch(req);
+  if (req.method == "HEAD") r.body.clear();
+  // An origin server with a clock MUST send Date (RFC 9110 §6.6.1).
+  if (!impl_->quirk("no_date_header")) r.headers.emplace_back("Date", http_date_now());
   r.headers.emplace_back(emulator_header_name, impl_->spec.provider.id);
   r.headers.emplace_back(time_scale_header_name, std::to_string(impl_->opts.time_scale));
   return r;

@@ -69,9 +69,8 @@ TEST_P(CleanEmulator, PassesEveryCheckAndLeavesNothingRunning) {
   for (const auto& o : run.report.outcomes) {
     if (o.result == outcome::skipped) {
       const bool declared = spec.deviation_for(o.check_id) != nullptr;
-      const bool missing_operation = o.reason.find("has no") != std::string::npos ||
-                                     o.reason.find("no operation") != std::string::npos;
-      EXPECT_TRUE(declared || missing_operation) << o.check_id << " skipped without a declared reason: " << o.reason;
+      const bool not_applicable = o.reason.starts_with("not applicable: ");
+      EXPECT_TRUE(declared || not_applicable) << o.check_id << " skipped without a declared reason: " << o.reason;
     } else {
       EXPECT_EQ(o.result, outcome::pass) << o.check_id << ": " << o.reason;
     }
@@ -90,14 +89,29 @@ std::string test_name(const std::string& s) {
 INSTANTIATE_TEST_SUITE_P(Catalogue, CleanEmulator, ::testing::ValuesIn(catalogue_providers()),
                          [](const auto& info) { return test_name(info.param); });
 
+// The first catalogue provider (Lambda first) on whose clean emulator the check passes: the
+// check's quirk is shown to fail it there. (Pagination checks need a paginated API, and so on.)
+std::string provider_where_it_passes(const std::string& check_id) {
+  static std::map<std::string, conformance::run_report> clean;
+  auto providers = catalogue_providers();
+  std::stable_partition(providers.begin(), providers.end(), [](const auto& p) { return p == "lambda"; });
+  for (const auto& p : providers) {
+    if (!clean.contains(p)) clean.emplace(p, run_against(test::spec(p), {}).report);
+    if (outcome_of(clean.at(p), check_id).result == outcome::pass) return p;
+  }
+  return {};
+}
+
 class QuirkFailsItsCheck : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(QuirkFailsItsCheck, WithEvidence) {
   const auto& check = *conformance::find_check(GetParam());
-  auto run = run_against(test::spec("lambda"), {check.quirk});
+  const auto provider = provider_where_it_passes(check.id);
+  ASSERT_FALSE(provider.empty()) << check.id << " passes on no clean emulator of the catalogue";
+  auto run = run_against(test::spec(provider), {check.quirk});
   const auto& o = outcome_of(run.report, check.id);
   const auto expected = check.requirement == requirement_level::should ? outcome::warn : outcome::fail;
-  EXPECT_EQ(o.result, expected) << check.id << " under " << check.quirk << ": " << o.reason;
+  EXPECT_EQ(o.result, expected) << check.id << " under " << check.quirk << " on " << provider << ": " << o.reason;
   EXPECT_FALSE(o.evidence.empty()) << "a failure must carry the exchange that decided it";
   EXPECT_FALSE(o.reason.empty());
   if (check.quirk != "terminate_500") {

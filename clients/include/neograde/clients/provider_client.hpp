@@ -9,14 +9,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace neograde {
 
-// How a request authenticates: with the client's key, with none, or with a made-up key.
-enum class auth_mode { key, none, invalid };
+// How a request authenticates: with the client's key, with none, with a made-up key, or with a
+// credential header that is not well-formed (a scheme word and nothing after it).
+enum class auth_mode { key, none, invalid, malformed, lowercase_scheme };
 
 // The outcome of one API call, whatever it was: transport failure, error or success.
 struct call_result {
@@ -66,6 +68,8 @@ class provider_client {
 
   [[nodiscard]] typed_result<std::vector<offer>> list_offers();
   [[nodiscard]] typed_result<std::string> launch(const launch_request& req);
+  // The instance id a successful launch response carries (or the client-chosen id it used).
+  [[nodiscard]] std::optional<std::string> launched_id(const call_result& r, const std::string& client_id) const;
   // Reads one instance; for providers without get-by-id, finds it in the list.
   [[nodiscard]] typed_result<instance> get(const std::string& id);
   // Walks every page when the list is paginated.
@@ -80,8 +84,10 @@ class provider_client {
   [[nodiscard]] instance to_instance(const nlohmann::json& obj) const;
   [[nodiscard]] offer to_offer(const nlohmann::json& obj) const;
   [[nodiscard]] ssh_key to_ssh_key(const nlohmann::json& obj) const;
-  // Every item of a (possibly paginated) collection operation; `pages` counts the requests made.
-  [[nodiscard]] typed_result<std::vector<nlohmann::json>> walk(operation_id op, int* pages = nullptr);
+  // Every item of a (possibly paginated) collection operation. `page_size` overrides the spec's
+  // page size; `page_sizes` receives the number of items of each page.
+  [[nodiscard]] typed_result<std::vector<nlohmann::json>> walk(operation_id op, int page_size = 0,
+                                                               std::vector<std::size_t>* page_sizes = nullptr);
 
   // The elements of a collection at `pointer` (an array, or an object's values).
   [[nodiscard]] std::vector<nlohmann::json> collection(const nlohmann::json& doc, const std::string& pointer,
@@ -92,6 +98,9 @@ class provider_client {
   [[nodiscard]] double emulator_time_scale() const { return time_scale_; }
 
   [[nodiscard]] http::client& transport() { return http_; }
+
+  // Sees every declared operation's result (checks scan them: schemas, status words, latency).
+  std::function<void(operation_id, const call_result&)> observer;
 
  private:
   call_result finish(boost::system::result<http::response, http::transport_error> res,

@@ -19,6 +19,7 @@ struct run_options {
   std::string api_key;
   std::string second_api_key;  // a second account, for isolation checks
   bool allow_spend = false;    // checks that launch instances run only when true
+  bool probe_rate_limit = false;  // probe for a 429 (always on against the emulator)
   http::client_options http;
   std::string run_id;          // names what the run creates: neograde-<run_id>-...
   // Called once the target is known (emulated or live), before the first outcome.

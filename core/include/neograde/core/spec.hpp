@@ -8,6 +8,7 @@
 #include <boost/system/result.hpp>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -24,14 +25,16 @@ struct field_path {
   double scale = 1;  // canonical number = provider number * scale
   bool as_string = false;   // the provider writes the number as a decimal string
   bool as_integer = false;  // the provider writes the value (an id) as a JSON integer
+  bool omit_null = false;   // an absent value is left out rather than written as null
 };
 
-enum class auth_scheme { unknown, bearer, basic_username, header, oauth2_client_credentials, hmac_sha256 };
+enum class auth_scheme { unknown, bearer, basic_username, header, query, oauth2_client_credentials, hmac_sha256 };
 NLOHMANN_JSON_SERIALIZE_ENUM(auth_scheme, {
   {auth_scheme::unknown, "unknown"},
   {auth_scheme::bearer, "bearer"},
   {auth_scheme::basic_username, "basic_username"},
   {auth_scheme::header, "header"},
+  {auth_scheme::query, "query"},
   {auth_scheme::oauth2_client_credentials, "oauth2_client_credentials"},
   {auth_scheme::hmac_sha256, "hmac_sha256"},
 })
@@ -42,6 +45,7 @@ struct auth_method {
   auth_scheme type = auth_scheme::unknown;
   std::string header = "Authorization";  // header: the header carrying the key
   std::string prefix;                    // header: text before the key ("" for a bare key)
+  std::string param;                     // query: the query parameter carrying the key
   std::string token_path;                // oauth2: client-credentials token endpoint, relative to the base URL
   // hmac_sha256: the string to sign and the Authorization value, with {path_prefix}, {path},
   // {query} (sorted k=v joined by &), {method}, {timestamp}, {access_key} and {signature}.
@@ -104,6 +108,8 @@ struct pagination_spec {
   std::string token_param;   // token: the request parameter carrying the token
   std::string next_pointer;  // token: where the next token is; null/absent/empty at the end
   std::string more_pointer;  // optional: a boolean saying whether more pages follow
+  std::string total_pointer;  // optional: where the provider states the total count
+  nlohmann::json end_token;   // token: what the last page carries as its next token (null or "")
 };
 
 struct operation_spec {
@@ -127,7 +133,9 @@ struct timing_spec {
   double time_to_running_s = 600;
   double time_to_gone_s = 300;
   double poll_interval_s = 5;
+  double latency_p95_ms = 2000;  // read operations slower than this at p95 are a warning
 };
+
 
 struct provider_info {
   std::string id;
@@ -169,6 +177,10 @@ struct provider_spec {
   [[nodiscard]] instance_state canonical_state(const std::string& provider_status) const;
   [[nodiscard]] const deviation* deviation_for(const std::string& check_id) const;
 };
+
+// The p95 latency a target is held to: the spec's, on the emulator's time scale, but never below
+// 100 ms (loopback timing under load is not the provider's).
+[[nodiscard]] std::chrono::milliseconds latency_threshold(const provider_spec& spec, double time_scale);
 
 // A spec that could not be loaded: which file, where in it (JSON pointer), and why.
 struct spec_error {

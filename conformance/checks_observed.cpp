@@ -1,0 +1,206 @@
+// Checks decided over everything the run saw (every response of every declared operation), and
+// the opt-in rate-limit probe.
+
+#include "context.hpp"
+
+#include <neograde/core/json_schema.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <set>
+#include <thread>
+
+namespace neograde::conformance::detail {
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// What a response body must never show (CWE-209): stack traces, source paths, SQL errors.
+std::optional<std::string> internal_detail(const std::string& body) {
+  static constexpr std::array<std::string_view, 16> markers{
+      "traceback (most recent call last)", "exception in thread", "at java.", "at org.", ".py\", line", "goroutine ",
+      "panic: ", "nullpointerexception", "/usr/src/", "/srv/", "/var/www/", "/home/", "sqlstate", "psycopg2",
+      "you have an error in your sql syntax", "ora-0"};
+  const auto text = lower(body);
+  for (auto m : markers)
+    if (text.find(m) != std::string::npos) return std::string(m);
+  return std::nullopt;
+}
+
+bool is_json_media(const std::string& content_type, const provider_spec& spec) {
+  auto media = lower(content_type.substr(0, content_type.find(';')));
+  return media == "application/json" || media.ends_with("+json") || media == lower(spec.errors.content_type);
+}
+
+std::vector<const exchange*> exchanges(context& ctx) {
+  std::vector<const exchange*> out;
+  for (const auto& e : ctx.client.transport().transcript()) out.push_back(&e);
+  if (ctx.second != nullptr)
+    for (const auto& e : ctx.second->transport().transcript()) out.push_back(&e);
+  return out;
+}
+
+void scan_bodies(context& ctx) {
+  const char* id = "errors.response.no_internal_details";
+  const auto all = exchanges(ctx);
+  for (const auto* e : all)
+    if (auto m = internal_detail(e->response_body))
+      return ctx.emit(make(id, outcome::fail, "a response body shows \"" + *m + "\" (HTTP " + std::to_string(e->status) + ")", {*e}));
+  ctx.emit(make(id, outcome::pass, std::to_string(all.size()) + " response bodies scanned"));
+}
+
+void scan_headers(context& ctx) {
+  const auto all = exchanges(ctx);
+  const char* date_id = "http.response.date_header";
+  auto missing_date = std::find_if(all.begin(), all.end(), [](const exchange* e) {
+    return e->status != 0 && std::none_of(e->response_headers.begin(), e->response_headers.end(),
+                                          [](const auto& h) { return lower(h.first) == "date"; });
+  });
+  if (missing_date != all.end()) ctx.emit(make(date_id, outcome::fail, "a response carries no Date header", {**missing_date}));
+  else ctx.emit(make(date_id, outcome::pass, "every response carries Date"));
+
+  const char* type_id = "http.content_type.success_is_json";
+  for (const auto& o : ctx.seen) {
+    const auto* op = ctx.spec.operation(o.op);
+    if (!o.result.success || o.result.response->body.empty() || (op != nullptr && op->text_response)) continue;
+    if (!is_json_media(o.result.content_type(), ctx.spec))
+      return ctx.emit(make(type_id, outcome::fail, "a successful " + nlohmann::json(o.op).get<std::string>() +
+                                                       " response is labelled \"" + o.result.content_type() + "\"",
+                           {o.result.evidence}));
+  }
+  ctx.emit(make(type_id, outcome::pass, "every successful JSON response is labelled JSON"));
+}
+
+void scan_errors(context& ctx) {
+  const char* id = "errors.envelope.code_is_documented";
+  std::set<std::string> known;
+  for (const auto& [name, k] : ctx.spec.errors.kinds)
+    if (!k.code.empty()) known.insert(k.code);
+  known.insert(ctx.spec.errors.no_capacity_codes.begin(), ctx.spec.errors.no_capacity_codes.end());
+  known.insert(ctx.spec.errors.quota_codes.begin(), ctx.spec.errors.quota_codes.end());
+  if (known.empty() || ctx.spec.errors.code_pointer == ctx.spec.errors.message_pointer)
+    return ctx.emit(not_applicable(id, "the provider's errors carry a message, not a documented code"));
+  int seen = 0;
+  for (const auto& o : ctx.seen) {
+    if (!o.result.error || o.result.error->code.empty()) continue;
+    ++seen;
+    if (!known.contains(o.result.error->code))
+      return ctx.emit(make(id, outcome::fail, "error code \"" + o.result.error->code + "\" is not documented", {o.result.evidence}));
+  }
+  if (seen == 0) return ctx.emit(not_applicable(id, "no error code was observed"));
+  ctx.emit(make(id, outcome::pass, std::to_string(seen) + " error codes, all documented"));
+}
+
+void scan_schemas(context& ctx) {
+  const std::pair<const char*, operation_id> cases[] = {{"schema.instance.get_matches_schema", operation_id::get},
+                                                        {"schema.instance.list_matches_schema", operation_id::list}};
+  for (const auto& [id, op_id] : cases) {
+    const auto* op = ctx.spec.operation(op_id);
+    if (op == nullptr || !op->response_schema) {
+      ctx.emit(not_applicable(id, "the spec declares no such operation with a response schema"));
+      continue;
+    }
+    json_schema schema(*op->response_schema);
+    int checked = 0;
+    std::optional<check_outcome> failure;
+    for (const auto& o : ctx.seen) {
+      if (o.op != op_id || !o.result.success || !o.result.json) continue;
+      ++checked;
+      auto v = schema.validate(*o.result.json);
+      if (!v.empty()) {
+        failure = make(id, outcome::fail, "at \"" + v.front().pointer + "\": " + v.front().message, {o.result.evidence});
+        break;
+      }
+    }
+    if (failure) ctx.emit(std::move(*failure));
+    else if (checked == 0) ctx.emit(not_applicable(id, "no successful response was observed"));
+    else ctx.emit(make(id, outcome::pass, std::to_string(checked) + " responses match the schema"));
+  }
+
+  const char* vocab_id = "schema.instance.status_in_vocabulary";
+  if (ctx.status_words.empty()) return ctx.emit(not_applicable(vocab_id, "no instance status was observed"));
+  std::set<std::string> distinct;
+  for (const auto& [w, ev] : ctx.status_words) {
+    if (!ctx.spec.states.contains(w))
+      return ctx.emit(make(vocab_id, outcome::fail, "status \"" + w + "\" is not in the documented vocabulary", {ev}));
+    distinct.insert(w);
+  }
+  std::string words;
+  for (const auto& w : distinct) words += (words.empty() ? "" : ", ") + w;
+  ctx.emit(make(vocab_id, outcome::pass, "statuses seen: " + words));
+}
+
+// performance.latency.read_p95: percentiles of read (GET) requests.
+void latency(context& ctx) {
+  const char* id = "performance.latency.read_p95";
+  std::vector<double> ms;
+  const exchange* slowest = nullptr;
+  for (const auto* e : exchanges(ctx))
+    if (e->method == "GET" && e->status != 0) {
+      ms.push_back(e->duration_ms);
+      if (slowest == nullptr || e->duration_ms > slowest->duration_ms) slowest = e;
+    }
+  if (ms.empty()) return ctx.emit(not_applicable(id, "no read request was made"));
+  std::sort(ms.begin(), ms.end());
+  auto pct = [&](double p) { return ms[std::min(ms.size() - 1, static_cast<std::size_t>(p * static_cast<double>(ms.size())))]; };
+  const double p50 = pct(0.50), p95 = pct(0.95), p99 = pct(0.99);
+  ctx.measurements["latency_read_ms"] = {{"p50", p50}, {"p95", p95}, {"p99", p99}, {"count", ms.size()}};
+  const auto limit = static_cast<double>(latency_threshold(ctx.spec, ctx.scale).count());
+  auto o = make(id, p95 <= limit ? outcome::pass : outcome::fail,
+                "p50 " + std::to_string(p50) + " ms, p95 " + std::to_string(p95) + " ms, p99 " + std::to_string(p99) +
+                    " ms over " + std::to_string(ms.size()) + " reads (expectation: p95 within " + std::to_string(limit) + " ms)",
+                {*slowest});
+  o.measurements = ctx.measurements["latency_read_ms"];
+  ctx.emit(std::move(o));
+}
+
+}  // namespace
+
+void run_rate_limit_probe(context& ctx) {
+  const char* headers_id = "ratelimit.response.has_retry_after";
+  const char* envelope_id = "ratelimit.response.has_envelope";
+  if (!ctx.opts.probe_rate_limit && !ctx.emulated) {
+    ctx.emit(not_applicable(headers_id, "probing a rate limit is opt-in (--probe-rate-limit)"));
+    ctx.emit(not_applicable(envelope_id, "probing a rate limit is opt-in (--probe-rate-limit)"));
+    return;
+  }
+  // A client of its own that does not retry, bounded to 300 requests.
+  auto options = ctx.opts.http;
+  options.max_retries = 0;
+  provider_client probe(ctx.spec, ctx.opts.base_url, ctx.opts.api_key, options);
+  std::optional<call_result> limited;
+  for (int i = 0; i < 300 && !limited; ++i) {
+    auto r = probe.call(operation_id::list);
+    if (r.status() == 429) limited = std::move(r);
+    else if (!r.response) break;
+  }
+  if (!limited) {
+    ctx.emit(not_applicable(headers_id, "no rate limit was reached within 300 requests"));
+    ctx.emit(not_applicable(envelope_id, "no rate limit was reached within 300 requests"));
+    return;
+  }
+  const auto& res = *limited->response;
+  const bool told = !res.header("Retry-After").empty() || !res.header("RateLimit").empty() ||
+                    !res.header("RateLimit-Reset").empty() || !res.header("X-RateLimit-Reset").empty();
+  ctx.emit(told ? make(headers_id, outcome::pass, "the 429 says when to retry", {limited->evidence})
+                : make(headers_id, outcome::fail, "the 429 carries neither Retry-After nor RateLimit headers", {limited->evidence}));
+  if (auto problem = envelope_problem(*limited, ctx)) ctx.emit(make(envelope_id, outcome::fail, "the 429 " + *problem, {limited->evidence}));
+  else ctx.emit(make(envelope_id, outcome::pass, "the 429 carries the error envelope", {limited->evidence}));
+  // Let the bucket refill before the run goes on (bounded).
+  auto wait = http::parse_retry_after(res.header("Retry-After")).value_or(std::chrono::milliseconds(1000));
+  std::this_thread::sleep_for(std::min(wait, std::chrono::milliseconds(2000)));
+}
+
+void run_observed_checks(context& ctx) {
+  scan_bodies(ctx);
+  scan_headers(ctx);
+  scan_errors(ctx);
+  scan_schemas(ctx);
+  latency(ctx);
+}
+
+}  // namespace neograde::conformance::detail
