@@ -3,6 +3,7 @@
 
 #include "context.hpp"
 
+#include <neograde/clients/curl.hpp>
 #include <neograde/core/json_util.hpp>
 
 #include <neograde/clients/url.hpp>
@@ -151,6 +152,8 @@ run_report run(const provider_spec& spec, const run_options& options) {
       o.reason = "known deviation: " + dev->reason + " (" + dev->source + "); observed: " + o.reason;
       o.result = outcome::skipped;
     }
+    if ((o.result == outcome::fail || o.result == outcome::warn) && !o.evidence.empty())
+      o.reproduce = curl_command(o.evidence.front(), spec);
     if (options.on_outcome && d != nullptr) options.on_outcome(*d, o);
     report.outcomes.push_back(std::move(o));
   };

@@ -69,8 +69,12 @@ bool redactor::is_secret_field(std::string_view name) noexcept {
 header_list redactor::headers(const header_list& h) const {
   header_list out;
   out.reserve(h.size());
-  for (const auto& [name, value] : h)
-    out.emplace_back(name, is_secret_header(name) ? std::string(redacted_marker) : text(value));
+  for (const auto& [name, value] : h) {
+    // neograde's own made-up credentials (checks of invalid keys) are not secrets and are kept,
+    // so that a reproduction sends the same invalid key.
+    const bool made_up = value.find("neograde_invalid_") != std::string::npos;
+    out.emplace_back(name, is_secret_header(name) && !made_up ? std::string(redacted_marker) : text(value));
+  }
   return out;
 }
 

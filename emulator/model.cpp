@@ -1,6 +1,7 @@
 #include <neograde/emulator/model.hpp>
 
 #include <neograde/core/json_schema.hpp>
+#include <neograde/core/clock.hpp>
 #include <neograde/core/json_util.hpp>
 #include <neograde/core/provenance.hpp>
 #include <neograde/core/signing.hpp>
@@ -967,16 +968,6 @@ struct provider_model::impl {
   }
 };
 
-namespace {
-std::string http_date_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-  return buf;
-}
-}  // namespace
 
 std::vector<std::string> make_api_keys(const provider_spec& spec, std::size_t n, const std::string& prefix) {
   std::random_device rd;

@@ -64,6 +64,7 @@ void results_writer::outcome(const check_descriptor& d, const check_outcome& o) 
         {"source", source_},
         {"duration_ms", o.duration_ms},
         {"evidence", o.evidence},
+        {"reproduce", o.reproduce},
         {"measurements", o.measurements}});
 }
 

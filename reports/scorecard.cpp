@@ -123,6 +123,7 @@ nlohmann::json build_scorecard(const run_record& run) {
                           {"requirement_text", o.value("requirement_text", "")},
                           {"check_source", o.value("check_source", "")},
                           {"reason", o.value("reason", "")},
+                          {"reproduce", o.value("reproduce", "")},
                           {"evidence", o.value("evidence", nlohmann::json::array())}});
       if (result == "fail" && sev == "critical") capped_by.push_back(o.value("check_id", ""));
     }
@@ -202,7 +203,9 @@ std::string render_markdown(const nlohmann::json& card) {
       md << "### `" << f.value("check_id", "") << "` (" << f.value("outcome", "") << ", " << f.value("severity", "") << ")\n\n";
       md << "- Requirement: " << f.value("requirement_text", "") << "\n";
       md << "- Source: " << f.value("check_source", "") << "\n";
-      md << "- Finding: " << f.value("reason", "") << "\n\n";
+      md << "- Finding: " << f.value("reason", "") << "\n";
+      if (const auto r = f.value("reproduce", ""); !r.empty()) md << "- Reproduce:\n\n" << fence(r);
+      md << "\n";
       for (const auto& e : f["evidence"]) md << fence(render_exchange(e)) << "\n";
     }
   }

@@ -107,6 +107,11 @@ case "$case_name" in
     grep -q 'EMULATED' demo-out/index.md || fail "index lacks the EMULATED banner"
     if grep -rq 'demokey_' demo-out; then fail "an emulator key leaked into the demo output"; fi
     ;;
+  checks_doc)
+    "$neograde" checks --format md >checks.md || fail "neograde checks failed"
+    diff -u "$DOCS_DIR/checks.md" checks.md >&2 || fail "docs/checks.md is out of date: run neograde checks --format md > docs/checks.md"
+    "$neograde" checks --format json | grep -q '"quirk"' || fail "the JSON catalogue lacks quirks"
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "ok: $case_name"

@@ -7,4 +7,7 @@ namespace neograde {
 // Now as ISO 8601 UTC to the second: "2026-11-29T15:04:05Z".
 [[nodiscard]] std::string utc_now_iso8601();
 
+// Now as an HTTP date (RFC 9110 §5.6.7 IMF-fixdate): "Sun, 29 Nov 2026 15:04:05 GMT".
+[[nodiscard]] std::string http_date_now();
+
 }  // namespace neograde

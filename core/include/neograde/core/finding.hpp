@@ -86,6 +86,7 @@ struct check_outcome {
   double duration_ms = 0;
   std::vector<exchange> evidence;
   nlohmann::json measurements = nlohmann::json::object();
+  std::string reproduce;  // a one-line curl command replaying the deciding request (failures)
 };
 
 [[nodiscard]] bool is_provider_condition(outcome o) noexcept;
