@@ -19,6 +19,7 @@ command add_conformance(CLI::App& app) {
     std::string out = "neograde-out";
     std::string ca_file;
     bool allow_spend = false;
+    bool probe_rate_limit = false;
   };
   auto o = std::make_shared<options>();
   auto* cmd = app.add_subcommand("conformance", "Run the check catalogue against a provider API");
@@ -30,6 +31,8 @@ command add_conformance(CLI::App& app) {
   cmd->add_option("--ca-file", o->ca_file, "Extra CA certificate (PEM) to trust, e.g. the emulator's");
   cmd->add_flag("--allow-spend", o->allow_spend,
                 "Allow checks that launch (billable) instances against a non-loopback host");
+  cmd->add_flag("--probe-rate-limit", o->probe_rate_limit,
+                "Probe for a 429 (at most 300 requests; always done against the emulator)");
   return [o] {
     auto spec = load_spec_or_throw(o->spec);
     conformance::run_options run;
@@ -45,6 +48,7 @@ command add_conformance(CLI::App& app) {
     run.run_id = conformance::new_run_id();
     // Launching costs money anywhere but on this machine.
     run.allow_spend = o->allow_spend || conformance::is_loopback_url(run.base_url);
+    run.probe_rate_limit = o->probe_rate_limit;
     if (auto failure = conformance::preflight(spec, run)) throw usage_error(failure->message);
 
     auto summary = run_and_report(spec, run, o->out);
