@@ -28,8 +28,11 @@ case "$case_name" in
       --second-api-key "$(key 2)" --out out
     [ "$rc" -eq 0 ] || { cat out.txt err.txt >&2; fail "exit code $rc, expected 0"; }
     for f in results.jsonl scorecard.json scorecard.md; do [ -s "out/$f" ] || fail "missing out/$f"; done
-    head -1 out/results.jsonl | grep -q '"record":"header"' || fail "results.jsonl has no header first"
-    tail -1 out/results.jsonl | grep -q '"record":"footer"' || fail "results.jsonl has no footer last"
+    # Whole-line captures: grep -q closing a pipe early would fail the pipeline under pipefail.
+    first=$(head -1 out/results.jsonl)
+    last=$(tail -1 out/results.jsonl)
+    [[ $first == *'"record":"header"'* ]] || fail "results.jsonl has no header first"
+    [[ $last == *'"record":"footer"'* ]] || fail "results.jsonl has no footer last"
     grep -q '"source":"emulated"' out/results.jsonl || fail "results not labelled emulated"
     grep -q 'EMULATED' out/scorecard.md || fail "scorecard.md lacks the EMULATED banner"
     if grep -qE '"outcome":"(fail|warn|errored)"' out/results.jsonl; then fail "a check did not pass on the clean emulator"; fi
@@ -110,7 +113,8 @@ case "$case_name" in
   checks_doc)
     "$neograde" checks --format md >checks.md || fail "neograde checks failed"
     diff -u "$DOCS_DIR/checks.md" checks.md >&2 || fail "docs/checks.md is out of date: run neograde checks --format md > docs/checks.md"
-    "$neograde" checks --format json | grep -q '"quirk"' || fail "the JSON catalogue lacks quirks"
+    "$neograde" checks --format json >checks.json || fail "neograde checks --format json failed"
+    grep -q '"quirk"' checks.json || fail "the JSON catalogue lacks quirks"
     ;;
   *) fail "unknown case $case_name" ;;
 esac
