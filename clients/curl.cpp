@@ -1,6 +1,7 @@
 #include <neograde/clients/curl.hpp>
 
 #include <neograde/core/redact.hpp>
+#include <neograde/core/text.hpp>
 
 #include <algorithm>
 #include <array>
@@ -26,12 +27,6 @@ std::string single_quoted(const std::string& s) {
     else out += c;
   }
   return out + "'";
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
 }
 
 // Headers curl sets itself, or that only describe this one transfer.

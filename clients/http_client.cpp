@@ -1,6 +1,7 @@
 #include <neograde/clients/http.hpp>
 
 #include <neograde/clients/url.hpp>
+#include <neograde/core/text.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -66,12 +67,6 @@ boost::system::result<url_parts, transport_error> parse_target(const std::string
 }
 
 std::string connection_key(const url_parts& t) { return (t.tls ? "https://" : "http://") + t.host + ":" + t.port; }
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 bool is_ip_literal(const std::string& host) {
   error_code ec;

@@ -4,6 +4,7 @@
 #include "context.hpp"
 
 #include <neograde/core/json_schema.hpp>
+#include <neograde/core/text.hpp>
 
 #include <algorithm>
 #include <array>
@@ -58,7 +59,7 @@ void scan_headers(context& ctx) {
   const char* date_id = "http.response.date_header";
   auto missing_date = std::find_if(all.begin(), all.end(), [](const exchange* e) {
     return e->status != 0 && std::none_of(e->response_headers.begin(), e->response_headers.end(),
-                                          [](const auto& h) { return lower(h.first) == "date"; });
+                                          [](const auto& h) { return iequals(h.first, "date"); });
   });
   if (missing_date != all.end()) ctx.emit(make(date_id, outcome::fail, "a response carries no Date header", {**missing_date}));
   else ctx.emit(make(date_id, outcome::pass, "every response carries Date"));

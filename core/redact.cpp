@@ -2,6 +2,7 @@
 
 #include <neograde/core/base64.hpp>
 #include <neograde/core/json_util.hpp>
+#include <neograde/core/text.hpp>
 
 #include <algorithm>
 #include <array>
@@ -9,12 +10,6 @@
 
 namespace neograde {
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 void scrub_json(nlohmann::json& node, const redactor& r) {
   if (node.is_object()) {

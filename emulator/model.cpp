@@ -5,6 +5,7 @@
 #include <neograde/core/json_util.hpp>
 #include <neograde/core/provenance.hpp>
 #include <neograde/core/signing.hpp>
+#include <neograde/core/text.hpp>
 #include <neograde/core/template.hpp>
 
 #include <boost/url/parse.hpp>
@@ -282,10 +283,7 @@ struct provider_model::impl {
 
   [[nodiscard]] static std::string header_of(const http::request& req, std::string_view name) {
     for (const auto& [k, v] : req.headers)
-      if (k.size() == name.size() && std::equal(k.begin(), k.end(), name.begin(), [](char a, char b) {
-            return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-          }))
-        return v;
+      if (iequals(k, name)) return v;
     return {};
   }
 
@@ -302,9 +300,7 @@ struct provider_model::impl {
     auto scheme_is = [&](std::string_view word) {
       if (auth.size() <= word.size() || auth[word.size()] != ' ') return false;
       if (quirk("scheme_case_sensitive")) return auth.starts_with(word);
-      return std::equal(word.begin(), word.end(), auth.begin(), [](char a, char b) {
-        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-      });
+      return iequals(std::string_view(auth).substr(0, word.size()), word);
     };
     for (const auto& m : spec.auth.schemes) {
       switch (m.type) {
