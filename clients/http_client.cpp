@@ -1,6 +1,7 @@
 #include <neograde/clients/http.hpp>
 
 #include <neograde/clients/url.hpp>
+#include <neograde/core/clock.hpp>
 #include <neograde/core/text.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -79,6 +80,40 @@ transport_error fail(client_errc e, const error_code& cause) {
   return {make_error_code(e), cause.message()};
 }
 
+using parser_type = bhttp::response_parser<bhttp::string_body>;
+
+void limit(parser_type& parser, const client_options& opts) {
+  parser.body_limit(opts.max_body_bytes);
+  parser.header_limit(static_cast<std::uint32_t>(opts.max_header_bytes));
+}
+
+// The parse errors that name a property of the response rather than of the connection.
+std::optional<transport_error> parse_failure(const error_code& ec, const client_options& opts) {
+  if (ec == bhttp::error::body_limit)
+    return transport_error{make_error_code(client_errc::body_too_large), "limit is " + std::to_string(opts.max_body_bytes) + " bytes"};
+  if (ec == bhttp::error::header_limit)
+    return transport_error{make_error_code(client_errc::header_too_large), "limit is " + std::to_string(opts.max_header_bytes) + " bytes"};
+  if (ec.category() == bhttp::make_error_code(bhttp::error::end_of_stream).category() &&
+      ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message)
+    return transport_error{make_error_code(client_errc::bad_response), ec.message()};
+  return std::nullopt;
+}
+
+// Beast reads any three digits as a status; below 100 there is no such status (RFC 9110 §15).
+std::optional<transport_error> bad_status(const bhttp::response<bhttp::string_body>& res) {
+  if (res.result_int() >= 100) return std::nullopt;
+  return transport_error{make_error_code(client_errc::bad_response),
+                         "status code " + std::to_string(res.result_int()) + " is not a status"};
+}
+
+response to_response(bhttp::response<bhttp::string_body>& res) {
+  response out;
+  out.status = static_cast<int>(res.result_int());
+  for (const auto& field : res) out.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+  out.body = std::move(res.body());
+  return out;
+}
+
 }  // namespace
 
 const boost::system::error_category& client_category() noexcept {
@@ -112,12 +147,10 @@ std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view valu
     return std::chrono::seconds(std::stol(std::string(value)));
   }
   // RFC 9110 §5.6.7 IMF-fixdate, e.g. "Sun, 06 Nov 1994 08:49:37 GMT".
-  std::tm tm{};
-  const std::string text(value);
-  if (strptime(text.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm) == nullptr) return std::nullopt;
-  auto when = std::chrono::system_clock::from_time_t(timegm(&tm));
-  auto delta = when - std::chrono::system_clock::now();
-  return std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(delta));
+  auto delta = seconds_until_utc(std::string(value), "%a, %d %b %Y %H:%M:%S GMT");
+  if (!delta) return std::nullopt;
+  if (*delta > 999'999'999) return std::chrono::milliseconds::max();
+  return std::chrono::seconds(std::max(0LL, *delta));
 }
 
 struct client::impl {
@@ -215,23 +248,18 @@ struct client::impl {
       co_return fail(client_errc::write_failed, wec);
     }
     bhttp::response_parser<bhttp::string_body> parser;
-    parser.body_limit(opts.max_body_bytes);
-    parser.header_limit(static_cast<std::uint32_t>(opts.max_header_bytes));
+    limit(parser, opts);
     lowest().expires_after(opts.read_timeout);
     auto [rec, rn] = co_await bhttp::async_read(stream, buffer, parser, nothrow);
     if (rec) {
       nothing_read = (rec == bhttp::error::end_of_stream || rec == asio::error::connection_reset ||
                       rec == asio::error::eof) && !parser.got_some();
-      if (rec == bhttp::error::body_limit) co_return transport_error{make_error_code(client_errc::body_too_large), "limit is " + std::to_string(opts.max_body_bytes) + " bytes"};
-      if (rec == bhttp::error::header_limit) co_return transport_error{make_error_code(client_errc::header_too_large), "limit is " + std::to_string(opts.max_header_bytes) + " bytes"};
-      if (rec.category() == bhttp::make_error_code(bhttp::error::end_of_stream).category() && rec != bhttp::error::end_of_stream && rec != bhttp::error::partial_message)
-        co_return transport_error{make_error_code(client_errc::bad_response), rec.message()};
+      if (auto known = parse_failure(rec, opts)) co_return known;
       co_return fail(client_errc::read_failed, rec);
     }
     auto& res = parser.get();
-    out.status = static_cast<int>(res.result_int());
-    for (const auto& field : res) out.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
-    out.body = std::move(res.body());
+    if (auto bad = bad_status(res)) co_return bad;
+    out = to_response(res);
     if (!res.keep_alive()) close();
     co_return std::nullopt;
   }
@@ -315,6 +343,7 @@ boost::system::result<response, transport_error> client::send(const request& req
     ex.method = req.method;
     ex.url = req.url;
     ex.request_body = req.body;
+    if (d.opts.before_attempt) d.opts.before_attempt();
     const auto start = std::chrono::steady_clock::now();
     auto res = d.once(req, ex);
     ex.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -337,6 +366,28 @@ boost::system::result<response, transport_error> client::send(const request& req
     if (d.opts.sleep) d.opts.sleep(wait);
     else std::this_thread::sleep_for(wait);
   }
+}
+
+boost::system::result<response, transport_error> parse_response(std::string_view bytes,
+                                                                 const client_options& options) {
+  parser_type parser;
+  limit(parser, options);
+  parser.eager(true);
+  error_code ec;
+  std::size_t used = 0;
+  while (!ec && used < bytes.size() && !parser.is_done()) {
+    auto n = parser.put(asio::buffer(bytes.data() + used, bytes.size() - used), ec);
+    if (ec == bhttp::error::need_more) ec = {};
+    if (n == 0 && !ec) break;
+    used += n;
+  }
+  if (!ec && !parser.is_done()) parser.put_eof(ec);
+  if (ec) {
+    if (auto known = parse_failure(ec, options)) return *known;
+    return transport_error{make_error_code(client_errc::read_failed), ec.message()};
+  }
+  if (auto bad = bad_status(parser.get())) return *bad;
+  return to_response(parser.get());
 }
 
 }  // namespace neograde::http

@@ -53,7 +53,9 @@ std::optional<url_parts> parse_url(std::string_view url) {
   out.host = u->host_address();
   if (out.host.empty() || out.host != written_host(written_authority(url)) ||
       u->encoded_authority() != written_authority(url)) return std::nullopt;
-  out.port = u->has_port() ? std::string(u->port()) : (out.tls ? "443" : "80");
+  out.port = u->has_port() && !u->port().empty() ? std::string(u->port()) : (out.tls ? "443" : "80");
+  // Port 0 cannot be connected to; digits beyond 65535 are not a port.
+  if (out.port.size() > 5 || std::stoi(out.port) < 1 || std::stoi(out.port) > 65535) return std::nullopt;
   out.target = u->encoded_path().empty() ? "/" : std::string(u->encoded_path());
   if (u->has_query()) out.target += "?" + std::string(u->encoded_query());
   return out;

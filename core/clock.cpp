@@ -18,4 +18,12 @@ std::string utc_now_iso8601() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }
 
 std::string http_date_now() { return utc_now("%a, %d %b %Y %H:%M:%S GMT"); }
 
+std::optional<long long> seconds_until_utc(const std::string& text, const char* format) {
+  std::tm tm{};
+  const char* end = strptime(text.c_str(), format, &tm);
+  if (end == nullptr || *end != '\0') return std::nullopt;
+  const std::time_t when = timegm(&tm);
+  return static_cast<long long>(when) - static_cast<long long>(std::time(nullptr));
+}
+
 }  // namespace neograde

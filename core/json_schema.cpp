@@ -1,5 +1,8 @@
 #include <neograde/core/json_schema.hpp>
 
+#include <cmath>
+#include <optional>
+
 #include <neograde/core/json_util.hpp>
 
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
@@ -30,6 +33,8 @@ json_schema::json_schema(const nlohmann::json& schema) {
 }
 
 json_schema::~json_schema() = default;
+json_schema::json_schema(const json_schema&) = default;
+json_schema& json_schema::operator=(const json_schema&) = default;
 json_schema::json_schema(json_schema&&) noexcept = default;
 json_schema& json_schema::operator=(json_schema&&) noexcept = default;
 
@@ -50,7 +55,33 @@ std::string context_to_pointer(const std::vector<std::string>& context) {
 }
 }  // namespace
 
-std::vector<schema_violation> json_schema::validate(const nlohmann::json& doc) const {
+namespace {
+// Valijson converts doubles to int64_t for multipleOf, which is undefined behaviour beyond the
+// int64 range (found by fuzzing). Such magnitudes are clamped to 9e18 for validation: the type
+// stays a number, and every comparison with a limit below 9e18 keeps its answer.
+constexpr double clamp_at = 9e18;
+
+bool needs_clamp(const nlohmann::json& doc) {
+  if (doc.is_number_float()) return !(std::abs(doc.get<double>()) < clamp_at);
+  if (doc.is_structured())
+    for (const auto& v : doc) if (needs_clamp(v)) return true;
+  return false;
+}
+
+void clamp(nlohmann::json& doc) {
+  if (doc.is_number_float()) {
+    const double d = doc.get<double>();
+    if (!(std::abs(d) < clamp_at)) doc = std::signbit(d) ? -clamp_at : clamp_at;
+  } else if (doc.is_structured()) {
+    for (auto& v : doc) clamp(v);
+  }
+}
+}  // namespace
+
+std::vector<schema_violation> json_schema::validate(const nlohmann::json& given) const {
+  std::optional<nlohmann::json> clamped;
+  if (needs_clamp(given)) clamp(clamped.emplace(given));
+  const nlohmann::json& doc = clamped ? *clamped : given;
   valijson::Validator validator(valijson::Validator::kStrongTypes);
   valijson::ValidationResults results;
   valijson::adapters::NlohmannJsonAdapter adapter(doc);

@@ -68,4 +68,8 @@ void set_pointer(nlohmann::json& doc, std::string_view pointer, nlohmann::json v
   doc[nlohmann::json::json_pointer{std::string(pointer)}] = std::move(value);
 }
 
+std::string dump_json(const nlohmann::json& doc, int indent) {
+  return doc.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace neograde

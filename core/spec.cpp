@@ -219,6 +219,9 @@ boost::system::result<provider_spec, spec_error> parse_spec(std::string_view tex
     doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     return spec_error{origin, "", "not valid JSON (" + json_error_location(text, e.byte) + ")"};
+  } catch (const nlohmann::json::exception& e) {
+    // Found by fuzzing: a number too large for a double ("1e3080") is out_of_range, not parse_error.
+    return spec_error{origin, "", std::string("not valid JSON: ") + e.what()};
   }
   static const json_schema meta(spec_meta_schema());
   if (auto violations = meta.validate(doc); !violations.empty()) {

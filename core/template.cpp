@@ -73,7 +73,7 @@ std::string percent_decode(const std::string& s) {
 }
 
 std::string to_text(const nlohmann::json& v) {
-  return v.is_string() ? v.get<std::string>() : v.dump();
+  return v.is_string() ? v.get<std::string>() : dump_json(v);
 }
 
 }  // namespace

@@ -118,14 +118,21 @@ struct provider_model::impl {
     http::response r;
     r.status = status;
     r.headers.emplace_back("Content-Type", quirk("success_text_plain") && status < 300 ? "text/plain" : "application/json");
-    r.body = body.dump();
+    r.body = dump_json(body);
     return r;
   }
 
   http::response error_response(const std::string& kind, const std::string& message = {}) const {
     error_kind k{500, "", "Internal error"};
-    if (auto it = spec.errors.kinds.find(kind); it != spec.errors.kinds.end()) k = it->second;
-    std::string text = message.empty() ? k.message : message;
+    std::string text = message;
+    if (auto it = spec.errors.kinds.find(kind); it != spec.errors.kinds.end()) {
+      k = it->second;
+    } else if (kind == "insufficient_capacity" && spec.errors.kinds.contains("invalid_parameters")) {
+      // A spec that documents no capacity error: refuse as a client error, never a 500.
+      k = spec.errors.kinds.at("invalid_parameters");
+      if (text.empty()) text = "Not enough capacity for the requested instance type.";
+    }
+    if (text.empty()) text = k.message;
     if (quirk("stack_traces"))
       text += "\nTraceback (most recent call last):\n  File \"/srv/api/handlers.py\", line 212, in dispatch\n"
               "psycopg2.errors.UndefinedTable: relation \"instances\" does not exist";
@@ -142,7 +149,7 @@ struct provider_model::impl {
     // Providers whose codes are numbers (gRPC status codes) render {{code_number}}.
     if (!k.code.empty() && k.code.find_first_not_of("0123456789") == std::string::npos) vars["code_number"] = std::stoll(k.code);
     r.headers.emplace_back("Content-Type", spec.errors.content_type);
-    r.body = render_body(spec.errors.body_template, vars).dump();
+    r.body = dump_json(render_body(spec.errors.body_template, vars));
     return r;
   }
 
@@ -344,11 +351,8 @@ struct provider_model::impl {
 
   // Signed requests carry their time; one more than five minutes off is refused (replay window).
   static bool timestamp_fresh(const std::string& stamp) {
-    std::tm tm{};
-    if (strptime(stamp.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr) return false;
-    const auto when = std::chrono::system_clock::from_time_t(timegm(&tm));
-    const auto skew = std::chrono::abs(std::chrono::system_clock::now() - when);
-    return skew < std::chrono::minutes(5);
+    const auto until = seconds_until_utc(stamp, "%Y-%m-%dT%H:%M:%SZ");
+    return until && *until > -300 && *until < 300;
   }
 
   // Account for the credentials of a request, or nullopt when they are missing or unknown.

@@ -43,7 +43,7 @@ results_writer::~results_writer() {
 
 void results_writer::line(const nlohmann::json& record) {
   // One write per line, flushed, so a crash leaves at most a torn last line.
-  const std::string text = record.dump() + "\n";
+  const std::string text = dump_json(record) + "\n";
   if (std::fwrite(text.data(), 1, text.size(), file_) != text.size() || std::fflush(file_) != 0)
     throw std::runtime_error(std::string("writing results failed: ") + std::strerror(errno));
 }
@@ -81,6 +81,10 @@ void results_writer::finish(const nlohmann::json& measurements) {
 std::vector<run_record> read_results(const std::filesystem::path& path, std::size_t* skipped_lines) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read " + path.string());
+  return read_results(in, skipped_lines);
+}
+
+std::vector<run_record> read_results(std::istream& in, std::size_t* skipped_lines) {
   std::vector<run_record> runs;
   std::size_t skipped = 0;
   std::string text;

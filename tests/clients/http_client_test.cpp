@@ -142,6 +142,10 @@ TEST(HttpClientRetry, ParsesRetryAfterForms) {
   EXPECT_EQ(http::parse_retry_after(" 0 "), std::chrono::milliseconds(0));
   EXPECT_EQ(http::parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT"), std::chrono::milliseconds(0));
   EXPECT_FALSE(http::parse_retry_after("soon").has_value());
+  // Found by fuzzing: dates far from now overflowed the clock arithmetic.
+  EXPECT_EQ(http::parse_retry_after("Wed, 01 Oct 1007 07:28:00 GMT"), std::chrono::milliseconds(0));
+  EXPECT_EQ(http::parse_retry_after("Wed, 01 Oct 9999 07:28:00 GMT"), std::chrono::milliseconds::max());
+  EXPECT_FALSE(http::parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT and more").has_value());
   EXPECT_FALSE(http::parse_retry_after("").has_value());
 }
 
@@ -168,6 +172,31 @@ TEST(HttpClient, GarbageStatusLineIsAnError) {
   auto r = c.send({"GET", s.url(), {}, {}});
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, http::client_errc::bad_response) << r.error().message();
+}
+
+TEST(HttpClient, StatusBelow100IsAnError) {
+  // Found by fuzzing: "HTTP/1.1 000" parsed as a response with status 0, which callers read as
+  // "no response at all".
+  scripted_server s({{"HTTP/1.1 000 X\r\nContent-Length: 0\r\n\r\n"}});
+  http::client c(fast_options());
+  auto r = c.send({"GET", s.url(), {}, {}});
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, http::client_errc::bad_response) << r.error().message();
+}
+
+TEST(ParseResponse, ReadsAResponseFromBytesWithTheClientsLimits) {
+  auto ok = http::parse_response("HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
+  ASSERT_TRUE(ok.has_value()) << ok.error().message();
+  EXPECT_EQ(ok->status, 201);
+  EXPECT_EQ(ok->header("content-type"), "application/json");
+  EXPECT_EQ(ok->body, "{}");
+  http::client_options small;
+  small.max_body_bytes = 1;
+  auto big = http::parse_response("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}", small);
+  ASSERT_FALSE(big.has_value());
+  EXPECT_EQ(big.error().code, http::client_errc::body_too_large);
+  EXPECT_FALSE(http::parse_response("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n{}").has_value());
+  EXPECT_FALSE(http::parse_response("HTTP/1.1 099 X\r\n\r\n").has_value());
 }
 
 class HttpClientTls : public ::testing::Test {

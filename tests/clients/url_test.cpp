@@ -24,6 +24,15 @@ TEST(ParseUrl, RejectsWhatIsNotAnHttpUrl) {
   EXPECT_FALSE(parse_url("http:///path").has_value());
 }
 
+TEST(ParseUrl, RefusesPortsNothingCanListenOn) {
+  // Found by fuzzing: port 0 and ports past 65535 were accepted.
+  EXPECT_FALSE(parse_url("http://127.0.0.1:0/").has_value());
+  EXPECT_FALSE(parse_url("http://127.0.0.1:65536/").has_value());
+  EXPECT_FALSE(parse_url("http://127.0.0.1:99999999999999999999/").has_value());
+  EXPECT_EQ(parse_url("http://127.0.0.1:65535/")->port, "65535");
+  EXPECT_EQ(parse_url("https://host:/")->port, "443");
+}
+
 TEST(ParseUrl, DoesNotTakeADottedNameForAnAddress) {
   // Boost.URL 1.81 parses this as host 127.0.0.1 with path ".example.com/"; a spend guard
   // trusting that would take a remote host for loopback.

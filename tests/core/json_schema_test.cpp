@@ -28,3 +28,12 @@ TEST(JsonSchema, PointerTokensAreEscaped) {
 TEST(JsonSchema, UnusableSchemaThrowsInvalidArgument) {
   EXPECT_THROW(json_schema(json::parse(R"({"type": 5})")), std::invalid_argument);
 }
+
+TEST(JsonSchema, NumbersBeyondInt64AreValidatedWithoutOverflow) {
+  // Found by fuzzing: valijson's multipleOf check converted 2.4e106 to int64_t (undefined).
+  json_schema s(nlohmann::json::parse(R"({"type":"number","multipleOf":2,"maximum":100})"));
+  auto v = s.validate(nlohmann::json(2.45778e106));
+  ASSERT_FALSE(v.empty());
+  EXPECT_TRUE(s.validate(nlohmann::json(4)).empty());
+  EXPECT_TRUE(s.validate(nlohmann::json(-1e300)).empty());  // an even number below the maximum
+}

@@ -29,3 +29,11 @@ TEST(JsonPointer, FindAndSet) {
   EXPECT_EQ(find_pointer(doc, "not-a-pointer"), nullptr);
   EXPECT_EQ(pointer_escape("a/b~c"), "a~1b~0c");
 }
+
+TEST(DumpJson, BytesThatAreNotUtf8BecomeReplacementCharacters) {
+  // Found by fuzzing the emulator: a request path with a stray 0x90 byte, echoed in an error
+  // message, made nlohmann::json::dump throw.
+  const nlohmann::json doc{{"message", std::string("no such type M\x90" "e")}};
+  EXPECT_EQ(dump_json(doc), "{\"message\":\"no such type M\xEF\xBF\xBD" "e\"}");
+  EXPECT_EQ(dump_json(nlohmann::json::array({1}), 1), "[\n 1\n]");
+}

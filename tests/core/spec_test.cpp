@@ -95,3 +95,11 @@ TEST(SpecResolve, NamesAndPaths) {
   ASSERT_TRUE(resolve_spec("lambda").has_value());
   EXPECT_EQ(resolve_spec("lambda")->filename(), "lambda.json");
 }
+
+TEST(SpecLoad, ANumberTooLargeForADoubleIsAnErrorNotACrash) {
+  // Found by fuzzing: nlohmann reports "1e3080" as out_of_range, which escaped the parse_error
+  // handler.
+  auto r = parse_spec(R"({"spec_version": 1e3080})", "huge.json");
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().message.find("not valid JSON"), std::string::npos) << r.error().message;
+}

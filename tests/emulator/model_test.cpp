@@ -188,3 +188,16 @@ TEST_F(LambdaModelHtmlErrors, ErrorsBecomeHtmlPages) {
   EXPECT_EQ(r.status, 404);
   EXPECT_EQ(header(r, "Content-Type").rfind("text/html", 0), 0u);
 }
+
+TEST(SignedRequests, ATimestampFarFromNowIsRefusedNotOverflowed) {
+  // Found by fuzzing: a timestamp in year 4052 overflowed the clock arithmetic of the replay
+  // window check.
+  model_options o;
+  o.api_keys = make_api_keys(test::spec("crusoe"), 1);
+  provider_model model(test::spec("crusoe"), o);
+  for (const char* stamp : {"4052-11-29T18:01:07Z", "0007-01-01T00:00:00Z", "2026-13-45T99:99:99Z"}) {
+    http::request r{"GET", model.base_path() + "/capacities", {{"X-Crusoe-Timestamp", stamp},
+                                                              {"Authorization", "Bearer 1.0:a:b"}}, {}};
+    EXPECT_EQ(model.handle(r).status, 401) << stamp;
+  }
+}

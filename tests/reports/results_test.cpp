@@ -67,3 +67,25 @@ TEST(AtomicWrite, ReplacesWholeAndLeavesNoTemporary) {
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()), 1);
   EXPECT_THROW(write_file_atomic(dir / "missing-dir" / "x", "y"), std::runtime_error);
 }
+
+TEST(ResultsFile, EvidenceThatIsNotUtf8IsWrittenNotThrown) {
+  // A hostile provider's body may be any bytes; the record must still be written.
+  const auto path = temp_dir() / "results.jsonl";
+  {
+    results_writer w(path, {"run1", &test::spec("lambda"), result_source::emulated, "http://127.0.0.1:1/api/v1", 0.01, true});
+    check_descriptor d{"a.b.c", "auth", severity::high, requirement_level::must, "d", "MUST x", "src", "q"};
+    check_outcome o;
+    o.check_id = "a.b.c";
+    o.result = outcome::fail;
+    o.reason = std::string("body \xff\xfe");
+    exchange e;
+    e.response_body = std::string("\x80\x81 not utf-8");
+    o.evidence.push_back(e);
+    w.outcome(d, o);
+    w.finish({});
+  }
+  auto runs = read_results(path);
+  ASSERT_EQ(runs.size(), 1u);
+  ASSERT_EQ(runs[0].outcomes.size(), 1u);
+  EXPECT_NE(runs[0].outcomes[0]["reason"].get<std::string>().find("body "), std::string::npos);
+}

@@ -50,6 +50,9 @@ struct client_options {
   std::size_t transcript_limit = 10'000;          // exchanges kept, oldest dropped first
   // Replaces the sleep between retries (tests); default sleeps the calling thread.
   std::function<void(std::chrono::milliseconds)> sleep;
+  // Called before every request is sent, retries included: request budgets and politeness
+  // limits hook in here (it may sleep).
+  std::function<void()> before_attempt;
 };
 
 enum class client_errc {
@@ -101,6 +104,11 @@ class client {
   struct impl;
   std::unique_ptr<impl> impl_;
 };
+
+// Parses one complete HTTP/1.1 response from bytes, with the client's size limits and the same
+// error mapping as a response read from a connection (used by fuzzing and replay).
+[[nodiscard]] boost::system::result<response, transport_error> parse_response(std::string_view bytes,
+                                                                             const client_options& options = {});
 
 // Seconds to wait from a Retry-After value (delay-seconds or an HTTP-date); nullopt if invalid.
 [[nodiscard]] std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value);

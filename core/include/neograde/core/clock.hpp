@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace neograde {
@@ -9,5 +10,10 @@ namespace neograde {
 
 // Now as an HTTP date (RFC 9110 §5.6.7 IMF-fixdate): "Sun, 29 Nov 2026 15:04:05 GMT".
 [[nodiscard]] std::string http_date_now();
+
+// Seconds from now until a UTC time written in `format` (strptime's): negative when it is past;
+// nullopt when the text does not match. Any year is safe: no conversion to a clock that could
+// overflow.
+[[nodiscard]] std::optional<long long> seconds_until_utc(const std::string& text, const char* format);
 
 }  // namespace neograde

@@ -19,6 +19,8 @@ class json_schema {
   // Throws std::invalid_argument if `schema` is not a usable schema.
   explicit json_schema(const nlohmann::json& schema);
   ~json_schema();
+  json_schema(const json_schema&);
+  json_schema& operator=(const json_schema&);
   json_schema(json_schema&&) noexcept;
   json_schema& operator=(json_schema&&) noexcept;
 

@@ -15,6 +15,10 @@ namespace neograde {
 [[nodiscard]] std::optional<nlohmann::json> parse_json(std::string_view text,
                                                        std::size_t max_depth = 256);
 
+// Serialises JSON that may hold text from outside (a provider's bytes, a request path): bytes
+// that are not UTF-8 become U+FFFD instead of an exception. Use it for every such document.
+[[nodiscard]] std::string dump_json(const nlohmann::json& doc, int indent = -1);
+
 // Resolves an RFC 6901 pointer; nullptr when the pointer is malformed or does not resolve.
 [[nodiscard]] const nlohmann::json* find_pointer(const nlohmann::json& doc,
                                                  std::string_view pointer) noexcept;

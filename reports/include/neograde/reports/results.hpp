@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <istream>
 #include <map>
 #include <string>
 #include <vector>
@@ -59,6 +60,7 @@ struct run_record {
 // counted in `skipped_lines`.
 [[nodiscard]] std::vector<run_record> read_results(const std::filesystem::path& path,
                                                    std::size_t* skipped_lines = nullptr);
+[[nodiscard]] std::vector<run_record> read_results(std::istream& in, std::size_t* skipped_lines = nullptr);
 
 // Writes a file so that readers see the old content or the new, never a mix: temp file, fsync,
 // rename. Throws std::runtime_error on failure.
