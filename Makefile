@@ -2,7 +2,7 @@
 PRESET ?= dev
 NEOGRADE := build/$(PRESET)/app/neograde
 
-.PHONY: all deps configure build demo test clean
+.PHONY: all deps configure build demo test fuzz-test clean
 
 all: build
 
@@ -21,6 +21,14 @@ demo: build
 test: DEPS_TARGET = test
 test: build
 	ctest --preset $(PRESET)
+	@$(MAKE) --no-print-directory fuzz-test
+
+# The libFuzzer targets, built with clang-14, ASan and UBSan: each corpus replayed, then each
+# target fuzzed for a few seconds (ctest label fuzz).
+fuzz-test:
+	@cmake --preset fuzz >/dev/null
+	@cmake --build --preset fuzz
+	ctest --preset fuzz
 
 clean:
 	rm -rf build neograde-out

@@ -38,11 +38,7 @@ command add_conformance(CLI::App& app) {
     conformance::run_options run;
     run.base_url = o->base_url.empty() ? spec.base_url : o->base_url;
     if (!http::parse_url(run.base_url)) throw usage_error("not an http(s) URL with a host: " + run.base_url);
-    run.api_key = o->api_key;
-    if (run.api_key.empty())
-      if (const char* env = std::getenv(spec.auth.env.c_str())) run.api_key = env;
-    if (run.api_key.empty())
-      throw usage_error("no API key: pass --api-key or set " + spec.auth.env);
+    run.api_key = api_key_or_throw(spec, o->api_key);
     run.second_api_key = o->second_api_key;
     run.http.extra_ca_file = o->ca_file;
     run.run_id = conformance::new_run_id();

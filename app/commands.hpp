@@ -27,5 +27,6 @@ command add_emulate(CLI::App& app);
 command add_demo(CLI::App& app);
 command add_providers(CLI::App& app);
 command add_checks(CLI::App& app);
+command add_fuzz(CLI::App& app);
 
 }  // namespace neograde::app

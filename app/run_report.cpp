@@ -2,11 +2,13 @@
 
 #include "commands.hpp"
 
+#include <neograde/core/json_util.hpp>
 #include <neograde/reports/results.hpp>
 #include <neograde/reports/scorecard.hpp>
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 
 namespace neograde::app {
@@ -17,6 +19,12 @@ provider_spec load_spec_or_throw(const std::string& name_or_path) {
   auto spec = load_spec(*path);
   if (!spec) throw usage_error("invalid spec " + spec.error().what());
   return std::move(*spec);
+}
+
+std::string api_key_or_throw(const provider_spec& spec, const std::string& given) {
+  if (!given.empty()) return given;
+  if (const char* env = std::getenv(spec.auth.env.c_str()); env != nullptr && *env != '\0') return env;
+  throw usage_error("no API key: pass --api-key or set " + spec.auth.env);
 }
 
 run_summary run_and_report(const provider_spec& spec, conformance::run_options options,
@@ -45,7 +53,7 @@ run_summary run_and_report(const provider_spec& spec, conformance::run_options o
   auto runs = reports::read_results(results_path);
   run_summary summary;
   summary.scorecard = reports::build_scorecard(runs.back());
-  reports::write_file_atomic(out_dir / "scorecard.json", summary.scorecard.dump(2) + "\n");
+  reports::write_file_atomic(out_dir / "scorecard.json", dump_json(summary.scorecard, 2) + "\n");
   reports::write_file_atomic(out_dir / "scorecard.md", reports::render_markdown(summary.scorecard));
   summary.failed = summary.scorecard["counts"].value("fail", 0);
   return summary;

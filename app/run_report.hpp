@@ -18,6 +18,9 @@ struct run_summary {
 [[nodiscard]] run_summary run_and_report(const provider_spec& spec, conformance::run_options options,
                                          const std::filesystem::path& out_dir);
 
+// The API key given, or else the spec's environment variable's; throws usage_error when neither.
+[[nodiscard]] std::string api_key_or_throw(const provider_spec& spec, const std::string& given);
+
 // Loads a spec by name or path; throws usage_error with the file and JSON pointer of a fault.
 [[nodiscard]] provider_spec load_spec_or_throw(const std::string& name_or_path);
 

@@ -83,6 +83,29 @@ std::string call_result::describe() const {
   return out;
 }
 
+call_result interpret_response(const provider_spec& spec, const operation_spec* op, http::response r) {
+  call_result out;
+  out.response = std::move(r);
+  out.json = parse_json(out.response->body);
+  const auto& ok = op != nullptr ? op->success_status : std::vector<int>{200};
+  out.success = std::find(ok.begin(), ok.end(), out.response->status) != ok.end();
+  // GraphQL-style APIs report errors inside a 2xx body.
+  if (out.success && out.json && spec.errors.in_success_body) {
+    const auto* errors = find_pointer(*out.json, *spec.errors.in_success_body);
+    if (errors != nullptr && !errors->is_null() && !(errors->is_array() && errors->empty())) out.success = false;
+  }
+  if (!out.success) {
+    api_error e;
+    e.http_status = out.response->status;
+    if (out.json) {
+      e.code = string_at(*out.json, spec.errors.code_pointer).value_or("");
+      e.message = string_at(*out.json, spec.errors.message_pointer).value_or("");
+    }
+    out.error = std::move(e);
+  }
+  return out;
+}
+
 provider_client::provider_client(const provider_spec& spec, std::string base_url, std::string api_key,
                                  http::client_options options)
     : spec_(spec),
@@ -98,7 +121,7 @@ std::optional<std::string> provider_client::access_token(bool refresh) {
   const auto& m = spec_.auth.schemes.front();
   auto [id, secret] = split_credentials(api_key_);
   http::request req{"POST", base_url_ + m.token_path, {{"Content-Type", "application/json"}},
-                    nlohmann::json{{"grant_type", "client_credentials"}, {"client_id", id}, {"client_secret", secret}}.dump()};
+                    dump_json({{"grant_type", "client_credentials"}, {"client_id", id}, {"client_secret", secret}})};
   auto res = http_.send(req);
   if (!res || res->status != 200) return std::nullopt;
   auto doc = parse_json(res->body);
@@ -106,7 +129,10 @@ std::optional<std::string> provider_client::access_token(bool refresh) {
   if (!token || token->empty()) return std::nullopt;
   http_.add_secret(*token);
   if (auto refresh_token = string_at(*doc, "/refresh_token")) http_.add_secret(*refresh_token);
-  const double lifetime = doc->value("expires_in", 3600.0);
+  // A lifetime that is missing, not a number or absurd is taken as an hour.
+  const auto* given = find_pointer(*doc, "/expires_in");
+  double lifetime = given != nullptr && given->is_number() ? given->get<double>() : 3600.0;
+  if (!(lifetime > 0 && lifetime < 86400.0 * 365)) lifetime = 3600.0;
   // Renew a little early, so that a token never expires between check and use.
   token_expiry_ = std::chrono::steady_clock::now() +
                   std::chrono::milliseconds(static_cast<long long>(lifetime * 900));
@@ -183,32 +209,16 @@ call_result provider_client::finish(boost::system::result<http::response, http::
     out.transport = res.error();
     return out;
   }
-  out.response = std::move(*res);
-  const auto& r = *out.response;
-  if (auto tag = r.header(emulator_header_name); !tag.empty()) {
+  if (auto tag = res->header(emulator_header_name); !tag.empty()) {
     emulator_ = true;
     try {
-      if (auto scale = r.header(time_scale_header_name); !scale.empty()) time_scale_ = std::stod(scale);
+      if (auto scale = res->header(time_scale_header_name); !scale.empty()) time_scale_ = std::stod(scale);
     } catch (const std::exception&) {
     }
   }
-  out.json = parse_json(r.body);
-  const auto& ok = op != nullptr ? op->success_status : std::vector<int>{200};
-  out.success = std::find(ok.begin(), ok.end(), r.status) != ok.end();
-  // GraphQL-style APIs report errors inside a 2xx body.
-  if (out.success && out.json && spec_.errors.in_success_body) {
-    const auto* errors = find_pointer(*out.json, *spec_.errors.in_success_body);
-    if (errors != nullptr && !errors->is_null() && !(errors->is_array() && errors->empty())) out.success = false;
-  }
-  if (!out.success) {
-    api_error e;
-    e.http_status = r.status;
-    if (out.json) {
-      e.code = string_at(*out.json, spec_.errors.code_pointer).value_or("");
-      e.message = string_at(*out.json, spec_.errors.message_pointer).value_or("");
-    }
-    out.error = std::move(e);
-  }
+  auto evidence = std::move(out.evidence);
+  out = interpret_response(spec_, op, std::move(*res));
+  out.evidence = std::move(evidence);
   return out;
 }
 
@@ -227,7 +237,7 @@ call_result provider_client::call(operation_id id, const template_vars& given, a
   req.url = base_url_ + render_path(op->path, vars);
   if (!query.empty()) req.url += (req.url.find('?') == std::string::npos ? "?" : "&") + query;
   if (op->body) {
-    req.body = render_body(*op->body, vars).dump();
+    req.body = dump_json(render_body(*op->body, vars));
     req.headers.emplace_back("Content-Type", "application/json");
   }
   auto out = send(std::move(req), op, auth);
@@ -236,13 +246,13 @@ call_result provider_client::call(operation_id id, const template_vars& given, a
 }
 
 call_result provider_client::raw(const std::string& method, const std::string& path, const std::string& body,
-                                 const std::string& content_type, auth_mode auth) {
+                                 const std::string& content_type, auth_mode auth, operation_id as) {
   http::request req;
   req.method = method;
   req.url = base_url_ + path;
   req.body = body;
   if (!content_type.empty()) req.headers.emplace_back("Content-Type", content_type);
-  return send(std::move(req), nullptr, auth);
+  return send(std::move(req), spec_.operation(as), auth);
 }
 
 std::vector<nlohmann::json> provider_client::collection(const nlohmann::json& doc, const std::string& pointer,
@@ -358,6 +368,26 @@ typed_result<std::vector<T>> mapped_walk(provider_client& c, operation_id id, Ma
 
 typed_result<std::vector<offer>> provider_client::list_offers() {
   return mapped_walk<offer>(*this, operation_id::list_offers, [this](const auto& i) { return to_offer(i); });
+}
+
+std::optional<std::pair<std::string, std::string>> provider_client::cheapest_offer(const std::vector<std::string>& skip) {
+  auto offers = list_offers();
+  if (!offers.value) return std::nullopt;
+  // Offers without a region field are taken as available where the spec's "region" variable
+  // says (or wherever the provider places them).
+  const bool offers_have_regions = spec_.offer_fields.contains("regions_available");
+  std::optional<offer> chosen;
+  for (auto o : *offers.value) {
+    if (std::find(skip.begin(), skip.end(), o.instance_type) != skip.end()) continue;
+    if (!offers_have_regions) {
+      auto it = spec_.variables.find("region");
+      o.regions_available = {it == spec_.variables.end() ? std::string() : it->second};
+    }
+    if (o.regions_available.empty()) continue;
+    if (!chosen || o.price_per_hour_usd.value_or(1e9) < chosen->price_per_hour_usd.value_or(1e9)) chosen = o;
+  }
+  if (!chosen) return std::nullopt;
+  return std::pair{chosen->instance_type, chosen->regions_available.front()};
 }
 
 std::optional<std::string> provider_client::launched_id(const call_result& r, const std::string& client_id) const {

@@ -15,28 +15,6 @@
 namespace neograde::conformance::detail {
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-// What a response body must never show (CWE-209): stack traces, source paths, SQL errors.
-std::optional<std::string> internal_detail(const std::string& body) {
-  static constexpr std::array<std::string_view, 16> markers{
-      "traceback (most recent call last)", "exception in thread", "at java.", "at org.", ".py\", line", "goroutine ",
-      "panic: ", "nullpointerexception", "/usr/src/", "/srv/", "/var/www/", "/home/", "sqlstate", "psycopg2",
-      "you have an error in your sql syntax", "ora-0"};
-  const auto text = lower(body);
-  for (auto m : markers)
-    if (text.find(m) != std::string::npos) return std::string(m);
-  return std::nullopt;
-}
-
-bool is_json_media(const std::string& content_type, const provider_spec& spec) {
-  auto media = lower(content_type.substr(0, content_type.find(';')));
-  return media == "application/json" || media.ends_with("+json") || media == lower(spec.errors.content_type);
-}
-
 std::vector<const exchange*> exchanges(context& ctx) {
   std::vector<const exchange*> out;
   for (const auto& e : ctx.client.transport().transcript()) out.push_back(&e);
@@ -78,18 +56,13 @@ void scan_headers(context& ctx) {
 
 void scan_errors(context& ctx) {
   const char* id = "errors.envelope.code_is_documented";
-  std::set<std::string> known;
-  for (const auto& [name, k] : ctx.spec.errors.kinds)
-    if (!k.code.empty()) known.insert(k.code);
-  known.insert(ctx.spec.errors.no_capacity_codes.begin(), ctx.spec.errors.no_capacity_codes.end());
-  known.insert(ctx.spec.errors.quota_codes.begin(), ctx.spec.errors.quota_codes.end());
-  if (known.empty() || ctx.spec.errors.code_pointer == ctx.spec.errors.message_pointer)
+  if (ctx.errors.documented_codes().empty())
     return ctx.emit(not_applicable(id, "the provider's errors carry a message, not a documented code"));
   int seen = 0;
   for (const auto& o : ctx.seen) {
     if (!o.result.error || o.result.error->code.empty()) continue;
     ++seen;
-    if (!known.contains(o.result.error->code))
+    if (ctx.errors.undocumented_code(o.result))
       return ctx.emit(make(id, outcome::fail, "error code \"" + o.result.error->code + "\" is not documented", {o.result.evidence}));
   }
   if (seen == 0) return ctx.emit(not_applicable(id, "no error code was observed"));

@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the check implementations; not part of the public interface.
 
+#include <neograde/clients/oracles.hpp>
 #include <neograde/clients/provider_client.hpp>
 #include <neograde/conformance/runner.hpp>
 #include <neograde/core/json_schema.hpp>
@@ -28,7 +29,7 @@ struct context {
   bool emulated = false;
   std::function<void(check_outcome)> emit;
   nlohmann::json& measurements;
-  json_schema envelope;  // the spec's error envelope, compiled once
+  error_oracle errors;  // the spec's error conventions, compiled once
   std::vector<observed> seen;  // every declared operation's response, for the scanning checks
   std::vector<std::pair<std::string, exchange>> status_words;  // every status word read, with where
   std::string ssh_key_name;  // the run's SSH key, when the API has SSH keys and spending is allowed
@@ -61,8 +62,6 @@ struct context {
 // fail unless the response is a 4xx (the common shape of "X MUST be answered with 4xx").
 [[nodiscard]] check_outcome expect_4xx(std::string id, const call_result& r, const std::string& what);
 
-// no_capacity, quota or rate_limited when the response says so; these are not defects.
-[[nodiscard]] std::optional<outcome> provider_condition(const call_result& r, const provider_spec& spec);
 
 // Why a response is not a well-formed error of this provider (content type, envelope), if it is not.
 [[nodiscard]] std::optional<std::string> envelope_problem(const call_result& r, const context& ctx);

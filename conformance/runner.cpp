@@ -125,7 +125,7 @@ run_report run(const provider_spec& spec, const run_options& options) {
   if (options.on_start) options.on_start(report.source, report.time_scale);
 
   detail::context ctx{spec, options, client, second ? &*second : nullptr, report.time_scale, client.target_is_emulator(),
-                      {}, report.measurements, json_schema(spec.errors.envelope_schema)};
+                      {}, report.measurements, error_oracle(spec)};
   client.observer = [&](operation_id op, const call_result& r) {
     ctx.seen.push_back({op, r});
     if (!r.success || !r.json) return;

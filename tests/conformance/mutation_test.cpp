@@ -48,12 +48,6 @@ const check_outcome& outcome_of(const conformance::run_report& r, const std::str
   throw std::runtime_error("no outcome for " + id);
 }
 
-std::vector<std::string> catalogue_providers() {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(NEOGRADE_TEST_SPECS_DIR)) out.push_back(e.path().stem());
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 }  // namespace
 
@@ -80,20 +74,15 @@ TEST_P(CleanEmulator, PassesEveryCheckAndLeavesNothingRunning) {
   EXPECT_TRUE(run.report.measurements.contains("time_to_gone_s"));
 }
 
-std::string test_name(const std::string& s) {
-  std::string name;
-  for (char c : s) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return name;
-}
 
-INSTANTIATE_TEST_SUITE_P(Catalogue, CleanEmulator, ::testing::ValuesIn(catalogue_providers()),
-                         [](const auto& info) { return test_name(info.param); });
+INSTANTIATE_TEST_SUITE_P(Catalogue, CleanEmulator, ::testing::ValuesIn(test::catalogue_providers()),
+                         [](const auto& info) { return test::test_name(info.param); });
 
 // The first catalogue provider (Lambda first) on whose clean emulator the check passes: the
 // check's quirk is shown to fail it there. (Pagination checks need a paginated API, and so on.)
 std::string provider_where_it_passes(const std::string& check_id) {
   static std::map<std::string, conformance::run_report> clean;
-  auto providers = catalogue_providers();
+  auto providers = test::catalogue_providers();
   std::stable_partition(providers.begin(), providers.end(), [](const auto& p) { return p == "lambda"; });
   for (const auto& p : providers) {
     if (!clean.contains(p)) clean.emplace(p, run_against(test::spec(p), {}).report);
@@ -126,7 +115,7 @@ std::vector<std::string> check_ids() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Catalogue, QuirkFailsItsCheck, ::testing::ValuesIn(check_ids()),
-                         [](const auto& info) { return test_name(info.param); });
+                         [](const auto& info) { return test::test_name(info.param); });
 
 TEST(MutationMatrix, EveryQuirkIsClaimedByACheckAndEveryCheckByAKnownQuirk) {
   std::set<std::string> claimed;

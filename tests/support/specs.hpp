@@ -3,10 +3,14 @@
 
 #include <neograde/core/spec.hpp>
 
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace neograde::test {
 
@@ -28,6 +32,21 @@ inline const provider_spec& spec(const std::string& provider) {
 inline nlohmann::json spec_json(const std::string& provider) {
   std::ifstream in(spec_path(provider));
   return nlohmann::json::parse(in);
+}
+
+// Every provider of the catalogue, by file name, sorted.
+inline std::vector<std::string> catalogue_providers() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(NEOGRADE_TEST_SPECS_DIR)) out.push_back(e.path().stem());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A name usable as a test name: "runpod-graphql" -> "runpod_graphql", "a.b" -> "a_b".
+inline std::string test_name(const std::string& s) {
+  std::string name;
+  for (char c : s) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name;
 }
 
 }  // namespace neograde::test

@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace neograde {
@@ -34,6 +35,12 @@ struct call_result {
   // Human-readable summary: "HTTP 404 global/object-does-not-exist: ..." or the transport error.
   [[nodiscard]] std::string describe() const;
 };
+
+// Reads a response the way the client does for operation `op` (null: an undeclared request):
+// the body as JSON, success by the declared statuses and the spec's in-body errors, the error
+// envelope. Leaves `evidence` empty.
+[[nodiscard]] call_result interpret_response(const provider_spec& spec, const operation_spec* op,
+                                             http::response r);
 
 template <class T>
 struct typed_result {
@@ -62,12 +69,16 @@ class provider_client {
   [[nodiscard]] call_result call(operation_id op, const template_vars& vars = {},
                                  auth_mode auth = auth_mode::key, const std::string& query = {});
   // A request outside the declared operations (unknown paths, wrong methods, broken bodies).
+  // `as`: read the response as this operation's (its success statuses); unknown: 200 only.
   [[nodiscard]] call_result raw(const std::string& method, const std::string& path,
                                 const std::string& body = {}, const std::string& content_type = {},
-                                auth_mode auth = auth_mode::key);
+                                auth_mode auth = auth_mode::key, operation_id as = operation_id::unknown);
 
   [[nodiscard]] typed_result<std::vector<offer>> list_offers();
   [[nodiscard]] typed_result<std::string> launch(const launch_request& req);
+  // The cheapest offer advertised as available: instance type and region (empty when offers
+  // carry no region and the spec names none). `skip` lists instance types already refused.
+  [[nodiscard]] std::optional<std::pair<std::string, std::string>> cheapest_offer(const std::vector<std::string>& skip = {});
   // The instance id a successful launch response carries (or the client-chosen id it used).
   [[nodiscard]] std::optional<std::string> launched_id(const call_result& r, const std::string& client_id) const;
   // Reads one instance; for providers without get-by-id, finds it in the list.

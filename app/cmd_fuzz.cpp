@@ -1,0 +1,97 @@
+#include "commands.hpp"
+#include "run_report.hpp"
+
+#include <neograde/clients/url.hpp>
+#include <neograde/conformance/runner.hpp>
+#include <neograde/core/json_util.hpp>
+#include <neograde/fuzz/api_fuzzer.hpp>
+#include <neograde/reports/results.hpp>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+namespace neograde::app {
+
+command add_fuzz(CLI::App& app) {
+  struct options {
+    std::string spec;
+    std::string base_url;
+    std::string api_key;
+    std::string second_api_key;
+    std::string out = "neograde-fuzz";
+    std::string ca_file;
+    std::uint64_t seed = 1;
+    int max_requests = 2000;
+    double rate = 0;
+    long duration = 0;
+    int max_instances = 0;
+    bool allow_spend = false;
+  };
+  auto o = std::make_shared<options>();
+  auto* cmd = app.add_subcommand("fuzz", "Fuzz a provider API from its spec: generated requests and stateful sequences");
+  cmd->add_option("--spec", o->spec, "Provider spec: a name from `neograde providers` or a path")->required();
+  cmd->add_option("--base-url", o->base_url, "API base URL (default: the spec's)");
+  cmd->add_option("--api-key", o->api_key, "API key (default: the spec's environment variable)");
+  cmd->add_option("--second-api-key", o->second_api_key, "A second account's key, for cross-account sequences");
+  cmd->add_option("--seed", o->seed, "Seed; the same seed against the same target replays the run")->capture_default_str();
+  cmd->add_option("--max-requests", o->max_requests, "Hard cap on requests (shrinking included)")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--rate", o->rate, "Requests per second (default: 5 against remote hosts, unlimited on loopback)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--duration", o->duration, "Stop after this many seconds (default: only --max-requests)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-instances", o->max_instances, "Hard cap on instances created (default: 10, or 200 on loopback)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--out", o->out, "Directory for findings.jsonl")->capture_default_str();
+  cmd->add_option("--ca-file", o->ca_file, "Extra CA certificate (PEM) to trust, e.g. the emulator's");
+  cmd->add_flag("--allow-spend", o->allow_spend, "Allow launches (billable) against a non-loopback host");
+  return [o] {
+    auto spec = load_spec_or_throw(o->spec);
+    fuzz::fuzz_options run;
+    run.base_url = o->base_url.empty() ? spec.base_url : o->base_url;
+    if (!http::parse_url(run.base_url)) throw usage_error("not an http(s) URL with a host: " + run.base_url);
+    run.api_key = api_key_or_throw(spec, o->api_key);
+    run.second_api_key = o->second_api_key;
+    run.seed = o->seed;
+    run.max_requests = o->max_requests;
+    run.rate = o->rate;
+    run.duration = std::chrono::seconds(o->duration);
+    run.max_instances = o->max_instances;
+    run.allow_spend = o->allow_spend;
+    run.http.extra_ca_file = o->ca_file;
+    run.run_id = conformance::new_run_id();
+
+    std::filesystem::create_directories(o->out);
+    const auto path = std::filesystem::path(o->out) / "findings.jsonl";
+    std::optional<reports::results_writer> writer;
+    run.on_start = [&](result_source source, double scale) {
+      writer.emplace(path, reports::run_header{run.run_id, &spec, source, run.base_url, scale,
+                                               run.allow_spend || conformance::is_loopback_url(run.base_url)});
+    };
+    run.on_finding = [&](const check_descriptor& d, const check_outcome& f) {
+      writer->outcome(d, f);
+      std::cerr << "[" << spec.provider.id << "] finding " << f.check_id << ": " << f.reason << "\n";
+    };
+    run.on_progress = [&](const std::string& line) { std::cerr << "[" << spec.provider.id << "] " << line << "\n"; };
+    fuzz::fuzz_report report;
+    try {
+      report = fuzz::run(spec, run);
+    } catch (const std::runtime_error& e) {
+      throw usage_error(e.what());
+    }
+    writer->finish(report.measurements);
+    const auto& m = report.measurements;
+    std::cout << spec.provider.id << " (" << nlohmann::json(report.source).get<std::string>() << "): "
+              << report.findings.size() << " findings from " << m.value("requests", 0L) << " requests ("
+              << static_cast<long>(m.value("requests_per_s", 0.0)) << " requests/s, "
+              << static_cast<int>(100 * m.value("reached_logic_share", 0.0)) << "% reached the API logic), seed "
+              << run.seed << "\nwrote " << path.string() << "\n";
+    if (!m.value("left_behind", nlohmann::json::array()).empty())
+      std::cerr << "neograde: warning: could not clean up: " << dump_json(m["left_behind"]) << "\n";
+    return report.findings.empty() ? exit_ok : exit_failed;
+  };
+}
+
+}  // namespace neograde::app

@@ -1,0 +1,158 @@
+#pragma once
+// Shared by the generators, the sequences and the campaign; not part of the public interface.
+
+#include <neograde/clients/oracles.hpp>
+#include <neograde/clients/provider_client.hpp>
+#include <neograde/fuzz/api_fuzzer.hpp>
+
+#include <rapidcheck.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace neograde::fuzz::detail {
+
+// What a request should get: accepted (positive data), rejected with 4xx (negative data), or
+// either (data the schema allows but the provider may refuse); never a 5xx in any case.
+enum class expectation { accept, reject, any };
+
+// One generated request.
+struct request_case {
+  std::string generator;  // what produced it, e.g. "body_missing_required_field"
+  std::string operation;  // the operation it exercises: "launch", "get", "unknown_path", ...
+  operation_id op = operation_id::unknown;  // read the response as this operation's
+  std::string method;
+  std::string path;  // relative to the base URL, query included
+  std::string body;
+  std::string content_type;
+  auth_mode auth = auth_mode::key;
+  expectation expect = expectation::any;
+  std::string note;  // what makes it what it is: "/name is 4096 characters"
+};
+std::ostream& operator<<(std::ostream& os, const request_case& c);
+
+// An oracle that did not hold.
+struct violation {
+  std::string oracle;     // server_error, negative_accepted, ... (fuzz.<oracle>)
+  std::string operation;
+  int status = 0;         // 0: no response
+  std::string message;
+  exchange evidence;
+  [[nodiscard]] std::string status_class() const;
+  [[nodiscard]] std::string signature() const { return operation + "|" + oracle + "|" + status_class(); }
+};
+
+// Thrown out of a sequence when an oracle fails, and when the request budget is spent.
+struct violation_error {
+  violation v;
+};
+struct budget_spent {};
+
+// The API under fuzz: clients for one or two accounts, the budget, the pacing, and the oracles
+// that apply to every response.
+class target {
+ public:
+  target(const provider_spec& spec, const fuzz_options& options);
+
+  [[nodiscard]] const provider_spec& spec() const { return spec_; }
+  [[nodiscard]] const fuzz_options& options() const { return opts_; }
+  [[nodiscard]] provider_client& primary() { return *primary_; }
+  [[nodiscard]] provider_client* second() { return second_.get(); }
+  [[nodiscard]] bool loopback() const { return loopback_; }
+  [[nodiscard]] bool may_launch() const;  // spending allowed and instances left under the cap
+  void count_launch() { ++launched_; }
+  [[nodiscard]] int launched() const { return launched_; }
+  [[nodiscard]] std::string prefix() const { return "neograde-" + opts_.run_id + "-"; }
+  [[nodiscard]] std::string fresh_name(const std::string& what) { return prefix() + what + std::to_string(++names_); }
+
+  [[nodiscard]] long requests() const { return requests_; }
+  [[nodiscard]] bool spent() const;  // the request budget or the duration is used up
+  void unlimited() { unlimited_ = true; }  // teardown: no budget, still paced
+
+  // A declared operation's time in provider seconds, as wall-clock time on this target.
+  [[nodiscard]] std::chrono::milliseconds scaled(double seconds) const;
+
+  // The oracles every response is held to, for a request with this expectation.
+  [[nodiscard]] std::optional<violation> judge(const std::string& operation, operation_id op, const call_result& r,
+                                               expectation expect) const;
+  // Sends a generated request and judges the response.
+  [[nodiscard]] std::pair<call_result, std::optional<violation>> send(const request_case& c);
+
+  // Request outcomes, for the throughput report: [accepted, rejected at the door, reached logic].
+  void tally(const call_result& r, const std::string& generator);
+  [[nodiscard]] nlohmann::json tallies() const;
+
+  // Offers to launch with: instance type and region.
+  std::vector<std::pair<std::string, std::string>> offers;
+  std::string ssh_key_name;  // the run's SSH key, when launches need one
+  std::vector<std::string> created;  // ids of every instance a launch returned, for teardown
+
+ private:
+  void before_attempt();
+  const provider_spec& spec_;
+  const fuzz_options& opts_;
+  bool loopback_ = false;
+  std::unique_ptr<provider_client> primary_;
+  std::unique_ptr<provider_client> second_;
+  error_oracle errors_;
+  std::map<operation_id, json_schema> response_schemas_;
+  long requests_ = 0;
+  int launched_ = 0;
+  int names_ = 0;
+  bool unlimited_ = false;
+  double interval_s_ = 0;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point next_slot_ = started_;
+  std::map<std::string, long> tally_;
+};
+
+// One of several generators, each picked in proportion to its weight: RapidCheck's
+// weightedOneOf for a list built at run time (it takes an initializer list). The pick is
+// uniform whatever the generation size (RapidCheck scales ranges by size).
+template <class T>
+rc::Gen<T> weighted(std::vector<std::pair<std::size_t, rc::Gen<T>>> gens) {
+  std::size_t total = 0;
+  for (const auto& [w, g] : gens) total += w;
+  auto shared = std::make_shared<const decltype(gens)>(std::move(gens));
+  return rc::gen::mapcat(rc::gen::resize(100, rc::gen::inRange<std::size_t>(0, total)), [shared](std::size_t pick) {
+    for (const auto& [w, g] : *shared) {
+      if (pick < w) return g;
+      pick -= w;
+    }
+    return shared->back().second;
+  });
+}
+
+// The request generators for every operation of the spec (positive and negative data).
+[[nodiscard]] rc::Gen<request_case> request_cases(target& t);
+
+// The result of running one stateful sequence: a violation, or nothing.
+struct sequence_run {
+  std::optional<violation> found;
+  std::string steps;  // the commands, one per line
+  bool complete = false;  // false when the budget ran out or the instance cap stopped it
+};
+
+// Generates a sequence from `random`, runs it (or a shrink of it) and cleans up what it made.
+class sequences {
+ public:
+  explicit sequences(target& t);
+  ~sequences();
+  [[nodiscard]] bool available() const;
+  // Runs one generated sequence; when it fails, shrinks it with at most `shrink_runs` re-runs,
+  // keeping candidates that fail with the same signature.
+  [[nodiscard]] sequence_run run_one(const rc::Random& random, int size, int shrink_runs);
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+// Terminates every instance whose name starts with the run's prefix and deletes the run's SSH
+// keys; returns the ids that could not be cleaned up.
+std::vector<std::string> teardown(target& t);
+
+}  // namespace neograde::fuzz::detail

@@ -1,0 +1,433 @@
+// Stateful fuzzing with RapidCheck's state-machine testing (rc::state): random sequences of
+// launch, get, list, restart, terminate, SSH-key and cross-account operations, each checked
+// against a model of the provider. The model names instances and keys by slot (the n-th launched),
+// so that sequences are generated, replayed and shrunk without knowing the ids the provider
+// will hand out; the system under test keeps the slot -> id mapping.
+
+#include "engine.hpp"
+
+#include <neograde/core/template.hpp>
+
+#include <rapidcheck/state.h>
+
+#include <sstream>
+#include <thread>
+
+namespace neograde::fuzz::detail {
+namespace {
+
+using clock = std::chrono::steady_clock;
+constexpr int launches_per_sequence = 3;
+constexpr const char* public_key =
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHVHtN3Yc0SJ7Wz5k0u2m3Fh3Cj0m2Qk4XH7rW0b9c1e neograde";
+
+struct model {
+  std::vector<bool> terminated;    // per instance slot
+  std::vector<bool> key_deleted;   // per key slot
+  int launches = 0;
+};
+
+struct slot {
+  std::optional<std::string> id;   // nullopt: the launch was refused for capacity, or skipped
+  std::string type;
+  std::optional<clock::time_point> terminated_at;
+  bool seen_running = false;
+  bool restarted = false;
+};
+
+struct world {
+  target& t;
+  std::vector<slot> instances;
+  std::vector<std::optional<std::string>> keys;  // key ids per slot
+  std::vector<std::string> key_names;
+  std::vector<std::string> steps;
+  bool incomplete = false;
+
+  void step(std::string s) { steps.push_back(std::move(s)); }
+  [[noreturn]] void fail(const std::string& oracle, const std::string& operation, const call_result& r, std::string message) {
+    throw violation_error{{oracle, operation, r.status(), std::move(message), r.evidence}};
+  }
+  // The oracles every response is held to.
+  void judge(const std::string& operation, operation_id op, const call_result& r, expectation expect) {
+    t.tally(r, operation);
+    if (auto v = t.judge(operation, op, r, expect)) throw violation_error{std::move(*v)};
+  }
+  // Status over time: once running, an instance goes back to pending only through a restart.
+  void follow(slot& s, const instance& inst, const std::string& operation, const call_result& r) {
+    if (s.seen_running && !s.restarted && inst.state == instance_state::pending)
+      fail("state_regressed", operation, r, "a running instance reads as \"" + inst.provider_status + "\" without a restart");
+    if (inst.state == instance_state::running) s.seen_running = true, s.restarted = false;
+  }
+  [[nodiscard]] std::chrono::milliseconds grace() const {
+    return std::max(std::chrono::milliseconds(5), t.scaled(t.spec().timing.poll_interval_s));
+  }
+};
+
+using command = rc::state::Command<model, world>;
+using command_ptr = std::shared_ptr<const command>;
+
+// Uniform over the slots whatever the generation size (RapidCheck scales ranges by size).
+std::size_t pick(const std::vector<bool>& v) { return *rc::gen::resize(100, rc::gen::inRange<std::size_t>(0, v.size())); }
+
+struct launch_instance : command {
+  void checkPreconditions(const model& m) const override { RC_PRE(m.launches < launches_per_sequence); }
+  void apply(model& m) const override {
+    m.terminated.push_back(false);
+    ++m.launches;
+  }
+  void run(const model&, world& w) const override {
+    w.instances.emplace_back();
+    if (!w.t.may_launch() || w.t.offers.empty()) {
+      w.incomplete = true;  // the instance cap is reached: the slot stays empty
+      w.step("launch (skipped: instance cap)");
+      return;
+    }
+    const auto [type, region] = w.t.offers[static_cast<std::size_t>(w.t.launched()) % w.t.offers.size()];
+    const auto name = w.t.fresh_name("s");
+    w.step("launch " + type + " in " + region + " as " + name);
+    auto r = w.t.primary().launch({type, region, w.t.ssh_key_name, name});
+    if (r.call.success) w.t.count_launch();
+    if (r.value) w.t.created.push_back(*r.value);
+    // No capacity is not a defect. Where the spec cannot tell a capacity refusal from another
+    // (it documents no capacity error), a refusal of the offer that launched before in this run
+    // is taken as one.
+    if (!r.call.success && (provider_condition(r.call, w.t.spec()) ||
+                            (w.t.launched() > 0 && !w.t.spec().errors.kinds.contains("insufficient_capacity") &&
+                             w.t.spec().errors.no_capacity_codes.empty())))
+      return;
+    w.judge("launch", operation_id::launch, r.call, expectation::accept);
+    if (!r.value) w.fail("lost_instance", "launch", r.call, "the launch was accepted but names no instance: " + r.problem);
+    w.instances.back().id = r.value;
+    w.instances.back().type = type;
+  }
+  void show(std::ostream& os) const override { os << "launch"; }
+};
+
+// A launch that must fail (an instance type or a region that does not exist); it must leave
+// nothing behind.
+struct launch_refused : command {
+  bool unknown_region;
+  explicit launch_refused(const model&) : unknown_region(*rc::gen::arbitrary<bool>()) {}
+  void checkPreconditions(const model& m) const override { RC_PRE(m.launches < launches_per_sequence); }
+  void apply(model& m) const override { ++m.launches; }
+  void run(const model&, world& w) const override {
+    if (!w.t.may_launch() || w.t.offers.empty()) return;
+    const auto name = w.t.fresh_name("x");
+    auto [type, region] = w.t.offers.front();
+    // Only what the launch request carries can be unknown.
+    const auto* launch = w.t.spec().operation(operation_id::launch);
+    const auto sent = launch->body ? template_pointers(*launch->body) : std::map<std::string, std::string>{};
+    const bool region_sent = sent.contains("region") || launch->path.find("{region}") != std::string::npos;
+    const bool type_sent = sent.contains("instance_type") || launch->path.find("{instance_type}") != std::string::npos;
+    if (!(unknown_region ? region_sent : type_sent)) return;
+    (unknown_region ? region : type) = "neograde-no-such-" + std::string(unknown_region ? "region" : "type");
+    w.step("launch " + type + " in " + region + " as " + name + " (must be refused)");
+    auto r = w.t.primary().launch({type, region, w.t.ssh_key_name, name});
+    if (r.call.success) w.t.count_launch();
+    if (r.value) w.t.created.push_back(*r.value);
+    w.judge("launch", operation_id::launch, r.call, expectation::reject);
+  }
+  void show(std::ostream& os) const override { os << "launch with an unknown " << (unknown_region ? "region" : "type"); }
+};
+
+struct read_instance : command {
+  std::size_t n;
+  explicit read_instance(const model& m) : n(pick(m.terminated)) {}
+  void checkPreconditions(const model& m) const override { RC_PRE(n < m.terminated.size()); }
+  void run(const model& m, world& w) const override {
+    auto& s = w.instances[n];
+    if (!s.id) return;
+    w.step("get instance " + std::to_string(n));
+    auto r = w.t.primary().get(*s.id);
+    // The status word first: a word outside the vocabulary also breaks the schema's enum.
+    if (r.value && !r.value->provider_status.empty() && !w.t.spec().states.contains(r.value->provider_status))
+      w.fail("status_vocabulary", "get", r.call, "status \"" + r.value->provider_status + "\" is not in the documented vocabulary");
+    w.judge("get", operation_id::get, r.call, expectation::any);
+    if (!m.terminated[n]) {
+      if (!r.call.success) w.fail("lost_instance", "get", r.call, "a launched instance cannot be read: " + r.call.describe());
+      if (!r.value) return;
+      const auto& inst = *r.value;
+      if (!inst.instance_type.empty() && inst.instance_type != s.type)
+        w.fail("wrong_instance", "get", r.call, "ordered " + s.type + ", reads as " + inst.instance_type);
+      w.follow(s, inst, "get", r.call);
+    } else if (r.value && r.value->state == instance_state::running && s.terminated_at &&
+               clock::now() - *s.terminated_at > w.grace()) {
+      w.fail("ghost_instance", "get", r.call, "a terminated instance still reads as running");
+    }
+  }
+  void show(std::ostream& os) const override { os << "get instance " << n; }
+};
+
+struct list_instances : command {
+  void run(const model& m, world& w) const override {
+    w.step("list instances");
+    auto r = w.t.primary().list();
+    w.judge("list", operation_id::list, r.call, expectation::any);
+    if (!r.value) return;
+    for (std::size_t i = 0; i < w.instances.size() && i < m.terminated.size(); ++i) {
+      const auto& s = w.instances[i];
+      if (!s.id) continue;
+      auto it = std::find_if(r.value->begin(), r.value->end(), [&](const instance& x) { return x.id == *s.id; });
+      if (!m.terminated[i] && it == r.value->end())
+        w.fail("lost_instance", "list", r.call, "launched instance " + std::to_string(i) + " is not listed");
+      if (it == r.value->end()) continue;
+      if (m.terminated[i] && it->state == instance_state::running && s.terminated_at && clock::now() - *s.terminated_at > w.grace())
+        w.fail("ghost_instance", "list", r.call, "a terminated instance is still listed as running");
+      if (!m.terminated[i] && !it->instance_type.empty() && it->instance_type != s.type)
+        w.fail("wrong_instance", "list", r.call, "ordered " + s.type + ", listed as " + it->instance_type);
+      if (!m.terminated[i]) w.follow(w.instances[i], *it, "list", r.call);
+    }
+    // Anything of this run's that the run has no id for was created behind its back.
+    for (const auto& x : *r.value) {
+      if (!x.name.starts_with(w.t.prefix()) || x.state == instance_state::terminated || x.state == instance_state::stopping) continue;
+      if (std::find(w.t.created.begin(), w.t.created.end(), x.id) == w.t.created.end())
+        w.fail("leaked_instance", "list", r.call, "instance " + x.name + " exists though no launch returned it");
+    }
+  }
+  void show(std::ostream& os) const override { os << "list instances"; }
+};
+
+struct terminate_instance : command {
+  std::size_t n;
+  explicit terminate_instance(const model& m) : n(pick(m.terminated)) {}
+  void checkPreconditions(const model& m) const override { RC_PRE(n < m.terminated.size()); }
+  void apply(model& m) const override { m.terminated[n] = true; }
+  void run(const model& m, world& w) const override {
+    auto& s = w.instances[n];
+    if (!s.id) return;
+    w.step("terminate instance " + std::to_string(n) + (m.terminated[n] ? " (again)" : ""));
+    auto r = w.t.primary().terminate(*s.id);
+    w.judge("terminate", operation_id::terminate, r, m.terminated[n] ? expectation::any : expectation::accept);
+    if (!s.terminated_at) s.terminated_at = clock::now();
+  }
+  void show(std::ostream& os) const override { os << "terminate instance " << n; }
+};
+
+struct restart_instance : command {
+  std::size_t n;
+  explicit restart_instance(const model& m) : n(pick(m.terminated)) {}
+  void checkPreconditions(const model& m) const override { RC_PRE(n < m.terminated.size()); }
+  void run(const model& m, world& w) const override {
+    auto& s = w.instances[n];
+    if (!s.id) return;
+    w.step("restart instance " + std::to_string(n));
+    auto r = w.t.primary().restart(*s.id);
+    w.judge("restart", operation_id::restart, r, expectation::any);
+    if (m.terminated[n] && r.success && s.terminated_at && clock::now() - *s.terminated_at > w.grace())
+      w.fail("use_after_terminate", "restart", r, "a terminated instance accepted restart");
+    if (r.success) s.restarted = true;
+  }
+  void show(std::ostream& os) const override { os << "restart instance " << n; }
+};
+
+struct wait_a_while : command {
+  void run(const model&, world& w) const override {
+    w.step("wait");
+    std::this_thread::sleep_for(2 * w.grace());
+  }
+  void show(std::ostream& os) const override { os << "wait"; }
+};
+
+// The second account reads, lists and acts on the first account's instance.
+struct cross_account : command {
+  std::size_t n;
+  int action;
+  explicit cross_account(const model& m) : n(pick(m.terminated)), action(*rc::gen::resize(100, rc::gen::inRange(0, 4))) {}
+  void checkPreconditions(const model& m) const override {
+    // RC_PRE captures its expression without short-circuiting: decide first.
+    const bool alive = n < m.terminated.size() && !m.terminated[n];
+    RC_PRE(alive);
+  }
+  void run(const model&, world& w) const override {
+    auto& s = w.instances[n];
+    auto* other = w.t.second();
+    if (!s.id || other == nullptr) return;
+    static const char* names[] = {"reads", "lists", "terminates", "restarts"};
+    w.step("the second account " + std::string(names[action]) + " instance " + std::to_string(n));
+    try {
+      act(w, *other, *s.id);
+    } catch (violation_error& e) {
+      if (e.v.oracle == "negative_accepted") e.v.oracle = "cross_account";
+      throw;
+    }
+  }
+  void act(world& w, provider_client& other_client, const std::string& id) const {
+    auto* other = &other_client;
+    if (action == 0) {
+      auto r = other->get(id);
+      w.judge("get", operation_id::get, r.call, expectation::reject);
+      auto none = other->get("neograde-none-" + w.t.options().run_id);
+      if (r.call.status() != none.call.status())
+        w.fail("cross_account", "get", r.call, "another account's instance answers HTTP " + std::to_string(r.call.status()) +
+                                                   " where an unknown id answers " + std::to_string(none.call.status()));
+    } else if (action == 1) {
+      auto r = other->list();
+      w.judge("list", operation_id::list, r.call, expectation::any);
+      if (r.value && std::any_of(r.value->begin(), r.value->end(), [&](const instance& x) { return x.id == id; }))
+        w.fail("cross_account", "list", r.call, "another account's instance is in the list");
+    } else {
+      const bool restart = action == 3 && w.t.spec().operation(operation_id::restart) != nullptr;
+      auto r = restart ? other->restart(id) : other->terminate(id);
+      w.judge(restart ? "restart" : "terminate", restart ? operation_id::restart : operation_id::terminate, r, expectation::reject);
+    }
+  }
+  void show(std::ostream& os) const override { os << "second account action " << action << " on instance " << n; }
+};
+
+struct add_key : command {
+  void apply(model& m) const override { m.key_deleted.push_back(false); }
+  void run(const model&, world& w) const override {
+    const auto name = w.t.fresh_name("k");
+    w.step("add SSH key " + name);
+    auto r = w.t.primary().add_ssh_key(name, public_key);
+    w.keys.emplace_back(r.value ? std::optional(r.value->id) : std::nullopt);
+    w.key_names.push_back(name);
+    w.judge("ssh_keys_add", operation_id::ssh_keys_add, r.call, expectation::accept);
+  }
+  void show(std::ostream& os) const override { os << "add key"; }
+};
+
+struct list_keys : command {
+  void run(const model& m, world& w) const override {
+    w.step("list SSH keys");
+    auto r = w.t.primary().list_ssh_keys();
+    w.judge("ssh_keys_list", operation_id::ssh_keys_list, r.call, expectation::any);
+    if (!r.value) return;
+    for (std::size_t i = 0; i < w.key_names.size() && i < m.key_deleted.size(); ++i) {
+      const bool listed = std::any_of(r.value->begin(), r.value->end(), [&](const ssh_key& k) {
+        return k.name == w.key_names[i] || (w.keys[i] && k.id == *w.keys[i]);
+      });
+      if (!m.key_deleted[i] && !listed) w.fail("key_model", "ssh_keys_list", r.call, "an added SSH key is not listed");
+      if (m.key_deleted[i] && listed) w.fail("key_model", "ssh_keys_list", r.call, "a deleted SSH key is still listed");
+    }
+    if (auto* other = w.t.second()) {
+      auto theirs = other->list_ssh_keys();
+      if (theirs.value)
+        for (const auto& k : *theirs.value)
+          if (std::find(w.key_names.begin(), w.key_names.end(), k.name) != w.key_names.end())
+            w.fail("cross_account", "ssh_keys_list", theirs.call, "another account's SSH key is in the list");
+    }
+  }
+  void show(std::ostream& os) const override { os << "list keys"; }
+};
+
+struct delete_key : command {
+  std::size_t n;
+  explicit delete_key(const model& m) : n(pick(m.key_deleted)) {}
+  void checkPreconditions(const model& m) const override { RC_PRE(n < m.key_deleted.size()); }
+  void apply(model& m) const override { m.key_deleted[n] = true; }
+  void run(const model& m, world& w) const override {
+    if (n >= w.keys.size() || !w.keys[n]) return;
+    w.step("delete SSH key " + std::to_string(n) + (m.key_deleted[n] ? " (again)" : ""));
+    auto r = w.t.primary().delete_ssh_key(*w.keys[n]);
+    w.judge("ssh_keys_delete", operation_id::ssh_keys_delete, r,
+            m.key_deleted[n] ? expectation::reject : expectation::accept);
+  }
+  void show(std::ostream& os) const override { os << "delete key " << n; }
+};
+
+template <class C>
+rc::Gen<command_ptr> make(const model& m) {
+  return rc::gen::exec([m]() -> command_ptr {
+    if constexpr (std::is_constructible_v<C, const model&>) return std::make_shared<const C>(m);
+    else return std::make_shared<const C>();
+  });
+}
+
+}  // namespace
+
+struct sequences::impl {
+  target& t;
+  bool launches = false, restart = false, keys = false, cross = false;
+
+  rc::Gen<command_ptr> next(const model& m) const {
+    std::vector<std::pair<std::size_t, rc::Gen<command_ptr>>> g;
+    const bool any = !m.terminated.empty();
+    if (launches && m.launches < launches_per_sequence) {
+      g.emplace_back(4, make<launch_instance>(m));
+      g.emplace_back(1, make<launch_refused>(m));
+    }
+    if (any) {
+      g.emplace_back(4, make<read_instance>(m));
+      g.emplace_back(2, make<terminate_instance>(m));
+      if (restart) g.emplace_back(1, make<restart_instance>(m));
+      if (cross && std::find(m.terminated.begin(), m.terminated.end(), false) != m.terminated.end())
+        g.emplace_back(2, make<cross_account>(m));
+    }
+    if (launches) g.emplace_back(2, make<list_instances>(m));
+    // Time must pass for what happens after a terminate or a boot to show.
+    const bool terminated = std::find(m.terminated.begin(), m.terminated.end(), true) != m.terminated.end();
+    g.emplace_back(terminated || any ? 3 : 1, make<wait_a_while>(m));
+    if (keys) {
+      g.emplace_back(2, make<add_key>(m));
+      g.emplace_back(1, make<list_keys>(m));
+      if (!m.key_deleted.empty()) g.emplace_back(2, make<delete_key>(m));
+    }
+    return weighted(std::move(g));
+  }
+
+  // Runs one sequence against a fresh world, and cleans up what it made.
+  sequence_run execute(const std::vector<command_ptr>& cmds) {
+    world w{t, {}, {}, {}, {}, false};
+    sequence_run out;
+    try {
+      rc::state::runAll(cmds, model{}, w);
+      out.complete = !w.incomplete;
+    } catch (violation_error& e) {
+      out.found = std::move(e.v);
+      out.complete = true;
+    } catch (const budget_spent&) {
+      out.complete = false;
+    } catch (const rc::detail::CaseResult&) {
+      out.complete = false;  // a shrink whose preconditions no longer hold
+    }
+    for (std::size_t i = 0; i < w.steps.size(); ++i) out.steps += std::to_string(i + 1) + ". " + w.steps[i] + "\n";
+    try {
+      for (const auto& s : w.instances)
+        if (s.id && !s.terminated_at) (void)t.primary().terminate(*s.id);
+      for (const auto& k : w.keys)
+        if (k) (void)t.primary().delete_ssh_key(*k);
+    } catch (const budget_spent&) {
+      // the final teardown sweeps what is left
+    }
+    return out;
+  }
+};
+
+sequences::sequences(target& t) : impl_(std::make_unique<impl>(impl{t})) {
+  const auto& spec = t.spec();
+  impl_->launches = t.may_launch() && !t.offers.empty() && spec.operation(operation_id::get) != nullptr;
+  impl_->restart = spec.operation(operation_id::restart) != nullptr;
+  impl_->keys = spec.operation(operation_id::ssh_keys_add) != nullptr && spec.operation(operation_id::ssh_keys_list) != nullptr &&
+                spec.operation(operation_id::ssh_keys_delete) != nullptr;
+  impl_->cross = t.second() != nullptr;
+}
+
+sequences::~sequences() = default;
+
+bool sequences::available() const { return impl_->launches || impl_->keys; }
+
+sequence_run sequences::run_one(const rc::Random& random, int size, int shrink_runs) {
+  auto& d = *impl_;
+  auto gen = rc::state::gen::commands(model{}, [&d](const model& m) { return d.next(m); });
+  const auto shrinkable = gen(random, size);
+  auto first = d.execute(shrinkable.value());
+  if (!first.found) return first;
+  // Shrink: keep the first candidate that fails the same way, then shrink that; stop at the
+  // re-run budget or when the request budget is spent.
+  const auto signature = first.found->signature();
+  auto best = first;
+  auto shrinks = shrinkable.shrinks();
+  int runs = 0;
+  while (auto candidate = shrinks.next()) {
+    if (runs++ >= shrink_runs || d.t.spent()) break;
+    auto attempt = d.execute(candidate->value());
+    if (attempt.found && attempt.found->signature() == signature) {
+      best = std::move(attempt);
+      shrinks = candidate->shrinks();
+    }
+  }
+  return best;
+}
+
+}  // namespace neograde::fuzz::detail

@@ -1,0 +1,181 @@
+// The API under fuzz: budget, pacing, the oracles every response is held to, and teardown.
+
+#include "engine.hpp"
+
+#include <neograde/clients/url.hpp>
+#include <neograde/core/json_util.hpp>
+
+#include <algorithm>
+#include <set>
+#include <thread>
+
+namespace neograde::fuzz::detail {
+
+std::string violation::status_class() const {
+  if (status == 0) return "no-response";
+  return std::to_string(status / 100) + "xx";
+}
+
+target::target(const provider_spec& spec, const fuzz_options& options)
+    : spec_(spec), opts_(options), errors_(spec) {
+  auto url = http::parse_url(options.base_url);
+  if (!url) throw std::runtime_error("not an http(s) URL: " + options.base_url);
+  loopback_ = http::is_loopback(*url);
+  const double rate = options.rate > 0 ? options.rate : (loopback_ ? 0.0 : 5.0);
+  interval_s_ = rate > 0 ? 1.0 / rate : 0.0;
+  auto http = options.http;
+  http.before_attempt = [this] { before_attempt(); };
+  primary_ = std::make_unique<provider_client>(spec, options.base_url, options.api_key, http);
+  if (!options.second_api_key.empty())
+    second_ = std::make_unique<provider_client>(spec, options.base_url, options.second_api_key, http);
+  for (const auto& [id, op] : spec.operations)
+    if (op.response_schema) {
+      try {
+        response_schemas_.emplace(id, json_schema(*op.response_schema));
+      } catch (const std::exception&) {
+      }
+    }
+}
+
+bool target::may_launch() const {
+  const int cap = opts_.max_instances > 0 ? opts_.max_instances : (loopback_ ? 200 : 10);
+  return (loopback_ || opts_.allow_spend) && launched_ < cap &&
+         spec_.operation(operation_id::launch) != nullptr;
+}
+
+bool target::spent() const {
+  if (unlimited_) return false;
+  if (requests_ >= opts_.max_requests) return true;
+  return opts_.duration.count() > 0 && std::chrono::steady_clock::now() - started_ >= opts_.duration;
+}
+
+void target::before_attempt() {
+  if (spent()) throw budget_spent{};
+  ++requests_;
+  if (interval_s_ <= 0) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (next_slot_ > now) std::this_thread::sleep_until(next_slot_);
+  next_slot_ = std::max(now, next_slot_) +
+               std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(interval_s_));
+}
+
+std::chrono::milliseconds target::scaled(double seconds) const {
+  const double scale = primary_->target_is_emulator() ? primary_->emulator_time_scale() : 1.0;
+  return std::chrono::milliseconds(static_cast<long long>(seconds * scale * 1000));
+}
+
+namespace {
+// A GraphQL-style error: a 2xx whose body carries errors where the spec says.
+bool in_success_body_error(const provider_spec& spec, const call_result& r) {
+  if (!spec.errors.in_success_body || !r.json || r.status() < 200 || r.status() >= 300) return false;
+  const auto* errors = find_pointer(*r.json, *spec.errors.in_success_body);
+  return errors != nullptr && !errors->is_null() && !(errors->is_array() && errors->empty());
+}
+}  // namespace
+
+std::optional<violation> target::judge(const std::string& operation, operation_id op, const call_result& r,
+                                       expectation expect) const {
+  auto make = [&](std::string oracle, std::string message) {
+    return violation{std::move(oracle), operation, r.status(), std::move(message), r.evidence};
+  };
+  if (!r.response) {
+    const auto code = r.transport->code;
+    if (code == http::client_errc::bad_url || code == http::client_errc::unsupported_scheme) return std::nullopt;
+    return make("no_response", "the request got no HTTP response: " + r.describe());
+  }
+  const int status = r.status();
+  // 501 is what RFC 9110 §15.6.2 prescribes for a method the server does not recognise.
+  if (status == 501 && operation == "wrong_method") return std::nullopt;
+  if (status >= 500) return make("server_error", "HTTP " + std::to_string(status) + " for a request the client got wrong or right, never the server");
+  if (auto m = internal_detail(r.response->body)) return make("internal_details", "the body shows \"" + *m + "\"");
+  if (status == 429) return std::nullopt;  // rate limited: not a verdict on the request
+  const bool error = (status >= 400 && status < 500) || in_success_body_error(spec_, r);
+  // HEAD answers carry no body; 405 often comes from the web server, before the API.
+  if (error && status != 405 && r.evidence.method != "HEAD") {
+    if (auto problem = errors_.envelope_problem(r)) return make("error_envelope", "an error response " + *problem);
+    if (auto code = errors_.undocumented_code(r)) return make("undocumented_code", "error code \"" + *code + "\" is not documented");
+  }
+  if (r.success) {
+    if (expect == expectation::reject) return make("negative_accepted", "a request the API must refuse was accepted: " + r.describe());
+    const auto* declared = spec_.operation(op);
+    if (declared != nullptr && !declared->text_response && !r.response->body.empty() && !is_json_media(r.content_type(), spec_))
+      return make("content_type", "a successful response is labelled \"" + r.content_type() + "\"");
+    if (auto it = response_schemas_.find(op); it != response_schemas_.end() && r.json) {
+      auto v = it->second.validate(*r.json);
+      if (!v.empty()) return make("response_schema", "at \"" + v.front().pointer + "\": " + v.front().message);
+    }
+    return std::nullopt;
+  }
+  if (expect == expectation::accept && error && !provider_condition(r, spec_))
+    return make("positive_rejected", "a documented request with listed values was refused: " + r.describe());
+  return std::nullopt;
+}
+
+std::pair<call_result, std::optional<violation>> target::send(const request_case& c) {
+  std::string path = c.path;
+  if (auto at = path.find("{{api_key}}"); at != std::string::npos) path.replace(at, 11, opts_.api_key);
+  auto r = primary_->raw(c.method, path, c.body, c.content_type, c.auth, c.op);
+  tally(r, c.generator);
+  auto v = judge(c.operation, c.op, r, c.expect);
+  if (v && v->oracle == "negative_accepted" && (c.auth != auth_mode::key || c.generator == "credentials_in_query")) {
+    v->oracle = "auth_bypass";
+    v->message = "a request with " + c.note + " was served: " + r.describe();
+  }
+  return {std::move(r), std::move(v)};
+}
+
+void target::tally(const call_result& r, const std::string& generator) {
+  ++tally_["judged"];
+  const int s = r.status();
+  // Refused before any business logic ran: transport failures, malformed or unauthenticated
+  // requests, unsupported methods and media types, validation failures.
+  static const std::set<int> at_door{400, 401, 403, 405, 406, 411, 413, 414, 415, 422, 431};
+  const bool door = s == 0 || at_door.contains(s) || (s == 404 && generator == "unknown_path") ||
+                    (in_success_body_error(spec_, r) && generator != "valid_request" && generator != "unknown_id");
+  ++tally_[door ? "rejected_at_door" : "reached_logic"];
+  if (r.success) ++tally_["accepted"];
+}
+
+nlohmann::json target::tallies() const {
+  auto get = [&](const char* k) { auto it = tally_.find(k); return it == tally_.end() ? 0L : it->second; };
+  const long judged = get("judged");
+  return {{"requests", requests_},
+          {"responses_judged", judged},
+          {"accepted", get("accepted")},
+          {"rejected_at_door", get("rejected_at_door")},
+          {"reached_logic", get("reached_logic")},
+          {"reached_logic_share", judged == 0 ? 0.0 : static_cast<double>(get("reached_logic")) / static_cast<double>(judged)}};
+}
+
+std::vector<std::string> teardown(target& t) {
+  t.unlimited();
+  std::vector<std::string> left;
+  auto& c = t.primary();
+  const auto prefix = t.prefix();
+  // Up to three sweeps: an instance still booting may refuse terminate for a moment.
+  for (int sweep = 0; sweep < 3; ++sweep) {
+    left.clear();
+    auto listed = c.list();
+    if (!listed.value) {
+      left.push_back("(the instance list could not be read: " + listed.call.describe() + ")");
+      break;
+    }
+    for (const auto& inst : *listed.value) {
+      const bool ours = inst.name.starts_with(prefix) ||
+                        std::find(t.created.begin(), t.created.end(), inst.id) != t.created.end();
+      if (!ours || inst.state == instance_state::terminated) continue;
+      if (inst.state == instance_state::stopping) continue;  // terminating
+      if (!c.terminate(inst.id).success) left.push_back(inst.id);
+    }
+    if (left.empty()) break;
+    std::this_thread::sleep_for(std::max(std::chrono::milliseconds(10), t.scaled(t.spec().timing.poll_interval_s)));
+  }
+  if (t.spec().operation(operation_id::ssh_keys_list) != nullptr && t.spec().operation(operation_id::ssh_keys_delete) != nullptr) {
+    if (auto keys = c.list_ssh_keys(); keys.value)
+      for (const auto& k : *keys.value)
+        if (k.name.starts_with(prefix) && !c.delete_ssh_key(k.id).success) left.push_back("ssh key " + k.id);
+  }
+  return left;
+}
+
+}  // namespace neograde::fuzz::detail

@@ -1,0 +1,25 @@
+// Oracle: reading any results file (torn, truncated, hostile) never crashes or throws; every
+// line is either part of a run or counted as skipped, and each run read starts with a header.
+#include "support.hpp"
+
+#include <neograde/reports/results.hpp>
+
+#include <algorithm>
+#include <sstream>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace neograde;
+  const std::string text(fuzz_support::as_text(data, size));
+  std::istringstream in(text);
+  std::size_t skipped = 0;
+  auto runs = reports::read_results(in, &skipped);
+  std::size_t records = 0;
+  for (const auto& run : runs) {
+    NEOGRADE_ORACLE(run.header.value("record", "") == "header");
+    records += 1 + run.outcomes.size() + (run.footer ? 1 : 0);
+  }
+  const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) +
+                     (text.empty() || text.back() == '\n' ? 0 : 1);
+  NEOGRADE_ORACLE(records + skipped <= lines);
+  return 0;
+}

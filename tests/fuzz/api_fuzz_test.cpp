@@ -1,0 +1,244 @@
+// neograde fuzz against the emulators: the clean emulator of every catalogue provider yields no
+// finding in 2,000 requests, and every quirk that fuzzing can reach is found, shrunk and given a
+// curl line. Quirks fuzzing cannot reach are listed with the reason (conformance checks them).
+
+#include <neograde/fuzz/api_fuzzer.hpp>
+
+#include <neograde/emulator/emulator.hpp>
+
+#include "../support/specs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+using namespace neograde;
+
+namespace {
+
+// Delays shrink 10,000-fold: a 90 s boot takes 9 ms, so sequences see instances boot, run and go.
+constexpr double time_scale = 0.0001;
+
+struct fuzz_run {
+  fuzz::fuzz_report report;
+  std::size_t live_after = 0;
+  std::vector<std::string> keys;
+};
+
+fuzz_run run_fuzz(const provider_spec& spec, emulator::quirk_set quirks, std::uint64_t seed = 7, int max_requests = 2000,
+                  double scale = time_scale) {
+  emulator::model_options m;
+  m.api_keys = emulator::make_api_keys(spec, 2, "fuzz");
+  m.quirks = std::move(quirks);
+  m.time_scale = scale;
+  m.rate_limit = false;
+  emulator::emulator emu(spec, m);
+  emu.start();
+  fuzz::fuzz_options o;
+  o.base_url = emu.base_url();
+  o.api_key = m.api_keys[0];
+  o.second_api_key = m.api_keys[1];
+  o.seed = seed;
+  o.max_requests = max_requests;
+  o.run_id = "fuzz0000";
+  fuzz_run out{fuzz::run(spec, o), 0, m.api_keys};
+  out.live_after = emu.model().live_instances();
+  return out;
+}
+
+std::string describe(const fuzz::fuzz_report& r) {
+  std::string s;
+  for (const auto& f : r.findings) s += "\n  " + f.check_id + ": " + f.reason;
+  return s.empty() ? " none" : s;
+}
+
+
+struct reachable {
+  const char* quirk;
+  const char* oracle;  // the finding must be fuzz.<oracle>.*
+  double scale = time_scale;  // slower where the defect only shows while an instance is terminating
+};
+
+// Every quirk fuzzing reaches, with the oracle that must find it (on Lambda's emulator).
+const std::vector<reachable>& reachable_quirks() {
+  static const std::vector<reachable> all{
+      {"auth_missing_accepted", "auth_bypass"},     {"invalid_key_accepted", "auth_bypass"},
+      {"query_key_accepted", "auth_bypass"},        {"malformed_json_500", "server_error"},
+      {"malformed_auth_500", "server_error"},       {"terminate_500", "server_error"},
+      {"head_500", "server_error"},                 {"options_500", "server_error"},
+      {"empty_body_500", "server_error"},           {"non_object_body_500", "server_error"},
+      {"terminate_unknown_500", "server_error"},    {"restart_unknown_500", "server_error"},
+      {"validation_500", "server_error"},           {"long_name_500", "server_error"},
+      {"unicode_500", "server_error"},              {"double_terminate_500", "server_error", 0.01},
+      {"html_errors", "error_envelope"},            {"stack_traces", "internal_details"},
+      {"undocumented_error_code", "undocumented_code"}, {"success_text_plain", "content_type"},
+      {"unknown_type_accepted", "negative_accepted"}, {"unknown_region_accepted", "negative_accepted"},
+      {"missing_field_accepted", "negative_accepted"}, {"empty_key_name_accepted", "negative_accepted"},
+      {"unknown_id_200", "negative_accepted"},      {"unknown_path_200", "negative_accepted"},
+      {"key_delete_unknown_200", "negative_accepted"}, {"offers_schema_drift", "response_schema"},
+      {"instance_schema_drift", "response_schema"}, {"launch_schema_drift", "response_schema"},
+      {"terminate_schema_drift", "response_schema"}, {"launch_without_id", "lost_instance"},
+      {"get_not_found", "lost_instance"},           {"list_omits_instances", "lost_instance"},
+      {"ghost_after_terminate", "ghost_instance"},  {"unknown_status_word", "status_vocabulary"},
+      {"wrong_type_delivered", "wrong_instance"},   {"list_get_disagree", "wrong_instance"},
+      {"flapping", "state_regressed"},              {"cross_tenant_read", "cross_account"},
+      {"cross_tenant_list", "cross_account"},       {"cross_tenant_actions", "cross_account"},
+      {"existence_leak_403", "cross_account"},      {"cross_tenant_keys", "cross_account"},
+      {"key_not_listed", "key_model"},              {"key_delete_ignored", "key_model"},
+  };
+  return all;
+}
+
+// Quirks fuzzing does not reach, and why; the conformance catalogue covers each of them.
+const std::map<std::string, std::string>& unreachable_quirks() {
+  static const std::map<std::string, std::string> all{
+      {"no_allow_header", "a header check, not a property of generated input"},
+      {"no_www_authenticate", "a header check, not a property of generated input"},
+      {"no_date_header", "a header check, not a property of generated input"},
+      {"scheme_case_sensitive", "fuzzing sends the documented scheme; the case variant is a conformance check"},
+      {"stuck_booting", "needs the full time to running, which a fuzz sequence does not wait for"},
+      {"restart_stuck", "needs the full time to running after a restart"},
+      {"no_address", "the address is only required once running for the full boot time"},
+      {"negative_price", "a value judgement on offers, not a schema or protocol violation"},
+      {"duplicate_offers", "a value judgement on offers, not a schema or protocol violation"},
+      {"phantom_capacity", "a capacity refusal is a provider condition to the fuzzer, by design"},
+      {"terminate_first_only", "fuzz sequences terminate one instance at a time"},
+      {"no_retry_after_header", "fuzzing stays under rate limits (politeness); the probe is conformance's"},
+      {"rate_limit_text", "fuzzing stays under rate limits (politeness); the probe is conformance's"},
+      {"page_repeats", "pagination is walked by conformance over many instances"},
+      {"page_size_ignored", "pagination is walked by conformance over many instances"},
+      {"slow_responses", "latency is a measurement, not an oracle"},
+  };
+  return all;
+}
+
+}  // namespace
+
+class FuzzCleanEmulator : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FuzzCleanEmulator, TwoThousandRequestsNoFindingAndNothingLeftRunning) {
+  auto run = run_fuzz(test::spec(GetParam()), {});
+  EXPECT_TRUE(run.report.findings.empty()) << describe(run.report);
+  EXPECT_EQ(run.report.source, result_source::emulated);
+  EXPECT_EQ(run.report.measurements["requests"], 2000);
+  EXPECT_TRUE(run.report.measurements["left_behind"].empty()) << run.report.measurements.dump();
+  EXPECT_EQ(run.live_after, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, FuzzCleanEmulator, ::testing::ValuesIn(test::catalogue_providers()),
+                         [](const auto& info) { return test::test_name(info.param); });
+
+class FuzzFindsQuirk : public ::testing::TestWithParam<reachable> {};
+
+TEST_P(FuzzFindsQuirk, WithAShrunkReproductionAndACurlLine) {
+  const auto [quirk, oracle, scale] = GetParam();
+  const auto& spec = test::spec("lambda");
+  auto run = run_fuzz(spec, {quirk}, 7, 2000, scale);
+  const std::string prefix = std::string("fuzz.") + oracle + ".";
+  auto it = std::find_if(run.report.findings.begin(), run.report.findings.end(),
+                         [&](const check_outcome& f) { return f.check_id.starts_with(prefix); });
+  ASSERT_NE(it, run.report.findings.end()) << quirk << " not found as " << oracle << "; found:" << describe(run.report);
+  EXPECT_NE(it->result, outcome::pass);
+  EXPECT_EQ(it->measurements["seed"], 7);
+  EXPECT_TRUE(it->measurements.contains("signature"));
+  const auto& repro = it->measurements["minimal_reproduction"];
+  EXPECT_TRUE(repro.contains("request") || repro.contains("steps")) << repro.dump();
+  ASSERT_EQ(it->evidence.size(), 1u);
+  EXPECT_TRUE(it->reproduce.starts_with("curl ")) << it->reproduce;
+  // A credential the request carried is read from the environment, never written out.
+  const bool had_credential = std::any_of(it->evidence[0].request_headers.begin(), it->evidence[0].request_headers.end(),
+                                          [](const auto& h) { return h.first == "Authorization" && h.second == "<redacted>"; });
+  if (had_credential) EXPECT_NE(it->reproduce.find("$" + spec.auth.env), std::string::npos) << it->reproduce;
+  for (const auto& key : run.keys) EXPECT_EQ(it->reproduce.find(key), std::string::npos) << "the key leaked: " << it->reproduce;
+}
+
+INSTANTIATE_TEST_SUITE_P(Quirks, FuzzFindsQuirk, ::testing::ValuesIn(reachable_quirks()),
+                         [](const auto& info) { return std::string(info.param.quirk); });
+
+TEST(FuzzQuirkCoverage, EveryQuirkIsReachableOrSaysWhyNot) {
+  std::set<std::string> classified;
+  for (const auto& r : reachable_quirks()) EXPECT_TRUE(classified.insert(r.quirk).second) << r.quirk << " twice";
+  for (const auto& [q, why] : unreachable_quirks()) EXPECT_TRUE(classified.insert(q).second) << q << " in both lists";
+  for (const auto& q : emulator::known_quirks()) EXPECT_TRUE(classified.contains(std::string(q.name))) << q.name << " is not classified";
+  EXPECT_EQ(classified.size(), emulator::known_quirks().size());
+}
+
+TEST(FuzzSeed, TheSameSeedFindsTheSameThingsTheSameWay) {
+  const auto& spec = test::spec("lambda");
+  auto a = run_fuzz(spec, {"unicode_500", "stack_traces"}, 11, 600);
+  auto b = run_fuzz(spec, {"unicode_500", "stack_traces"}, 11, 600);
+  ASSERT_FALSE(a.report.findings.empty());
+  ASSERT_EQ(a.report.findings.size(), b.report.findings.size());
+  for (std::size_t i = 0; i < a.report.findings.size(); ++i) {
+    EXPECT_EQ(a.report.findings[i].check_id, b.report.findings[i].check_id);
+    EXPECT_EQ(a.report.findings[i].measurements["minimal_reproduction"], b.report.findings[i].measurements["minimal_reproduction"]);
+  }
+
+}
+
+TEST(FuzzBudget, NeverSendsMoreThanMaxRequestsAndShrinksWithinIt) {
+  auto run = run_fuzz(test::spec("lambda"), {"malformed_json_500", "html_errors"}, 3, 150);
+  EXPECT_LE(run.report.measurements["requests"].get<long>(), 150);
+  EXPECT_FALSE(run.report.findings.empty());
+  EXPECT_EQ(run.live_after, 0u);
+}
+
+TEST(FuzzShrinking, AFailingRequestIsShrunkToTheSimplestThatStillFails) {
+  // long_name_500 fails on names over 64 characters: whatever hostile string found it, the
+  // reproduction is the shortest generated one that still fails.
+  auto run = run_fuzz(test::spec("lambda"), {"long_name_500"});
+  auto it = std::find_if(run.report.findings.begin(), run.report.findings.end(),
+                         [](const check_outcome& f) { return f.check_id.starts_with("fuzz.server_error."); });
+  ASSERT_NE(it, run.report.findings.end()) << describe(run.report);
+  const auto request = it->measurements["minimal_reproduction"]["request"].get<std::string>();
+  EXPECT_NE(request.find("body_with_hostile_string"), std::string::npos) << request;
+}
+
+namespace {
+// A non-loopback address of this machine, if it has one.
+std::optional<std::string> outside_address() {
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return std::nullopt;
+  std::optional<std::string> found;
+  for (auto* a = list; a != nullptr && !found; a = a->ifa_next) {
+    if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != AF_INET) continue;
+    char buf[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(a->ifa_addr)->sin_addr, buf, sizeof buf);
+    if (std::string(buf).rfind("127.", 0) != 0) found = buf;
+  }
+  freeifaddrs(list);
+  return found;
+}
+}  // namespace
+
+TEST(FuzzSafety, AgainstARemoteHostNothingIsLaunchedAndRequestsArePaced) {
+  auto address = outside_address();
+  if (!address) GTEST_SKIP() << "no non-loopback address on this machine";
+  const auto& spec = test::spec("lambda");
+  emulator::model_options m;
+  m.api_keys = emulator::make_api_keys(spec, 1, "fuzz");
+  m.time_scale = time_scale;
+  m.rate_limit = false;
+  m.quirks = {"missing_field_accepted"};  // even a launch the API should refuse would create one
+  emulator::server_options server;
+  server.host = "0.0.0.0";
+  emulator::emulator emu(spec, m, server);
+  emu.start();
+  auto url = emu.base_url();
+  url.replace(url.find("0.0.0.0"), 7, *address);
+  fuzz::fuzz_options o;
+  o.base_url = url;
+  o.api_key = m.api_keys[0];
+  o.max_requests = 11;
+  auto report = fuzz::run(spec, o);
+  EXPECT_EQ(report.measurements["instances_created"], 0);
+  EXPECT_EQ(emu.model().live_instances(), 0u);
+  // 5 requests per second by default: 11 requests cannot take less than 2 seconds.
+  EXPECT_GE(report.measurements["seconds"].get<double>(), 2.0);
+}
