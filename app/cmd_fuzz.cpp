@@ -73,6 +73,7 @@ command add_fuzz(CLI::App& app) {
     run.on_finding = [&](const check_descriptor& d, const check_outcome& f) {
       writer->outcome(d, f);
       std::cerr << "[" << spec.provider.id << "] finding " << f.check_id << ": " << f.reason << "\n";
+      if (!f.reproduce.empty()) std::cerr << "  reproduce: " << f.reproduce << "\n";
     };
     run.on_progress = [&](const std::string& line) { std::cerr << "[" << spec.provider.id << "] " << line << "\n"; };
     fuzz::fuzz_report report;

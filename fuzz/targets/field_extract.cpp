@@ -11,6 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace neograde;
   if (size < 2) return 0;
   const auto& spec = fuzz_support::spec(data[0]);
+  auto& client = fuzz_support::client(data[0]);
   const auto& ops = spec.operations;
   auto it = ops.begin();
   std::advance(it, data[1] % ops.size());
@@ -24,7 +25,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   NEOGRADE_ORACLE(result.response.has_value());
   NEOGRADE_ORACLE(result.success == !result.error.has_value());
 
-  provider_client client(spec, "http://127.0.0.1:1", "fuzz-key");
   (void)client.launched_id(result, "client-chosen");
   if (!result.json) return 0;
   const auto& doc = *result.json;

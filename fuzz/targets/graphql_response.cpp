@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto errors = result.json->find("errors");
     if (errors != result.json->end() && errors->is_array() && !errors->empty()) NEOGRADE_ORACLE(!result.success);
   }
-  provider_client client(spec, "http://127.0.0.1:1", "fuzz-key");
+  auto& client = fuzz_support::client_named("runpod-graphql");
   (void)client.launched_id(result, "");
   if (result.json && op.items) {
     for (const auto& obj : client.collection(*result.json, *op.items, op.items_are_object_values)) {

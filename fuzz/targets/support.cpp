@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,22 @@ const std::vector<provider_spec>& specs() {
 }  // namespace
 
 std::size_t spec_count() { return specs().size(); }
+
+provider_client& client(std::size_t i) {
+  static std::vector<std::unique_ptr<provider_client>> clients = [] {
+    std::vector<std::unique_ptr<provider_client>> out;
+    for (const auto& s : specs()) out.push_back(std::make_unique<provider_client>(s, "http://127.0.0.1:1", "fuzz-key"));
+    return out;
+  }();
+  return *clients.at(i % clients.size());
+}
+
+provider_client& client_named(std::string_view id) {
+  for (std::size_t i = 0; i < specs().size(); ++i)
+    if (specs()[i].provider.id == id) return client(i);
+  std::fprintf(stderr, "no embedded spec %.*s\n", static_cast<int>(id.size()), id.data());
+  std::abort();
+}
 const provider_spec& spec(std::size_t i) { return specs().at(i % specs().size()); }
 const provider_spec& spec_named(std::string_view id) {
   for (const auto& s : specs())

@@ -47,6 +47,35 @@ case "$case_name" in
     grep -q '"check_id":"lifecycle.instance.gone_after_terminate".*"outcome":"fail"' out/results.jsonl ||
       fail "gone_after_terminate did not fail under ghost_after_terminate"
     ;;
+  fuzz_clean)
+    run fuzz --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --second-api-key "$(key 2)" \
+      --seed 3 --max-requests 400 --out out
+    [ "$rc" -eq 0 ] || { cat out.txt err.txt >&2; fail "exit code $rc, expected 0 on the clean emulator"; }
+    first=$(head -1 out/findings.jsonl)
+    last=$(tail -1 out/findings.jsonl)
+    [[ $first == *'"record":"header"'* && $first == *'"source":"emulated"'* ]] || fail "findings.jsonl has no emulated header"
+    [[ $last == *'"record":"footer"'* && $last == *'"requests":400'* ]] || fail "findings.jsonl footer lacks 400 requests"
+    if grep -q '"record":"outcome"' out/findings.jsonl; then fail "a finding on the clean emulator"; fi
+    grep -q "0 findings from 400 requests" out.txt || fail "no summary line"
+    ;;
+  fuzz_quirk)
+    # The emulator answers a body that is not JSON with 500: the finding's curl line, run with
+    # the key in the environment, must get that 500 again.
+    run fuzz --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --seed 5 --max-requests 400 --out out
+    [ "$rc" -eq 1 ] || { cat err.txt >&2; fail "exit code $rc, expected 1"; }
+    grep -q '"check_id":"fuzz.server_error.' out/findings.jsonl || fail "no server_error finding"
+    line=$(grep -m1 '^  reproduce: curl .*--data-raw' err.txt | sed 's/^  reproduce: //')
+    [ -n "$line" ] || { cat err.txt >&2; fail "no curl line printed"; }
+    key1=$(key 1)
+    if grep -qF -- "$key1" out/findings.jsonl err.txt out.txt; then fail "the API key leaked"; fi
+    status=$(LAMBDA_API_KEY=$key1 bash -c "$line" | head -1)
+    [[ $status == *" 500"* ]] || fail "the curl line did not reproduce the 500: $status ($line)"
+    # The same seed finds the same things.
+    ids1=$(grep -o '"check_id":"[^"]*"' out/findings.jsonl)
+    run fuzz --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --seed 5 --max-requests 400 --out out2
+    ids2=$(grep -o '"check_id":"[^"]*"' out2/findings.jsonl)
+    [ "$ids1" = "$ids2" ] || fail "seed 5 found different things: $ids1 / $ids2"
+    ;;
   malformed_spec)
     printf '{\n "spec_version": "1.0.0",\n "provider": 3\n}\n' >broken.json
     run conformance --spec broken.json --base-url http://127.0.0.1:9/ --api-key k
