@@ -202,6 +202,10 @@ fuzz_report run(const provider_spec& spec, const fuzz_options& given) {
         options.on_progress(std::to_string(t.requests()) + " requests, " + std::to_string(c.report.findings.size()) + " findings");
     }
   } catch (const budget_spent&) {
+  } catch (...) {
+    // Whatever broke, what the run created is removed before the error goes on.
+    (void)teardown(t);
+    throw;
   }
   const auto requests = t.requests();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
