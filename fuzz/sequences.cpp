@@ -59,7 +59,7 @@ struct world {
     if (inst.state == instance_state::running) s.seen_running = true, s.restarted = false;
   }
   [[nodiscard]] std::chrono::milliseconds grace() const {
-    return std::max(std::chrono::milliseconds(5), t.scaled(t.spec().timing.poll_interval_s));
+    return std::max(std::chrono::milliseconds(1), t.scaled(t.spec().timing.poll_interval_s));
   }
 };
 
@@ -223,7 +223,7 @@ struct restart_instance : command {
 struct wait_a_while : command {
   void run(const model&, world& w) const override {
     w.step("wait");
-    std::this_thread::sleep_for(2 * w.grace());
+    std::this_thread::sleep_for(std::max(std::chrono::milliseconds(10), 2 * w.grace()));
   }
   void show(std::ostream& os) const override { os << "wait"; }
 };

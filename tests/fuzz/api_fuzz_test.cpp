@@ -139,7 +139,7 @@ class FuzzFindsQuirk : public ::testing::TestWithParam<reachable> {};
 TEST_P(FuzzFindsQuirk, WithAShrunkReproductionAndACurlLine) {
   const auto [quirk, oracle, scale] = GetParam();
   const auto& spec = test::spec("lambda");
-  auto run = run_fuzz(spec, {quirk}, 7, 2000, scale);
+  auto run = run_fuzz(spec, {quirk}, 7, 3000, scale);
   const std::string prefix = std::string("fuzz.") + oracle + ".";
   auto it = std::find_if(run.report.findings.begin(), run.report.findings.end(),
                          [&](const check_outcome& f) { return f.check_id.starts_with(prefix); });
