@@ -111,7 +111,7 @@ struct campaign {
     const auto* launch = spec.operation(operation_id::launch);
     const bool needs_key = launch != nullptr && launch->body && template_pointers(*launch->body).contains("ssh_key_name");
     if (needs_key && spec.operation(operation_id::ssh_keys_add) != nullptr) {
-      auto k = t.primary().add_ssh_key(t.prefix() + "key", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHVHtN3Yc0SJ7Wz5k0u2m3Fh3Cj0m2Qk4XH7rW0b9c1e neograde");
+      auto k = t.primary().add_ssh_key(t.prefix() + "key", public_key);
       if (k.value) t.ssh_key_name = k.value->name.empty() ? t.prefix() + "key" : k.value->name;
     }
   }

@@ -15,6 +15,10 @@
 
 namespace neograde::fuzz::detail {
 
+// The public key the run registers and generates requests with (no private key exists for it).
+inline constexpr const char* public_key =
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHVHtN3Yc0SJ7Wz5k0u2m3Fh3Cj0m2Qk4XH7rW0b9c1e neograde";
+
 // What a request should get: accepted (positive data), rejected with 4xx (negative data), or
 // either (data the schema allows but the provider may refuse); never a 5xx in any case.
 enum class expectation { accept, reject, any };

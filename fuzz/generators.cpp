@@ -22,8 +22,6 @@ std::ostream& operator<<(std::ostream& os, const request_case& c) {
 namespace {
 
 using nlohmann::json;
-constexpr const char* public_key =
-    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHVHtN3Yc0SJ7Wz5k0u2m3Fh3Cj0m2Qk4XH7rW0b9c1e neograde";
 
 const char* method_of(const operation_spec& op) { return op.method.c_str(); }
 
@@ -87,8 +85,10 @@ struct op_info {
 };
 
 bool has_id(const operation_spec& op) {
-  return op.path.find("{id}") != std::string::npos ||
-         (op.body && template_pointers(*op.body).contains("id")) || (op.body && template_pointers(*op.body).contains("ids"));
+  if (op.path.find("{id}") != std::string::npos) return true;
+  if (!op.body) return false;
+  const auto vars = template_pointers(*op.body);
+  return vars.contains("id") || vars.contains("ids");
 }
 
 // Reject when the schema refuses the body; otherwise the provider may take it.

@@ -18,8 +18,6 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 constexpr int launches_per_sequence = 3;
-constexpr const char* public_key =
-    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHVHtN3Yc0SJ7Wz5k0u2m3Fh3Cj0m2Qk4XH7rW0b9c1e neograde";
 
 struct model {
   std::vector<bool> terminated;    // per instance slot
