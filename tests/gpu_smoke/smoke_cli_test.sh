@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# neograde-gpu-smoke as a program: the no-GPU path, regrading recorded fixtures, usage errors.
+# Usage: smoke_cli_test.sh CASE SMOKE WORK_DIR FIXTURES_DIR
+set -uo pipefail
+case_name=$1 smoke=$2 work=$3 fixtures=$4
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+run() {
+  "$smoke" "$@" >out.txt 2>err.txt
+  rc=$?
+}
+
+case "$case_name" in
+  no_gpu)
+    # On a machine without an NVIDIA driver: the no_gpu document, exit 77. Where there is a
+    # GPU this path cannot be shown: skip (77, the test's SKIP_RETURN_CODE).
+    run --expect h100-sxm5-80gb --count 8
+    if [ "$rc" -ne 77 ]; then echo "a GPU is present (exit $rc): the no-GPU path is not testable here"; exit 77; fi
+    doc=$(tr -d '\n ' <out.txt)
+    [[ $doc == *'"status":"no_gpu"'* ]] || fail "no no_gpu status: $doc"
+    [[ $doc == *'"no_gpu":{"reason":"'* ]] || fail "no reason: $doc"
+    [[ $doc == *'"expected":{"count":8,"sku":"h100-sxm5-80gb"}'* ]] || fail "expectation not echoed: $doc"
+    grep -q '^neograde-gpu-smoke: no GPU' err.txt || fail "no summary on stderr"
+    # --out writes the same document to a file, and nothing to stdout.
+    run --out doc.json
+    [ "$rc" -eq 77 ] && [ ! -s out.txt ] && grep -q '"status": "no_gpu"' doc.json || fail "--out did not write the document"
+    ;;
+  regrade)
+    run --regrade "$fixtures/healthy-h100-sxm-8gpu.json" --expect h100-sxm5-80gb --count 8
+    [ "$rc" -eq 0 ] || { cat err.txt >&2; fail "healthy node: exit $rc, expected 0"; }
+    grep -q '"status": "pass"' out.txt || fail "healthy node not pass"
+    grep -q '"regraded_from"' out.txt || fail "a regraded document must say so"
+    run --regrade "$fixtures/one-gpu-missing.json" --expect h100-sxm5-80gb --count 8
+    [ "$rc" -eq 1 ] || fail "one GPU missing: exit $rc, expected 1"
+    grep -q 'FAIL node.gpu_count: 7 GPU(s) usable by CUDA; 8 ordered' err.txt || { cat err.txt >&2; fail "summary does not say why"; }
+    run --regrade "$fixtures/no-gpu.json"
+    [ "$rc" -eq 77 ] || fail "no-GPU record: exit $rc, expected 77"
+    ;;
+  usage)
+    run --expect h100-sxm9
+    [ "$rc" -eq 2 ] && grep -q 'unknown SKU "h100-sxm9"; the catalogue has: .*h100-sxm5-80gb' err.txt || fail "unknown SKU accepted"
+    run --count 0
+    [ "$rc" -eq 2 ] && grep -q -- '--count takes a whole number from 1 to 64' err.txt || fail "--count 0 accepted"
+    run --bogus
+    [ "$rc" -eq 2 ] && grep -q 'unknown option --bogus' err.txt || fail "unknown option accepted"
+    echo '{"gpus": [{"index": "zero"}]}' >bad.json
+    run --regrade bad.json
+    [ "$rc" -eq 2 ] && grep -q 'bad.json is not a neograde-gpu-smoke record' err.txt || { cat err.txt >&2; fail "a broken record was graded"; }
+    run --list-skus
+    [ "$rc" -eq 0 ] && [ "$(wc -l <out.txt)" -eq 12 ] || fail "--list-skus does not list the 12 SKUs"
+    ;;
+  *) fail "unknown case $case_name" ;;
+esac
+echo "ok: $case_name"

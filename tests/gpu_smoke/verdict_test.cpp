@@ -1,0 +1,301 @@
+// The smoke test's verdict, graded on fixtures of the nodes a buyer meets (see
+// fixtures/make-fixtures.py): each fault fails exactly the checks it should, and nothing else.
+
+#include <neograde/gpu_smoke/verdict.hpp>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+
+namespace neograde::gpu_smoke {
+namespace {
+
+using ::testing::IsEmpty;
+using ::testing::UnorderedElementsAreArray;
+
+node_record fixture(const std::string& name) {
+  std::ifstream in(std::string(NEOGRADE_GPU_FIXTURES) + "/" + name + ".json");
+  EXPECT_TRUE(in) << name;
+  return nlohmann::json::parse(in).get<node_record>();
+}
+
+// "id" for node checks, "id@gpu" for a GPU's.
+std::set<std::string> with(const verdict& v, grade g) {
+  std::set<std::string> out;
+  for (const auto& c : v.checks)
+    if (c.result == g) out.insert(c.gpu < 0 ? c.id : c.id + "@" + std::to_string(c.gpu));
+  return out;
+}
+
+const graded_measurement* find(const verdict& v, int gpu, const std::string& name) {
+  for (const auto& m : v.measurements)
+    if (m.gpu == gpu && m.name == name) return &m;
+  return nullptr;
+}
+
+const expectation h100x8{"h100-sxm5-80gb", 8};
+
+struct fault_case {
+  const char* fixture;
+  expectation expect;
+  const char* status;
+  std::set<std::string> failures;
+};
+
+class Fixtures : public ::testing::TestWithParam<fault_case> {};
+
+TEST_P(Fixtures, FailExactlyTheChecksTheFaultBreaks) {
+  const auto& c = GetParam();
+  const auto v = grade_node(fixture(c.fixture), catalogue::builtin(), c.expect);
+  EXPECT_EQ(v.status, c.status);
+  EXPECT_THAT(with(v, grade::fail), UnorderedElementsAreArray(c.failures));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Verdict, Fixtures,
+    ::testing::Values(
+        fault_case{"healthy-h100-sxm-8gpu", h100x8, "pass", {}},
+        fault_case{"pcie-sold-as-sxm", {"h100-sxm5-80gb", 1}, "fail",
+                   {"gpu.sku@0", "gpu.nvlink@0", "gpu.power_limit@0", "gpu.hbm_copy@0", "gpu.hbm_triad@0", "gpu.gemm_bf16@0"}},
+        fault_case{"power-capped", h100x8, "fail", {"gpu.power_limit@3", "gpu.gemm_bf16@3", "node.uniformity.gemm_bf16"}},
+        fault_case{"uncorrectable-ecc", h100x8, "fail", {"gpu.ecc_errors@1"}},
+        fault_case{"mig-on", h100x8, "fail", {"gpu.mig@0"}},
+        fault_case{"one-gpu-missing", h100x8, "fail", {"node.gpu_count"}},
+        fault_case{"degraded-nvlink", h100x8, "fail",
+                   {"gpu.nvlink@5", "gpu.p2p.5_to_0@5", "gpu.p2p.5_to_1@5", "gpu.p2p.5_to_2@5", "gpu.p2p.5_to_3@5",
+                    "gpu.p2p.5_to_4@5", "gpu.p2p.5_to_6@5", "gpu.p2p.5_to_7@5", "gpu.p2p.0_to_5@0", "gpu.p2p.1_to_5@1",
+                    "gpu.p2p.2_to_5@2", "gpu.p2p.3_to_5@3", "gpu.p2p.4_to_5@4", "gpu.p2p.6_to_5@6", "gpu.p2p.7_to_5@7"}},
+        fault_case{"pcie-gen3-x8", h100x8, "fail", {"gpu.pcie_link@2", "gpu.h2d@2", "gpu.d2h@2"}},
+        fault_case{"thermal-throttling", h100x8, "fail", {"gpu.throttle@6", "gpu.gemm_bf16@6", "node.uniformity.gemm_bf16"}},
+        fault_case{"no-gpu", h100x8, "no_gpu", {}}),
+    [](const auto& info) {
+      std::string n = info.param.fixture;
+      for (auto& ch : n)
+        if (ch == '-') ch = '_';
+      return n;
+    });
+
+TEST(Verdict, HealthyNodeIsGradedAgainstTheDatasheet) {
+  const auto v = grade_node(fixture("healthy-h100-sxm-8gpu"), catalogue::builtin(), h100x8);
+  ASSERT_EQ(v.identified.size(), 8u);
+  for (const auto& id : v.identified) EXPECT_EQ(id, "h100-sxm5-80gb");
+  const auto* triad = find(v, 0, "hbm_triad");
+  ASSERT_NE(triad, nullptr);
+  EXPECT_EQ(triad->datasheet, 3350);
+  EXPECT_NEAR(*triad->pct_of_datasheet, 100.0 * triad->value / 3350, 0.05);
+  EXPECT_EQ(triad->result, grade::pass);  // >= 85%
+  // cuBLASLt at 78% of the dense peak: amber (between the 70% threshold and 85%), not a failure.
+  const auto* gemm = find(v, 0, "gemm_bf16");
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_EQ(gemm->result, grade::warn);
+  EXPECT_EQ(gemm->threshold_pct, 70);
+  // Gen5 x16 carries 63 GB/s each way.
+  const auto* h2d = find(v, 0, "h2d");
+  ASSERT_NE(h2d, nullptr);
+  EXPECT_NEAR(*h2d->datasheet, 63.0, 0.05);
+  // Every GPU has its checks: identity, health, correctness.
+  for (const char* id : {"gpu.sku", "gpu.memory", "gpu.ecc_errors", "gpu.row_remap", "gpu.mig", "gpu.power_limit",
+                         "gpu.pcie_link", "gpu.nvlink", "gpu.throttle", "gpu.gemm_result", "gpu.memtest"})
+    for (int g = 0; g < 8; ++g) EXPECT_TRUE(with(v, grade::pass).contains(std::string(id) + "@" + std::to_string(g))) << id << g;
+}
+
+TEST(Verdict, WithoutAnOrderTheIdentifiedSkuIsTheReference) {
+  const auto v = grade_node(fixture("pcie-sold-as-sxm"), catalogue::builtin(), {});
+  EXPECT_EQ(v.status, "pass") << ::testing::PrintToString(with(v, grade::fail));
+  ASSERT_EQ(v.identified.size(), 1u);
+  EXPECT_EQ(v.identified[0], "h100-pcie-80gb");
+  EXPECT_EQ(find(v, 0, "hbm_triad")->datasheet, 2000);
+}
+
+TEST(Verdict, PerformanceBandsAtTheirBoundaries) {
+  auto node = fixture("healthy-h100-sxm-8gpu");
+  node.gpus.resize(1);
+  node.p2p.clear();
+  auto& triad = node.gpus[0].measurements["hbm_triad"];
+  auto result_at = [&](double pct) {
+    triad.value = 3350 * pct / 100;
+    return find(grade_node(node, catalogue::builtin(), {"h100-sxm5-80gb", 1}), 0, "hbm_triad")->result;
+  };
+  EXPECT_EQ(result_at(85.0), grade::pass);
+  EXPECT_EQ(result_at(84.9), grade::warn);
+  EXPECT_EQ(result_at(80.0), grade::warn);
+  EXPECT_EQ(result_at(79.9), grade::fail);
+}
+
+TEST(Verdict, OwnGemmKernelIsNotGradedAgainstTheDatasheet) {
+  auto node = fixture("healthy-h100-sxm-8gpu");
+  for (auto& g : node.gpus) {
+    g.measurements["gemm_bf16"].detail["implementation"] = "neograde_wmma";
+    g.measurements["gemm_bf16"].value = 210;  // far below 70% of 989
+  }
+  const auto v = grade_node(node, catalogue::builtin(), h100x8);
+  EXPECT_EQ(v.status, "pass");
+  EXPECT_EQ(find(v, 0, "gemm_bf16")->result, grade::skipped);
+}
+
+TEST(Verdict, WrongGemmResultsAndMemoryErrorsAreHardFailures) {
+  auto node = fixture("healthy-h100-sxm-8gpu");
+  node.gpus[4].measurements["gemm_bf16"].detail["mismatches"] = 17;
+  node.gpus[7].measurements["memtest"].value = 2;
+  node.gpus[7].measurements["memtest"].detail["first_error"] = "pattern 0, chunk 3, word 12: wrote 0xaaaa read 0xaaab";
+  node.gpus[1].measurements["h2d"].detail["verified"] = false;
+  const auto v = grade_node(node, catalogue::builtin(), h100x8);
+  EXPECT_THAT(with(v, grade::fail),
+              UnorderedElementsAreArray(std::set<std::string>{"gpu.gemm_result@4", "gpu.memtest@7", "gpu.data_verified@1"}));
+}
+
+TEST(Verdict, CudaErrorsAreRecordedAndFail) {
+  auto node = fixture("healthy-h100-sxm-8gpu");
+  node.errors.push_back({"gemm", 2, "cudaMemcpy: an illegal memory access was encountered (700)"});
+  const auto v = grade_node(node, catalogue::builtin(), h100x8);
+  EXPECT_EQ(v.status, "fail");
+  EXPECT_TRUE(with(v, grade::fail).contains("node.cuda_errors"));
+}
+
+TEST(Verdict, PendingRemapsRetirementsAndEccOffFail) {
+  auto node = fixture("healthy-h100-sxm-8gpu");
+  node.gpus[0].remapped->pending = true;
+  node.gpus[1].remapped->failure = true;
+  node.gpus[2].retired->pending = true;
+  node.gpus[3].ecc_enabled = false;
+  const auto v = grade_node(node, catalogue::builtin(), h100x8);
+  EXPECT_THAT(with(v, grade::fail), UnorderedElementsAreArray(std::set<std::string>{
+                                        "gpu.row_remap@0", "gpu.row_remap@1", "gpu.retired_pages@2", "gpu.ecc_enabled@3"}));
+}
+
+TEST(Verdict, MissingNvmlLeavesHealthChecksSkippedNotPassed) {
+  auto node = fixture("healthy-h100-sxm-8gpu");
+  for (auto& g : node.gpus) {
+    auto keep = g;
+    g = {};
+    g.index = keep.index;
+    g.name = keep.name;
+    g.sm_count = keep.sm_count;
+    g.memory_mib = keep.memory_mib;
+    g.compute_capability = keep.compute_capability;
+    g.measurements = keep.measurements;
+    g.measurements.erase("power_during_gemm");
+    g.measurements.erase("sm_clock_during_gemm");
+  }
+  node.nvml = "unavailable: libnvidia-ml.so.1: cannot open shared object file";
+  node.nvml_gpu_count.reset();
+  const auto v = grade_node(node, catalogue::builtin(), h100x8);
+  EXPECT_EQ(v.identified[0], "h100-sxm5-80gb");  // by name
+  EXPECT_THAT(with(v, grade::fail), IsEmpty());
+  for (const char* id : {"gpu.ecc_errors@0", "gpu.mig@0", "gpu.power_limit@0", "gpu.nvlink@0", "gpu.throttle@0"})
+    EXPECT_TRUE(with(v, grade::skipped).contains(id)) << id;
+}
+
+TEST(Verdict, UnknownOrderedSkuFails) {
+  const auto v = grade_node(fixture("healthy-h100-sxm-8gpu"), catalogue::builtin(), {"h100-sxm9", 8});
+  EXPECT_EQ(v.status, "fail");
+  EXPECT_TRUE(with(v, grade::fail).contains("gpu.sku@0"));
+}
+
+TEST(Document, ReadsBackAsTheSameRecordAndVerdict) {
+  const auto node = fixture("power-capped");
+  const auto v = grade_node(node, catalogue::builtin(), h100x8);
+  const auto doc = to_document(node, h100x8, v);
+  EXPECT_EQ(doc["status"], "fail");
+  EXPECT_EQ(doc["gpus"][3]["measurements"]["gemm_bf16"]["verdict"], "fail");  // 57% of 989
+  EXPECT_EQ(doc["gpus"][3]["sku"], "h100-sxm5-80gb");
+  EXPECT_EQ(doc["summary"]["fail"], 3);
+  const auto again = doc.get<node_record>();
+  EXPECT_EQ(nlohmann::json(again), nlohmann::json(node));
+  const auto v2 = grade_node(again, catalogue::builtin(), h100x8);
+  EXPECT_EQ(with(v2, grade::fail), with(v, grade::fail));
+  EXPECT_EQ(with(v2, grade::warn), with(v, grade::warn));
+}
+
+TEST(Document, SummaryNamesEveryFailure) {
+  const auto node = fixture("pcie-gen3-x8");
+  const auto text = summary_text(node, grade_node(node, catalogue::builtin(), h100x8));
+  EXPECT_THAT(text, ::testing::HasSubstr("FAIL gpu.pcie_link [GPU 2]: Gen3 x8 under load"));
+  EXPECT_THAT(text, ::testing::HasSubstr("status: fail"));
+}
+
+TEST(Catalogue, HoldsEveryOrderedSkuWithSources) {
+  const auto& c = catalogue::builtin();
+  for (const char* id : {"a100-sxm4-80gb", "a100-pcie-80gb", "h100-sxm5-80gb", "h100-pcie-80gb", "h100-nvl-94gb",
+                         "h200-sxm-141gb", "b200", "l40s", "l4", "a10", "rtx-4090", "rtx-6000-ada"}) {
+    const auto* s = c.find(id);
+    ASSERT_NE(s, nullptr) << id;
+    for (const char* figure : {"memory.bandwidth_gbs", "bf16_dense_tflops", "pci_device_ids", "sm_count", "power_limit_w"})
+      EXPECT_TRUE(s->sources.contains(figure)) << id << " lacks a source for " << figure;
+  }
+  EXPECT_EQ(c.find("h200-sxm-141gb")->memory_bandwidth_pct, 70);  // HBM3e
+  EXPECT_EQ(c.find("b200")->gemm_pct, 65);
+}
+
+TEST(Catalogue, EverySkuIsIdentifiedByItsPciIdAndByItsName) {
+  for (const auto& s : catalogue::builtin().all()) {
+    gpu_record by_id;
+    by_id.pci_device_id = s.pci_device_ids.front();
+    by_id.power_limit_default_w = s.power_limit_w;
+    EXPECT_EQ(identify(by_id, catalogue::builtin()).match, &s) << s.id;
+    gpu_record by_name;
+    by_name.name = s.match_names.front();
+    EXPECT_EQ(identify(by_name, catalogue::builtin()).match, &s) << s.id << " from \"" << by_name.name << "\"";
+  }
+}
+
+TEST(Catalogue, LongestNameWinsAndContradictionsAreReported) {
+  gpu_record g;
+  g.name = "NVIDIA L40S";
+  EXPECT_EQ(identify(g, catalogue::builtin()).match->id, "l40s");
+  g.name = "NVIDIA A100-SXM4-80GB";
+  EXPECT_EQ(identify(g, catalogue::builtin()).match->id, "a100-sxm4-80gb");
+  g = {};
+  g.pci_device_id = 0x2330;
+  g.sm_count = 114;
+  const auto id = identify(g, catalogue::builtin());
+  EXPECT_EQ(id.match->id, "h100-sxm5-80gb");
+  EXPECT_THAT(id.contradictions, ::testing::ElementsAre("114 SMs, datasheet 132"));
+  g = {};
+  g.name = "Tesla V100-SXM2-16GB";
+  EXPECT_EQ(identify(g, catalogue::builtin()).match, nullptr);
+}
+
+TEST(Catalogue, RejectsABrokenSku) {
+  auto j = nlohmann::json::parse(R"({"id": "x"})");
+  try {
+    (void)parse_sku(j);
+    FAIL() << "accepted a SKU without figures";
+  } catch (const sku_error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("x: missing \"name\""));
+  }
+  std::ifstream in(std::string(NEOGRADE_SKUS_DIR) + "/l4.json");
+  const auto l4 = nlohmann::json::parse(in);
+  const auto s = parse_sku(l4);
+  EXPECT_THROW(catalogue({s, s}), sku_error);
+  auto bad = l4;
+  bad["pci_device_ids"] = {"27b8"};
+  EXPECT_THROW((void)parse_sku(bad), sku_error);
+  bad = l4;
+  bad["memory"]["bandwidth_gbs"] = -300;
+  EXPECT_THROW((void)parse_sku(bad), sku_error);
+  bad = l4;
+  bad["thresholds"].erase("gemm_pct");
+  EXPECT_THROW((void)parse_sku(bad), sku_error);
+  EXPECT_EQ(catalogue::from_directory(NEOGRADE_SKUS_DIR).all().size(), catalogue::builtin().all().size());
+  EXPECT_THROW((void)catalogue::from_directory("/nonexistent"), sku_error);
+}
+
+TEST(Pcie, LinkRates) {
+  EXPECT_NEAR(pcie_link_gbs({4, 16}), 31.5, 0.05);
+  EXPECT_NEAR(pcie_link_gbs({5, 16}), 63.0, 0.05);
+  EXPECT_NEAR(pcie_link_gbs({3, 8}), 7.88, 0.01);
+  EXPECT_EQ(pcie_link_gbs({0, 16}), 0);
+  EXPECT_EQ(pcie_link_gbs({9, 16}), 0);
+}
+
+TEST(Throttle, NamesRoundTrip) {
+  const std::uint64_t bits = throttle::sw_power_cap | throttle::hw_thermal;
+  EXPECT_THAT(throttle::names(bits), ::testing::ElementsAre("sw_power_cap", "hw_thermal_slowdown"));
+  EXPECT_EQ(throttle::from_names(throttle::names(bits)), bits);
+}
+
+}  // namespace
+}  // namespace neograde::gpu_smoke
