@@ -47,6 +47,7 @@ run_summary run_and_report(const provider_spec& spec, conformance::run_options o
   };
   auto report = conformance::run(spec, options);
   if (tty) std::cerr << "\r\033[K";
+  if (!report.hardware.is_null()) writer->hardware(report.hardware);
   writer->finish(report.measurements);
   writer.reset();
 
@@ -56,6 +57,8 @@ run_summary run_and_report(const provider_spec& spec, conformance::run_options o
   reports::write_file_atomic(out_dir / "scorecard.json", dump_json(summary.scorecard, 2) + "\n");
   reports::write_file_atomic(out_dir / "scorecard.md", reports::render_markdown(summary.scorecard));
   summary.failed = summary.scorecard["counts"].value("fail", 0);
+  for (const auto& hw : summary.scorecard["hardware"])
+    if (hw.value("status", "") == "fail" || hw.value("status", "") == "unreachable") ++summary.failed;
   return summary;
 }
 

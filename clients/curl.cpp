@@ -20,15 +20,6 @@ std::string double_quoted(const std::string& s) {
   return out + "\"";
 }
 
-std::string single_quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
-  }
-  return out + "'";
-}
-
 // Headers curl sets itself, or that only describe this one transfer.
 bool transport_header(std::string_view name) {
   static constexpr std::array<std::string_view, 4> names{"host", "content-length", "user-agent", "connection"};
@@ -50,7 +41,7 @@ std::string curl_command(const exchange& e, const provider_spec& spec) {
   for (const auto& [name, value] : e.request_headers) {
     if (transport_header(name)) continue;
     if (value != marker) {
-      line += " -H " + single_quoted(name + ": " + value);
+      line += " -H " + shell_quote(name + ": " + value);
       continue;
     }
     switch (m.type) {
@@ -65,7 +56,7 @@ std::string curl_command(const exchange& e, const provider_spec& spec) {
       default: line += " -H \"" + name + ": Bearer " + env + "\""; break;
     }
   }
-  if (!e.request_body.empty()) line += " --data-raw " + single_quoted(e.request_body);
+  if (!e.request_body.empty()) line += " --data-raw " + shell_quote(e.request_body);
   return line;
 }
 

@@ -192,6 +192,7 @@ class scenario {
       else emit(make(address_id, outcome::fail, "the instance reports running but no address", {last}));
       matches_order(*running, last);
       consistent(id);
+      if (ctx_.opts.remote && ctx_.hardware) *ctx_.hardware = run_remote_smoke(ctx_, *running);
     }
     isolation(id);
     if (running) restart(id);

@@ -34,6 +34,9 @@ struct context {
   std::vector<std::pair<std::string, exchange>> status_words;  // every status word read, with where
   std::string ssh_key_name;  // the run's SSH key, when the API has SSH keys and spending is allowed
   std::string ssh_key_id;
+  std::string public_key;           // what register_key registers
+  std::string private_key;          // its private half's file, with --remote-exec
+  nlohmann::json* hardware = nullptr;  // run_report::hardware
 
   // A duration from the spec, in seconds of provider time, as wall-clock time for this target.
   [[nodiscard]] std::chrono::milliseconds scaled(double seconds) const {
@@ -72,6 +75,10 @@ struct context {
 // no region and the spec names none). `skip` lists offers already refused.
 [[nodiscard]] std::optional<std::pair<std::string, std::string>> launchable_offer(
     context& ctx, const std::vector<std::string>& skip = {});
+
+// --remote-exec on the running instance: waits for SSH, copies and runs neograde-gpu-smoke,
+// and returns the hardware record (never throws; problems are recorded in it).
+[[nodiscard]] nlohmann::json run_remote_smoke(context& ctx, const instance& running);
 
 void run_request_checks(context& ctx);
 void run_lifecycle(context& ctx);

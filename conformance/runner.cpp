@@ -8,6 +8,10 @@
 
 #include <neograde/clients/url.hpp>
 
+#include <neograde/clients/ssh.hpp>
+
+#include <cstdlib>
+#include <filesystem>
 #include <random>
 
 namespace neograde::conformance {
@@ -36,6 +40,23 @@ std::optional<preflight_failure> preflight(const provider_spec& spec, const run_
 
 namespace {
 
+// A private directory under $TMPDIR, removed with everything in it.
+struct temp_dir {
+  std::filesystem::path path;
+  explicit temp_dir(const std::string& prefix) {
+    auto base = std::filesystem::temp_directory_path() / (prefix + "XXXXXX");
+    std::string tmpl = base.string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("cannot create a directory in " + base.parent_path().string());
+    path = tmpl;
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+};
+
 // The run's SSH key: registered once (when the API has SSH keys and spending is allowed), used by
 // every launch, checked for visibility, and deleted at the end.
 constexpr const char* run_public_key =
@@ -53,11 +74,11 @@ void register_key(detail::context& ctx) {
     for (const char* id : {visible_id, hidden_id, empty_id}) ctx.emit(detail::make(id, outcome::skipped, why));
     return;
   }
-  auto empty = ctx.client.add_ssh_key("", run_public_key);
+  auto empty = ctx.client.add_ssh_key("", ctx.public_key);
   if (empty.value && !empty.value->id.empty()) (void)ctx.client.delete_ssh_key(empty.value->id);
   ctx.emit(detail::expect_4xx(empty_id, empty.call, "an SSH key with an empty name"));
 
-  auto key = ctx.client.add_ssh_key(ctx.prefix() + "key", run_public_key);
+  auto key = ctx.client.add_ssh_key(ctx.prefix() + "key", ctx.public_key);
   if (!key.value) {
     for (const char* id : {visible_id, hidden_id})
       ctx.emit(detail::make(id, outcome::errored, "the run's SSH key could not be registered: " + key.call.describe(), {key.call.evidence}));
@@ -126,6 +147,19 @@ run_report run(const provider_spec& spec, const run_options& options) {
 
   detail::context ctx{spec, options, client, second ? &*second : nullptr, report.time_scale, client.target_is_emulator(),
                       {}, report.measurements, error_oracle(spec)};
+  ctx.public_key = run_public_key;
+  ctx.hardware = &report.hardware;
+  // --remote-exec logs in with the key the run registers: the one given, or a throw-away pair
+  // deleted with the run.
+  std::optional<temp_dir> key_dir;
+  if (options.remote) {
+    auto key = options.remote->identity.empty()
+                   ? ssh::generate_key((key_dir.emplace("neograde-key-").path / "key"), "neograde-" + options.run_id)
+                   : ssh::existing_key(options.remote->identity);
+    if (!key.error.empty()) throw std::runtime_error("--remote-exec: " + key.error);
+    ctx.public_key = key.public_key;
+    ctx.private_key = key.private_key.string();
+  }
   client.observer = [&](operation_id op, const call_result& r) {
     ctx.seen.push_back({op, r});
     if (!r.success || !r.json) return;

@@ -589,7 +589,8 @@ struct provider_model::impl {
     inst.type = type_name;
     inst.region = region;
     if (!key_name.empty()) inst.ssh_keys.push_back(key_name);
-    inst.ip = "198.51.100." + std::to_string(next_ip++ % 250 + 1);  // RFC 5737 documentation range
+    inst.ip = opts.instance_address.empty() ? "198.51.100." + std::to_string(next_ip++ % 250 + 1)  // RFC 5737
+                                                 : opts.instance_address;
     inst.boot_done = now + scaled(emu_number("boot_s", 0));
     acct.instances.push_back(inst);
 

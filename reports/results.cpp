@@ -68,6 +68,14 @@ void results_writer::outcome(const check_descriptor& d, const check_outcome& o) 
         {"measurements", o.measurements}});
 }
 
+void results_writer::hardware(const nlohmann::json& record) {
+  auto r = record;
+  r["record"] = "hardware";
+  r["provider"] = provider_;
+  r["source"] = source_;
+  line(r);
+}
+
 void results_writer::finish(const nlohmann::json& measurements) {
   line({{"record", "footer"},
         {"provider", provider_},
@@ -95,9 +103,10 @@ std::vector<run_record> read_results(std::istream& in, std::size_t* skipped_line
       continue;
     }
     const auto kind = rec->value("record", "");
-    if (kind == "header") runs.push_back({*rec, {}, std::nullopt});
+    if (kind == "header") runs.push_back({*rec, {}, std::nullopt, {}});
     else if (runs.empty()) ++skipped;  // an outcome without its header is unusable
     else if (kind == "outcome") runs.back().outcomes.push_back(std::move(*rec));
+    else if (kind == "hardware") runs.back().hardware.push_back(std::move(*rec));
     else if (kind == "footer") runs.back().footer = std::move(*rec);
     else ++skipped;
   }

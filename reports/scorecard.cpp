@@ -76,6 +76,80 @@ std::string render_exchange(const nlohmann::json& e) {
   return out.str();
 }
 
+// Reads a field from a document that came from an instance: the type is checked, never trusted.
+std::string text_at(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return "";
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+nlohmann::json number_at(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? *it : nlohmann::json(nullptr);
+}
+
+// The scorecard's view of one hardware record: status, each GPU's graded measurements, and the
+// smoke test's failing and amber checks.
+nlohmann::json hardware_summary(const nlohmann::json& rec) {
+  nlohmann::json out = {{"status", text_at(rec, "status")},
+                        {"reason", text_at(rec, "reason")},
+                        {"address", text_at(rec, "address")},
+                        {"time_to_ssh_s", number_at(rec, "time_to_ssh_s")},
+                        {"instance", rec.contains("instance") && rec["instance"].is_object() ? rec["instance"] : nlohmann::json(nullptr)},
+                        {"gpus", nlohmann::json::array()},
+                        {"problems", nlohmann::json::array()}};
+  const auto smoke = rec.contains("smoke") && rec["smoke"].is_object() ? rec["smoke"] : nlohmann::json::object();
+  if (smoke.contains("gpus") && smoke["gpus"].is_array())
+    for (const auto& g : smoke["gpus"]) {
+      if (!g.is_object()) continue;
+      nlohmann::json gpu = {{"index", number_at(g, "index")}, {"name", text_at(g, "name")}, {"sku", text_at(g, "sku")},
+                            {"measurements", nlohmann::json::array()}};
+      if (g.contains("measurements") && g["measurements"].is_object())
+        for (const auto& [name, m] : g["measurements"].items())
+          gpu["measurements"].push_back({{"name", name}, {"value", number_at(m, "value")}, {"unit", text_at(m, "unit")},
+                                         {"pct_of_datasheet", number_at(m, "pct_of_datasheet")}, {"verdict", text_at(m, "verdict")}});
+      out["gpus"].push_back(gpu);
+    }
+  if (smoke.contains("checks") && smoke["checks"].is_array())
+    for (const auto& c : smoke["checks"]) {
+      const auto verdict = text_at(c, "verdict");
+      if (verdict == "fail" || verdict == "warn")
+        out["problems"].push_back({{"id", text_at(c, "id")}, {"gpu", number_at(c, "gpu")}, {"verdict", verdict},
+                                   {"message", text_at(c, "message")}});
+    }
+  return out;
+}
+
+std::string render_hardware(const nlohmann::json& card) {
+  std::ostringstream md;
+  md << "## Hardware: GPU smoke test on the delivered instance\n\n";
+  for (const auto& hw : card["hardware"]) {
+    const auto& inst = hw["instance"];
+    md << "- Instance: `" << md_escape(text_at(inst, "id")) << "` (" << md_escape(text_at(inst, "type")) << ")"
+       << (hw["time_to_ssh_s"].is_number() ? ", SSH answered " + hw["time_to_ssh_s"].dump() + " s after running" : "") << "\n";
+    md << "- Verdict: **" << md_escape(hw.value("status", "")) << "**: " << md_escape(hw.value("reason", "")) << "\n\n";
+    if (!hw["gpus"].empty()) {
+      md << "| GPU | name | SKU | measurement | value | % of datasheet | verdict |\n|---|---|---|---|---|---|---|\n";
+      for (const auto& g : hw["gpus"])
+        for (const auto& m : g["measurements"])
+          md << "| " << g["index"].dump() << " | " << md_escape(g.value("name", "")) << " | " << md_escape(g.value("sku", ""))
+             << " | " << md_escape(m.value("name", "")) << " | " << m["value"].dump() << " " << md_escape(m.value("unit", ""))
+             << " | " << (m["pct_of_datasheet"].is_null() ? std::string("") : m["pct_of_datasheet"].dump() + "%") << " | "
+             << md_escape(m.value("verdict", "")) << " |\n";
+      md << "\n";
+    }
+    if (!hw["problems"].empty()) {
+      md << "| check | GPU | verdict | finding |\n|---|---|---|---|\n";
+      for (const auto& p : hw["problems"])
+        md << "| `" << md_escape(p.value("id", "")) << "` | " << (p["gpu"].is_null() ? std::string("node") : p["gpu"].dump())
+           << " | " << md_escape(p.value("verdict", "")) << " | " << md_escape(p.value("message", "")) << " |\n";
+      md << "\n";
+    }
+  }
+  return md.str();
+}
+
 }  // namespace
 
 nlohmann::json build_scorecard(const run_record& run) {
@@ -145,6 +219,8 @@ nlohmann::json build_scorecard(const run_record& run) {
     card["tier"] = tier;
   }
   card["tier_capped_by"] = capped_by;
+  card["hardware"] = nlohmann::json::array();
+  for (const auto& hw : run.hardware) card["hardware"].push_back(hardware_summary(hw));
   card["measurements"] = run.footer ? run.footer->value("measurements", nlohmann::json::object()) : nlohmann::json::object();
   card["checks"] = checks;
   card["failures"] = failures;
@@ -192,6 +268,7 @@ std::string render_markdown(const nlohmann::json& card) {
     for (const auto& [k, v] : card["measurements"].items()) md << "| " << k << " | " << v.dump() << " |\n";
     md << "\n";
   }
+  if (card.contains("hardware") && !card["hardware"].empty()) md << render_hardware(card);
   md << "## Checks\n\n| check | category | severity | outcome | reason |\n|---|---|---|---|---|\n";
   for (const auto& c : card["checks"])
     md << "| `" << c.value("check_id", "") << "` | " << c.value("category", "") << " | " << c.value("severity", "") << " | "

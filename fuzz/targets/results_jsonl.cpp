@@ -1,8 +1,12 @@
 // Oracle: reading any results file (torn, truncated, hostile) never crashes or throws; every
 // line is either part of a run or counted as skipped, and each run read starts with a header.
+// Building and rendering a scorecard from what was read never crashes: a field of the wrong
+// type may only raise a JSON error, and a hardware record (it comes from a rented instance) not
+// even that.
 #include "support.hpp"
 
 #include <neograde/reports/results.hpp>
+#include <neograde/reports/scorecard.hpp>
 
 #include <algorithm>
 #include <sstream>
@@ -16,7 +20,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::size_t records = 0;
   for (const auto& run : runs) {
     NEOGRADE_ORACLE(run.header.value("record", "") == "header");
-    records += 1 + run.outcomes.size() + (run.footer ? 1 : 0);
+    records += 1 + run.outcomes.size() + run.hardware.size() + (run.footer ? 1 : 0);
+    try {
+      (void)reports::render_markdown(reports::build_scorecard(run));
+    } catch (const nlohmann::json::exception&) {
+      // Our own records with a wrong type: refused, not crashed on.
+    }
+    if (!run.hardware.empty()) {
+      auto clean = run;
+      clean.header = {{"record", "header"}};
+      clean.outcomes.clear();
+      clean.footer.reset();
+      (void)reports::render_markdown(reports::build_scorecard(clean));  // must not throw
+    }
   }
   const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) +
                      (text.empty() || text.back() == '\n' ? 0 : 1);

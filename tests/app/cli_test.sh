@@ -145,6 +145,55 @@ case "$case_name" in
     "$neograde" checks --format json >checks.json || fail "neograde checks --format json failed"
     grep -q '"quirk"' checks.json || fail "the JSON catalogue lacks quirks"
     ;;
+  remote_exec_*)
+    # The emulator's instances report 127.0.0.1, where the sshd fixture listens: the run copies
+    # a smoke binary there over SSH and runs it before terminating.
+    [ -f "$SSHD_STATE/unavailable" ] && { cat "$SSHD_STATE/unavailable"; exit 77; }
+    remote=(--remote-exec --ssh-port "$(cat "$SSHD_STATE/port")" --ssh-user "$(cat "$SSHD_STATE/user")"
+            --ssh-identity "$SSHD_STATE/id_ed25519")
+    hardware() { grep '"record":"hardware"' out/results.jsonl; }
+    case "$case_name" in
+      remote_exec_no_gpu)
+        # The real neograde-gpu-smoke on this CPU-only "instance": no_gpu end to end.
+        run conformance --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" "${remote[@]}" \
+          --smoke-binary "$SMOKE" --expect-sku h100-sxm5-80gb --expect-count 1 --out out
+        [ "$rc" -eq 0 ] || { cat out.txt err.txt >&2; fail "exit code $rc, expected 0 (no GPU is not a failure)"; }
+        rec=$(hardware) || fail "results.jsonl has no hardware record"
+        [[ $rec == *'"status":"no_gpu"'* && $rec == *'"schema":"neograde.gpu-smoke/1"'* ]] || fail "hardware record: $rec"
+        [[ $rec == *'"source":"emulated"'* ]] || fail "hardware record not labelled emulated"
+        [[ $rec == *'"time_to_ssh_s":'[0-9]* ]] || fail "no time to SSH: $rec"
+        grep -q '^hardware: no_gpu' out.txt || fail "no hardware line on stdout"
+        grep -q '## Hardware' out/scorecard.md || fail "scorecard.md has no hardware section"
+        grep -q '"hardware":\[{' out/scorecard.json || grep -q '"hardware": \[' out/scorecard.json || fail "scorecard.json has no hardware"
+        # The binary removed itself from the instance, and the run's key was only the one given.
+        if ls /tmp/neograde-gpu-smoke-* 2>/dev/null | grep -q .; then fail "the smoke binary was left on the instance"; fi
+        ;;
+      remote_exec_fail)
+        # A smoke test that finds a PCIe card sold as SXM: the run fails and the scorecard says why.
+        "$SMOKE" --regrade "$FIXTURES/pcie-sold-as-sxm.json" --expect h100-sxm5-80gb --count 1 --out doc.json 2>/dev/null
+        [ $? -eq 1 ] || fail "regrading the fixture did not fail"
+        { echo '#!/bin/sh'; echo 'cat <<"NEOGRADE_DOC"'; cat doc.json; echo 'NEOGRADE_DOC'; echo 'exit 1'; } >fake-smoke
+        chmod +x fake-smoke
+        run conformance --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" "${remote[@]}" \
+          --smoke-binary ./fake-smoke --out out
+        [ "$rc" -eq 1 ] || { cat out.txt err.txt >&2; fail "exit code $rc, expected 1 under a failed smoke test"; }
+        rec=$(hardware) || fail "results.jsonl has no hardware record"
+        [[ $rec == *'"status":"fail"'* && $rec == *'gpu.sku [GPU 0]: delivered NVIDIA H100 PCIe'* ]] || fail "hardware record: $rec"
+        grep -q 'gpu.sku' out/scorecard.md || fail "scorecard.md does not name the failing check"
+        grep -q 'h100-pcie-80gb' out/scorecard.md || fail "scorecard.md does not name the SKU delivered"
+        ;;
+      remote_exec_unreachable)
+        # "running" but nothing answers SSH on the port: the hardware record says so, the run fails.
+        run conformance --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --remote-exec --ssh-port 1 \
+          --ssh-identity "$SSHD_STATE/id_ed25519" --ssh-wait 1 --smoke-binary "$SMOKE" --out out
+        [ "$rc" -eq 1 ] || { cat out.txt err.txt >&2; fail "exit code $rc, expected 1"; }
+        rec=$(hardware) || fail "results.jsonl has no hardware record"
+        [[ $rec == *'"status":"unreachable"'* && $rec == *'did not answer within 1 s'* ]] || fail "hardware record: $rec"
+        ;;
+    esac
+    # Nothing the run created is left running, and no key material reached the outputs.
+    if grep -rq 'PRIVATE KEY' out; then fail "a private key reached the output"; fi
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "ok: $case_name"

@@ -157,7 +157,9 @@ TEST_P(FuzzFindsQuirk, WithAShrunkReproductionAndACurlLine) {
   // A credential the request carried is read from the environment, never written out.
   const bool had_credential = std::any_of(it->evidence[0].request_headers.begin(), it->evidence[0].request_headers.end(),
                                           [](const auto& h) { return h.first == "Authorization" && h.second == "<redacted>"; });
-  if (had_credential) EXPECT_NE(it->reproduce.find("$" + spec.auth.env), std::string::npos) << it->reproduce;
+  if (had_credential) {
+    EXPECT_NE(it->reproduce.find("$" + spec.auth.env), std::string::npos) << it->reproduce;
+  }
   for (const auto& key : run.keys) EXPECT_EQ(it->reproduce.find(key), std::string::npos) << "the key leaked: " << it->reproduce;
 }
 

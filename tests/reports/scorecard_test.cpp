@@ -74,3 +74,41 @@ TEST(ScorecardIndex, OrdersWorstFirst) {
   auto md = render_index_markdown({good, bad});
   EXPECT_LT(md.find("Worse Cloud"), md.find("P Cloud"));
 }
+
+TEST(Scorecard, HardwareSectionFromTheSmokeTestsDocument) {
+  auto r = run({outcome("a.x.y", "high", "pass")});
+  r.hardware.push_back({{"record", "hardware"}, {"status", "fail"}, {"reason", "gpu.sku [GPU 0]: delivered NVIDIA H100 PCIe"},
+                        {"instance", {{"id", "i-1"}, {"type", "gpu_8x_h100_sxm5"}}}, {"time_to_ssh_s", 41.2},
+                        {"smoke", {{"status", "fail"},
+                                   {"gpus", {{{"index", 0}, {"name", "NVIDIA H100 PCIe"}, {"sku", "h100-pcie-80gb"},
+                                              {"measurements", {{"hbm_triad", {{"value", 1812.0}, {"unit", "GB/s"},
+                                                                               {"pct_of_datasheet", 54.1}, {"verdict", "fail"}}}}}}}},
+                                   {"checks", {{{"id", "gpu.sku"}, {"gpu", 0}, {"verdict", "fail"}, {"message", "delivered | PCIe"}},
+                                               {{"id", "gpu.mig"}, {"gpu", 0}, {"verdict", "pass"}, {"message", "MIG off"}}}}}}});
+  const auto card = build_scorecard(r);
+  ASSERT_EQ(card["hardware"].size(), 1u);
+  const auto& hw = card["hardware"][0];
+  EXPECT_EQ(hw["status"], "fail");
+  EXPECT_EQ(hw["gpus"][0]["measurements"][0]["pct_of_datasheet"], 54.1);
+  ASSERT_EQ(hw["problems"].size(), 1u);  // failures and ambers only
+  EXPECT_EQ(hw["problems"][0]["id"], "gpu.sku");
+  EXPECT_DOUBLE_EQ(card["score"].get<double>(), 100.0);  // the API's grade is its own
+  const auto md = render_markdown(card);
+  EXPECT_NE(md.find("## Hardware"), std::string::npos);
+  EXPECT_NE(md.find("| 0 | NVIDIA H100 PCIe | h100-pcie-80gb | hbm_triad | 1812.0 GB/s | 54.1% | fail |"), std::string::npos) << md;
+  EXPECT_NE(md.find("delivered \\| PCIe"), std::string::npos);  // escaped for the table
+}
+
+TEST(Scorecard, HostileHardwareDocumentIsReadFieldByField) {
+  auto r = run({});
+  r.hardware.push_back({{"record", "hardware"}, {"status", 7}, {"reason", json::array()}, {"instance", "i"},
+                        {"smoke", {{"gpus", {1, "x", {{"index", "zero"}, {"measurements", {{"m", 3}}}}}},
+                                   {"checks", {{{"verdict", "fail"}, {"id", 9}}, "junk"}}}}});
+  const auto card = build_scorecard(r);
+  const auto& hw = card["hardware"][0];
+  EXPECT_EQ(hw["status"], "");
+  EXPECT_TRUE(hw["gpus"][0]["index"].is_null());
+  EXPECT_TRUE(hw["gpus"][0]["measurements"][0]["value"].is_null());
+  EXPECT_EQ(hw["problems"][0]["id"], "");
+  EXPECT_NO_THROW((void)render_markdown(card));
+}

@@ -14,6 +14,18 @@
 
 namespace neograde::conformance {
 
+// --remote-exec: copy neograde-gpu-smoke to the running instance over SSH, run it there before
+// terminating, and keep its JSON as the run's hardware record.
+struct remote_exec_options {
+  std::string binary;    // the neograde-gpu-smoke to copy
+  std::string identity;  // private key whose .pub the run registers; empty: a throw-away key
+  std::string user = "ubuntu";
+  int port = 22;
+  std::vector<std::string> smoke_args;  // e.g. --expect h100-sxm5-80gb --count 8
+  double ssh_wait_s = 600;   // how long after "running" SSH may take to answer
+  double smoke_timeout_s = 300;
+};
+
 struct run_options {
   std::string base_url;
   std::string api_key;
@@ -22,6 +34,7 @@ struct run_options {
   bool probe_rate_limit = false;  // probe for a 429 (always on against the emulator)
   http::client_options http;
   std::string run_id;          // names what the run creates: neograde-<run_id>-...
+  std::optional<remote_exec_options> remote;
   // Called once the target is known (emulated or live), before the first outcome.
   std::function<void(result_source, double time_scale)> on_start;
   std::function<void(const check_descriptor&, const check_outcome&)> on_outcome;
@@ -32,6 +45,8 @@ struct run_report {
   double time_scale = 1.0;
   std::vector<check_outcome> outcomes;
   nlohmann::json measurements = nlohmann::json::object();
+  // With --remote-exec: the instance, whether SSH answered, and the smoke test's document.
+  nlohmann::json hardware;
 };
 
 // A reason the run cannot start (unreachable host, TLS failure, rejected key), or nullopt.

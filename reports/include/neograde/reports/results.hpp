@@ -38,6 +38,8 @@ class results_writer {
   results_writer& operator=(const results_writer&) = delete;
 
   void outcome(const check_descriptor& d, const check_outcome& o);
+  // The hardware record of --remote-exec: the instance, SSH, and the GPU smoke test's document.
+  void hardware(const nlohmann::json& record);
   // Writes the footer with the counts and measurements, and syncs the file to disk.
   void finish(const nlohmann::json& measurements);
 
@@ -54,6 +56,7 @@ struct run_record {
   nlohmann::json header;
   std::vector<nlohmann::json> outcomes;
   std::optional<nlohmann::json> footer;
+  std::vector<nlohmann::json> hardware;  // --remote-exec records
 };
 
 // Reads every run in a results file. Lines that do not parse (a torn last line) are skipped and

@@ -1,0 +1,119 @@
+// --remote-exec: the delivered hardware, measured on the instance itself. Once the instance
+// runs, waits for SSH to answer (a provider may report "running" long before), copies
+// neograde-gpu-smoke there, runs it, and keeps its JSON document as the run's hardware record.
+
+#include "context.hpp"
+
+#include <neograde/clients/ssh.hpp>
+#include <neograde/core/text.hpp>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <thread>
+
+namespace neograde::conformance::detail {
+namespace {
+
+using nlohmann::json;
+using steady = std::chrono::steady_clock;
+
+std::string tail(const std::string& text, std::size_t n = 400) {
+  auto t = text.size() > n ? "..." + text.substr(text.size() - n) : text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
+  return t;
+}
+
+std::string describe(const ssh::process_result& r) {
+  if (!r.error.empty()) return r.error;
+  if (r.timed_out) return "timed out";
+  return "exit " + std::to_string(r.exit_code) + (r.err.empty() ? "" : ": " + tail(r.err));
+}
+
+// "gpu.sku [GPU 0]: delivered ...; ordered ...": the first failing check of a smoke document.
+std::string first_failure(const json& doc) {
+  if (doc.contains("checks") && doc["checks"].is_array())
+    for (const auto& c : doc["checks"])
+      if (c.is_object() && c.value("verdict", "") == "fail")
+        return c.value("id", "") + (c.contains("gpu") && c["gpu"].is_number() ? " [GPU " + c["gpu"].dump() + "]" : "") +
+               ": " + c.value("message", "");
+  return "the smoke test failed";
+}
+
+std::chrono::milliseconds ms(double seconds) { return std::chrono::milliseconds(static_cast<long long>(seconds * 1000)); }
+
+}  // namespace
+
+json run_remote_smoke(context& ctx, const instance& running) {
+  const auto& o = *ctx.opts.remote;
+  json rec = {{"instance", {{"id", running.id}, {"type", running.instance_type}, {"region", running.region}}},
+              {"address", running.ip ? json(*running.ip) : json(nullptr)},
+              {"ssh_port", o.port},
+              {"user", o.user},
+              {"time_to_ssh_s", nullptr},
+              {"exit_code", nullptr},
+              {"smoke", nullptr}};
+  auto finish = [&](const char* status, const std::string& reason) {
+    rec["status"] = status;
+    rec["reason"] = reason;
+    return rec;
+  };
+  if (!running.ip) return finish("unreachable", "the instance reports running but no address");
+
+  char dir_template[] = "/tmp/neograde-ssh-XXXXXX";
+  if (::mkdtemp(dir_template) == nullptr) return finish("error", "cannot create a directory for known_hosts");
+  const std::filesystem::path dir = dir_template;
+  struct cleanup {
+    std::filesystem::path p;
+    ~cleanup() {
+      std::error_code ec;
+      std::filesystem::remove_all(p, ec);
+    }
+  } remove_dir{dir};
+
+  ssh::target t{*running.ip, o.port, o.user, ctx.private_key, dir / "known_hosts", 10};
+  const auto started = steady::now();
+  const auto deadline = started + ms(o.ssh_wait_s);
+  ssh::process_result probe;
+  for (;;) {
+    probe = ssh::run(t, "true", {.timeout = std::chrono::seconds(t.connect_timeout_s + 5)});
+    if (probe.exit_code == 0 || steady::now() >= deadline) break;
+    std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(std::chrono::seconds(2), std::max(ctx.poll_interval(), std::chrono::milliseconds(200))));
+  }
+  if (probe.exit_code != 0)
+    return finish("unreachable", "SSH to " + o.user + "@" + *running.ip + ":" + std::to_string(o.port) + " did not answer within " +
+                                     std::to_string(static_cast<int>(o.ssh_wait_s)) + " s of running (" + describe(probe) + ")");
+  const double to_ssh = std::round(std::chrono::duration<double>(steady::now() - started).count() * 1000) / 1000;
+  rec["time_to_ssh_s"] = to_ssh;
+  ctx.measurements["time_to_ssh_s"] = to_ssh;
+
+  const std::string remote_path = "/tmp/neograde-gpu-smoke-" + ctx.opts.run_id;
+  auto copied = ssh::copy_to(t, o.binary, remote_path, std::chrono::seconds(120));
+  if (copied.exit_code != 0) return finish("error", "copying " + o.binary + " to the instance failed: " + describe(copied));
+
+  std::string command = shell_quote(remote_path);
+  for (const auto& a : o.smoke_args) command += " " + shell_quote(a);
+  command += "; rc=$?; rm -f " + shell_quote(remote_path) + "; exit $rc";
+  auto ran = ssh::run(t, command, {.timeout = ms(o.smoke_timeout_s)});
+  if (ran.exit_code >= 0) rec["exit_code"] = ran.exit_code;
+  rec["stderr"] = tail(ran.err, 4000);
+  if (ran.timed_out) return finish("error", "the smoke test did not finish within " + std::to_string(static_cast<int>(o.smoke_timeout_s)) + " s");
+  auto doc = json::parse(ran.out, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("status") || !doc["status"].is_string())
+    return finish("error", "the smoke test printed no result document (" + describe(ran) + ")");
+  rec["smoke"] = doc;
+  // The document comes from the instance: any field may have any type.
+  try {
+    const auto status = doc["status"].get<std::string>();
+    if (status == "pass") return finish("pass", "the delivered GPUs passed the smoke test");
+    if (status == "no_gpu")
+      return finish("no_gpu", "no GPU on the instance: " + doc.value("/no_gpu/reason"_json_pointer, json("")).get<std::string>());
+    if (status == "fail") return finish("fail", first_failure(doc));
+    return finish("error", "the smoke test reported an unknown status \"" + status + "\"");
+  } catch (const json::exception& e) {
+    rec["smoke"] = nullptr;
+    return finish("error", std::string("the smoke test's document is malformed: ") + e.what());
+  }
+}
+
+}  // namespace neograde::conformance::detail
