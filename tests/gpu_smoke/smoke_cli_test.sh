@@ -50,6 +50,19 @@ case "$case_name" in
     run --list-skus
     [ "$rc" -eq 0 ] && [ "$(wc -l <out.txt)" -eq 12 ] || fail "--list-skus does not list the 12 SKUs"
     ;;
+  portable)
+    # Runs where only the driver is installed: no CUDA library is linked dynamically (cudart is
+    # static, NVML and cuBLASLt are dlopen'ed), and glibc 2.34 (RHEL 9; Ubuntu 22.04 has 2.35) is enough.
+    command -v objdump >/dev/null || { echo "no objdump"; exit 77; }
+    needed=$(objdump -p "$smoke" | awk '/NEEDED/ {print $2}' | sort | tr '\n' ' ')
+    for lib in $needed; do
+      case "$lib" in libc.so.6|libm.so.6|libstdc++.so.6|libgcc_s.so.1|libdl.so.2|libpthread.so.0|librt.so.1|ld-linux-*) ;;
+        *) fail "links $lib dynamically (needed: $needed)" ;;
+      esac
+    done
+    newest=$(objdump -T "$smoke" | grep -o 'GLIBC_2\.[0-9]*' | sort -t. -k2 -n | tail -1)
+    [ "${newest#GLIBC_2.}" -le 34 ] || fail "needs $newest; RHEL 9 has glibc 2.34, Ubuntu 22.04 2.35"
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "ok: $case_name"
