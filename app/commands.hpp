@@ -28,5 +28,7 @@ command add_demo(CLI::App& app);
 command add_providers(CLI::App& app);
 command add_checks(CLI::App& app);
 command add_fuzz(CLI::App& app);
+command add_report(CLI::App& app);
+command add_diff(CLI::App& app);
 
 }  // namespace neograde::app

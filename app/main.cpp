@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
   std::map<std::string, command> commands{
       {"conformance", add_conformance(app)}, {"emulate", add_emulate(app)}, {"demo", add_demo(app)},
       {"providers", add_providers(app)},     {"checks", add_checks(app)},
-      {"fuzz", add_fuzz(app)},
+      {"fuzz", add_fuzz(app)},           {"report", add_report(app)}, {"diff", add_diff(app)},
   };
   try {
     app.parse(argc, argv);

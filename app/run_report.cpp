@@ -4,11 +4,16 @@
 
 #include <neograde/core/json_util.hpp>
 #include <neograde/reports/results.hpp>
+#include <neograde/reports/exports.hpp>
+#include <neograde/reports/html.hpp>
 #include <neograde/reports/scorecard.hpp>
+#include <neograde/core/clock.hpp>
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <iomanip>
 #include <iostream>
 
 namespace neograde::app {
@@ -33,6 +38,7 @@ run_summary run_and_report(const provider_spec& spec, conformance::run_options o
   const auto results_path = out_dir / "results.jsonl";
   std::optional<reports::results_writer> writer;
   const bool tty = ::isatty(STDERR_FILENO) != 0;
+  const auto started = std::chrono::steady_clock::now();
   options.on_start = [&](result_source source, double scale) {
     writer.emplace(results_path, reports::run_header{options.run_id, &spec, source, options.base_url, scale,
                                                      options.allow_spend});
@@ -42,7 +48,10 @@ run_summary run_and_report(const provider_spec& spec, conformance::run_options o
     const auto word = nlohmann::json(o.result).get<std::string>();
     if (tty) std::cerr << "\r\033[K";
     std::cerr << "[" << spec.provider.id << "] " << word << std::string(word.size() < 12 ? 12 - word.size() : 1, ' ')
-              << o.check_id << " (" << static_cast<long>(o.duration_ms) << " ms)" << (tty ? "" : "\n");
+              << o.check_id << " (" << static_cast<long>(o.duration_ms) << " ms; "
+              << std::fixed << std::setprecision(1)
+              << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() << " s elapsed)"
+              << std::defaultfloat << (tty ? "" : "\n");
     if (tty && o.result != outcome::pass) std::cerr << "\n";
   };
   auto report = conformance::run(spec, options);
@@ -60,6 +69,28 @@ run_summary run_and_report(const provider_spec& spec, conformance::run_options o
   for (const auto& hw : summary.scorecard["hardware"])
     if (hw.value("status", "") == "fail" || hw.value("status", "") == "unreachable") ++summary.failed;
   return summary;
+}
+
+std::filesystem::path write_report(const std::vector<nlohmann::json>& cards, const std::filesystem::path& out_dir) {
+  std::filesystem::create_directories(out_dir / "providers");
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& card : cards) {
+    const auto& p = card["provider"];
+    auto name = p.value("id", "unknown");
+    if (card.value("source", "") != "emulated") name += "-" + card.value("source", "unknown");
+    const auto dir = out_dir / "providers" / name;
+    std::filesystem::create_directories(dir);
+    reports::write_file_atomic(dir / "scorecard.json", dump_json(card, 2) + "\n");
+    reports::write_file_atomic(dir / "scorecard.md", reports::render_markdown(card));
+    all.push_back(card);
+  }
+  reports::write_file_atomic(out_dir / "scorecard.json", dump_json(all, 2) + "\n");
+  reports::write_file_atomic(out_dir / "index.md", reports::render_index_markdown(cards));
+  reports::write_file_atomic(out_dir / "junit.xml", reports::render_junit(cards));
+  reports::write_file_atomic(out_dir / "matrix.csv", reports::render_matrix_csv(cards));
+  const auto html = out_dir / "index.html";
+  reports::write_file_atomic(html, reports::render_html(cards, utc_now_iso8601()));
+  return html;
 }
 
 }  // namespace neograde::app

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <vector>
 
 namespace neograde::app {
 
@@ -17,6 +18,10 @@ struct run_summary {
 
 [[nodiscard]] run_summary run_and_report(const provider_spec& spec, conformance::run_options options,
                                          const std::filesystem::path& out_dir);
+
+// Writes every format of a report into `out_dir`: scorecard.json (the cards), index.md,
+// providers/<id>/scorecard.md and .json, index.html, junit.xml, matrix.csv. Returns index.html's path.
+std::filesystem::path write_report(const std::vector<nlohmann::json>& cards, const std::filesystem::path& out_dir);
 
 // The API key given, or else the spec's environment variable's; throws usage_error when neither.
 [[nodiscard]] std::string api_key_or_throw(const provider_spec& spec, const std::string& given);

@@ -63,6 +63,7 @@ provider_spec build(const nlohmann::json& doc) {
   s.provider.docs_url = p.value("docs_url", "");
   s.provider.api_version = p.value("api_version", "");
   s.provider.notes = p.value("notes", std::vector<std::string>{});
+  if (p.contains("transparency")) s.provider.transparency = p["transparency"];
 
   s.base_url = doc.at("base_url").get<std::string>();
 

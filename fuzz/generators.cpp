@@ -23,8 +23,6 @@ namespace {
 
 using nlohmann::json;
 
-const char* method_of(const operation_spec& op) { return op.method.c_str(); }
-
 // Strings that break parsers, encoders, databases and shells.
 const std::vector<std::string>& hostile_strings() {
   static const std::vector<std::string> all{

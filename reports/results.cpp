@@ -29,6 +29,7 @@ results_writer::results_writer(const std::filesystem::path& path, const run_head
         {"fictional", s.provider.fictional},
         {"docs_url", s.provider.docs_url},
         {"api_version", s.provider.api_version},
+        {"transparency", s.provider.transparency},
         {"spec_version", s.spec_version},
         {"source", h.source},
         {"base_url", h.base_url},

@@ -1,5 +1,7 @@
 #include <neograde/reports/scorecard.hpp>
 
+#include "fields.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -76,18 +78,9 @@ std::string render_exchange(const nlohmann::json& e) {
   return out.str();
 }
 
-// Reads a field from a document that came from an instance: the type is checked, never trusted.
-std::string text_at(const nlohmann::json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-nlohmann::json number_at(const nlohmann::json& j, const char* key) {
-  if (!j.is_object()) return nullptr;
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? *it : nlohmann::json(nullptr);
-}
+// A hardware record comes from an instance: its fields are read with their types checked.
+constexpr auto text_at = &fields::text;
+constexpr auto number_at = &fields::number_or_null;
 
 // The scorecard's view of one hardware record: status, each GPU's graded measurements, and the
 // smoke test's failing and amber checks.
@@ -161,7 +154,9 @@ nlohmann::json build_scorecard(const run_record& run) {
                       {"kind", h.value("provider_kind", "")},
                       {"fictional", h.value("fictional", false)},
                       {"docs_url", h.value("docs_url", "")},
-                      {"api_version", h.value("api_version", "")}};
+                      {"api_version", h.value("api_version", "")},
+                      {"transparency", h.contains("transparency") && h["transparency"].is_object() ? h["transparency"]
+                                                                                                  : nlohmann::json(nullptr)}};
   card["spec_version"] = h.value("spec_version", "");
   card["suite_version"] = h.value("suite_version", "");
   card["run_id"] = h.value("run_id", "");
@@ -219,6 +214,8 @@ nlohmann::json build_scorecard(const run_record& run) {
     card["tier"] = tier;
   }
   card["tier_capped_by"] = capped_by;
+  card["runs"] = 1;  // neograde report merges runs and says how many
+  card["flaky_checks"] = nlohmann::json::array();
   card["hardware"] = nlohmann::json::array();
   for (const auto& hw : run.hardware) card["hardware"].push_back(hardware_summary(hw));
   card["measurements"] = run.footer ? run.footer->value("measurements", nlohmann::json::object()) : nlohmann::json::object();
@@ -228,10 +225,24 @@ nlohmann::json build_scorecard(const run_record& run) {
   return card;
 }
 
+std::string transparency_summary(const nlohmann::json& card) {
+  const auto& t = fields::object(fields::object(card, "provider"), "transparency");
+  if (t.empty()) return "";
+  std::string out = "hardware: " + fields::text(t, "hardware");
+  if (const auto src = fields::text(t, "hardware_source"); !src.empty()) out += " (" + src + ")";
+  for (const auto& d : fields::array(t, "deprecations"))
+    out += "; deprecated: " + fields::text(d, "what") + " on " + fields::text(d, "date") + " (" + fields::text(d, "source") + ")";
+  if (const auto rl = fields::text(t, "rate_limits"); !rl.empty()) {
+    out += "; rate limits: " + rl;
+    if (const auto src = fields::text(t, "rate_limits_source"); !src.empty()) out += " (" + src + ")";
+  }
+  return out;
+}
+
 std::string provenance_banner(const nlohmann::json& card) {
-  const auto source = card.value("source", "unknown");
-  const auto name = card["provider"].value("display_name", "");
-  if (source == "emulated" && card["provider"].value("fictional", false))
+  const auto source = fields::text(card, "source");
+  const auto name = fields::text(fields::at(card, "provider"), "display_name");
+  if (source == "emulated" && fields::flag(fields::at(card, "provider"), "fictional"))
     return "EMULATED, FICTIONAL PROVIDER: " + name +
            " does not exist. It is neograde's demonstration of findings, served by the embedded emulator "
            "with quirks switched on.";
@@ -240,7 +251,8 @@ std::string provenance_banner(const nlohmann::json& card) {
            " API, built from its public documentation. They grade the emulator, not " + name +
            "'s service, and are not a rating of the real provider.";
   if (source == "replay") return "REPLAY: regraded from a recorded run; no request reached " + name + ".";
-  if (source == "live") return "LIVE: measured against " + card.value("base_url", "") + " on " + card.value("started_at", "") + ".";
+  if (source == "live")
+    return "LIVE: measured against " + fields::text(card, "base_url") + " on " + fields::text(card, "started_at") + ".";
   return "UNKNOWN SOURCE: the origin of these results is not recorded; do not rely on them.";
 }
 
@@ -251,6 +263,7 @@ std::string render_markdown(const nlohmann::json& card) {
   md << "> **" << provenance_banner(card) << "**\n\n";
   md << "| | |\n|---|---|\n";
   md << "| Provider | " << p.value("display_name", "") << " (`" << p.value("id", "") << "`, " << p.value("kind", "") << ") |\n";
+  if (const auto t = transparency_summary(card); !t.empty()) md << "| Transparency | " << md_escape(t) << " |\n";
   md << "| Source | " << card.value("source", "") << " |\n";
   md << "| Spec | " << p.value("id", "") << " " << card.value("spec_version", "") << ", API " << md_escape(p.value("api_version", "")) << " |\n";
   md << "| Suite | neograde " << card.value("suite_version", "") << " |\n";

@@ -46,6 +46,9 @@ case "$case_name" in
     [ "$rc" -eq 1 ] || fail "exit code $rc, expected 1 under a quirk"
     grep -q '"check_id":"lifecycle.instance.gone_after_terminate".*"outcome":"fail"' out/results.jsonl ||
       fail "gone_after_terminate did not fail under ghost_after_terminate"
+    # The worked example of reports/README.md: 100 x (175 - 8) / 175, capped at Bronze.
+    grep -q '"score": 95.4' out/scorecard.json && grep -q '"tier": "Bronze"' out/scorecard.json ||
+      fail "the worked example in reports/README.md no longer holds: $(grep -E '"(score|tier)"' out/scorecard.json)"
     ;;
   fuzz_clean)
     run fuzz --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --second-api-key "$(key 2)" \
@@ -144,6 +147,36 @@ case "$case_name" in
     diff -u "$DOCS_DIR/checks.md" checks.md >&2 || fail "docs/checks.md is out of date: run neograde checks --format md > docs/checks.md"
     "$neograde" checks --format json >checks.json || fail "neograde checks --format json failed"
     grep -q '"quirk"' checks.json || fail "the JSON catalogue lacks quirks"
+    ;;
+  report_diff)
+    # Two demo runs that differ by one quirk: diff names the regression, report merges both.
+    "$neograde" demo --out a --only lambda --only vastai >a.txt 2>a.err || { cat a.err >&2; fail "demo a failed"; }
+    "$neograde" demo --out b --only lambda --only vastai --quirk lambda:ghost_after_terminate >b.txt 2>b.err ||
+      { cat b.err >&2; fail "demo b failed"; }
+    run diff a b
+    [ "$rc" -eq 1 ] || { cat out.txt err.txt >&2; fail "diff a b: exit $rc, expected 1 (a regression)"; }
+    grep -qP '^regression\tlambda \(emulated\)\tlifecycle.instance.gone_after_terminate\tpass -> fail' out.txt ||
+      { cat out.txt >&2; fail "the regression is not listed"; }
+    grep -qP '^regression\tlambda \(emulated\)\ttier\tPlatinum -> Bronze' out.txt || { cat out.txt >&2; fail "the tier drop is not listed"; }
+    if grep -q 'vastai' out.txt; then fail "vastai did not change, yet is listed"; fi
+    run diff b a
+    [ "$rc" -eq 0 ] && grep -qP '^improvement\tlambda \(emulated\)\tlifecycle.instance.gone_after_terminate\tfail -> pass' out.txt ||
+      { cat out.txt >&2; fail "diff b a: exit $rc, the improvement not listed"; }
+    run diff a a
+    [ "$rc" -eq 0 ] && grep -q '^0 regression(s), 0 improvement(s), 0 other change(s)' out.txt || fail "a report differs from itself"
+    run diff a nowhere
+    [ "$rc" -eq 2 ] && one_error_line "no results.jsonl or findings.jsonl in nowhere"
+    run report --in a --in b --out merged
+    [ "$rc" -eq 0 ] || { cat err.txt >&2; fail "report failed"; }
+    for f in index.html index.md scorecard.json junit.xml matrix.csv providers/lambda/scorecard.md; do
+      [ -s "merged/$f" ] || fail "report did not write $f"
+    done
+    grep -q '"runs": 2' merged/scorecard.json || fail "the two lambda runs were not merged"
+    grep -A2 '"flaky_checks"' merged/providers/lambda/scorecard.json | grep -q 'gone_after_terminate' ||
+      fail "the check that changed between the runs is not marked flaky"
+    grep -q '<testcase classname="lambda.lifecycle" name="lifecycle.instance.gone_after_terminate"' merged/junit.xml ||
+      fail "junit.xml lacks the testcase"
+    head -1 merged/matrix.csv | grep -q '^check_id,category,severity,lambda,vastai' || fail "matrix.csv header: $(head -1 merged/matrix.csv)"
     ;;
   remote_exec_*)
     # The emulator's instances report 127.0.0.1, where the sshd fixture listens: the run copies

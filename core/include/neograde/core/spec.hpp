@@ -145,6 +145,9 @@ struct provider_info {
   std::string docs_url;
   std::string api_version;
   std::vector<std::string> notes;
+  // Who owns the hardware, deprecations, rate limits, each with its source (docs/spec-format.md);
+  // null when the spec says nothing.
+  nlohmann::json transparency;
 };
 
 // A check the provider is known to miss by design, declared with its source, so that the check

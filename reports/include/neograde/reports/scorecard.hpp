@@ -17,6 +17,10 @@ namespace neograde::reports {
 // The provenance banner every output carries: EMULATED, REPLAY or LIVE, and what that means.
 [[nodiscard]] std::string provenance_banner(const nlohmann::json& scorecard);
 
+// The spec's transparency metadata in one line ("hardware: owns (source); deprecated: ..."), or
+// "" when the spec says nothing.
+[[nodiscard]] std::string transparency_summary(const nlohmann::json& scorecard);
+
 [[nodiscard]] std::string render_markdown(const nlohmann::json& scorecard);
 [[nodiscard]] std::string render_index_markdown(const std::vector<nlohmann::json>& scorecards);
 

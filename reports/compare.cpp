@@ -1,0 +1,130 @@
+#include <neograde/reports/compare.hpp>
+#include <neograde/reports/scorecard.hpp>
+
+#include "fields.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace neograde::reports {
+namespace {
+
+using nlohmann::json;
+
+constexpr auto text = &fields::text;
+
+// pass 2, warn 1, fail 0; anything else is not graded.
+std::optional<int> rank(const std::string& outcome) {
+  if (outcome == "pass") return 2;
+  if (outcome == "warn") return 1;
+  if (outcome == "fail") return 0;
+  return std::nullopt;
+}
+
+int tier_rank(const std::string& tier) {
+  static const std::vector<std::string> order{"Underperform", "Bronze", "Silver", "Gold", "Platinum"};
+  return static_cast<int>(std::find(order.begin(), order.end(), tier) - order.begin());
+}
+
+std::pair<std::string, std::string> key_of(const json& card) {
+  return {text(fields::at(card, "provider"), "id"), text(card, "source")};
+}
+
+std::map<std::string, json> checks_of(const json& card) {
+  std::map<std::string, json> out;
+  if (card.contains("checks") && card["checks"].is_array())
+    for (const auto& c : card["checks"])
+      if (c.is_object()) out[text(c, "check_id")] = c;
+  return out;
+}
+
+}  // namespace
+
+std::vector<json> merge_scorecards(const std::vector<run_record>& runs) {
+  std::map<std::pair<std::string, std::string>, std::vector<const run_record*>> groups;
+  for (const auto& r : runs) groups[{text(r.header, "provider"), text(r.header, "source")}].push_back(&r);
+  std::vector<json> cards;
+  for (auto& [key, group] : groups) {
+    std::stable_sort(group.begin(), group.end(), [](const run_record* a, const run_record* b) {
+      return text(a->header, "started_at") < text(b->header, "started_at");
+    });
+    run_record merged;
+    merged.header = group.back()->header;
+    std::map<std::string, json> latest;  // check id -> its latest outcome record
+    std::map<std::string, std::set<std::string>> seen;  // check id -> outcomes over the runs
+    std::vector<std::string> order;
+    json measurements = json::object();
+    bool complete = true;
+    for (const auto* r : group) {
+      for (const auto& o : r->outcomes) {
+        const auto id = text(o, "check_id");
+        if (!latest.contains(id)) order.push_back(id);
+        latest[id] = o;
+        seen[id].insert(text(o, "outcome"));
+      }
+      if (!r->hardware.empty()) merged.hardware = r->hardware;
+      if (r->footer && r->footer->contains("measurements") && (*r->footer)["measurements"].is_object())
+        measurements.update((*r->footer)["measurements"]);
+      complete = complete && r->footer.has_value();
+    }
+    for (const auto& id : order) merged.outcomes.push_back(latest[id]);
+    if (group.back()->footer) {
+      merged.footer = *group.back()->footer;
+      (*merged.footer)["measurements"] = measurements;
+      (*merged.footer)["complete"] = complete;
+    }
+    auto card = build_scorecard(merged);
+    card["runs"] = group.size();
+    json flaky = json::array();
+    for (const auto& [id, outcomes] : seen)
+      if (outcomes.size() > 1) flaky.push_back(id);
+    card["flaky_checks"] = flaky;
+    cards.push_back(std::move(card));
+  }
+  return cards;
+}
+
+std::vector<outcome_change> diff_scorecards(const std::vector<json>& before, const std::vector<json>& after) {
+  std::map<std::pair<std::string, std::string>, const json*> old_cards, new_cards;
+  for (const auto& c : before) old_cards[key_of(c)] = &c;
+  for (const auto& c : after) new_cards[key_of(c)] = &c;
+  std::set<std::pair<std::string, std::string>> keys;
+  for (const auto& [k, c] : old_cards) keys.insert(k);
+  for (const auto& [k, c] : new_cards) keys.insert(k);
+
+  std::vector<outcome_change> changes;
+  for (const auto& key : keys) {
+    const auto& [provider, source] = key;
+    const json* o = old_cards.contains(key) ? old_cards[key] : nullptr;
+    const json* n = new_cards.contains(key) ? new_cards[key] : nullptr;
+    if (!o || !n) {
+      changes.push_back({provider, source, "", o ? text(*o, "tier") : "", n ? text(*n, "tier") : "",
+                         o ? "removed" : "added", o ? "the provider is not in the new report" : "the provider is new"});
+      continue;
+    }
+    const auto old_tier = text(*o, "tier"), new_tier = text(*n, "tier");
+    if (old_tier != new_tier)
+      changes.push_back({provider, source, "", old_tier, new_tier,
+                         tier_rank(new_tier) < tier_rank(old_tier) ? "regression" : "improvement",
+                         "score " + (*o)["score"].dump() + " -> " + (*n)["score"].dump()});
+    const auto old_checks = checks_of(*o), new_checks = checks_of(*n);
+    std::set<std::string> ids;
+    for (const auto& [id, c] : old_checks) ids.insert(id);
+    for (const auto& [id, c] : new_checks) ids.insert(id);
+    for (const auto& id : ids) {
+      const auto was = old_checks.contains(id) ? text(old_checks.at(id), "outcome") : "";
+      const auto now = new_checks.contains(id) ? text(new_checks.at(id), "outcome") : "";
+      if (was == now) continue;
+      std::string kind = was.empty() ? "added" : now.empty() ? "removed" : "changed";
+      if (auto a = rank(was), b = rank(now); a && b) kind = *b < *a ? "regression" : "improvement";
+      // A check that newly fails counts, whatever it was before (skipped, absent).
+      if (now == "fail" && !(rank(was) && *rank(was) == 0)) kind = "regression";
+      changes.push_back({provider, source, id, was, now, kind,
+                         new_checks.contains(id) ? text(new_checks.at(id), "reason") : ""});
+    }
+  }
+  return changes;
+}
+
+}  // namespace neograde::reports

@@ -1,0 +1,676 @@
+#include <neograde/reports/html.hpp>
+
+#include "fields.hpp"
+
+#include <neograde/reports/scorecard.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+namespace neograde::reports {
+namespace {
+
+using nlohmann::json;
+
+// Bodies are evidence, not the report: a page with a few megabytes of JSON in it is unreadable.
+constexpr std::size_t body_limit = 4000;
+constexpr std::size_t shame_limit = 20;
+
+// ---- Reading: every field's type checked (fields.hpp).
+constexpr auto field = &fields::at;
+constexpr auto text_at = &fields::text;
+constexpr auto number_at = &fields::number;
+constexpr auto bool_at = &fields::flag;
+constexpr auto array_at = &fields::array;
+constexpr auto object_at = &fields::object;
+
+// dump() throws on invalid UTF-8 unless told to replace it.
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// Strings as they are, anything else as JSON text.
+std::string as_text(const json& j) { return j.is_string() ? j.get<std::string>() : dump(j); }
+
+// ---- Writing.
+
+std::string esc(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// Ids and anchors from provider ids: [a-z0-9-] only, so they need no escaping anywhere.
+std::string slug(std::string_view s) {
+  std::string out;
+  for (const char c : s) {
+    if (out.size() >= 64) break;
+    if (c >= 'A' && c <= 'Z') out += static_cast<char>(c - 'A' + 'a');
+    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-') out += c;
+    else out += '-';
+  }
+  return out.empty() ? "unknown" : out;
+}
+
+std::string format(double v, const char* spec) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, spec, v);
+  return buf;
+}
+
+// Table figures keep six significant digits; whole numbers print without a fraction.
+std::string figure(double v) {
+  return v == std::floor(v) && std::fabs(v) < 1e15 ? format(v, "%.0f") : format(v, "%.6g");
+}
+
+// Chart labels are short.
+std::string short_figure(double v) { return std::fabs(v) >= 100 ? format(v, "%.0f") : format(v, "%.3g"); }
+
+// The longest prefix of at most `limit` bytes that ends on a UTF-8 character boundary.
+std::size_t utf8_prefix(const std::string& s, std::size_t limit) {
+  if (s.size() <= limit) return s.size();
+  std::size_t n = limit;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return n;
+}
+
+// Bodies are cut with a note saying how much was left out.
+std::string cut(const std::string& s) {
+  if (s.size() <= body_limit) return s;
+  const auto n = utf8_prefix(s, body_limit);
+  return s.substr(0, n) + "\n… (cut at " + std::to_string(n) + " of " + std::to_string(s.size()) + " bytes)";
+}
+
+// Outcomes become CSS classes, so only known names pass through.
+std::string outcome_class(const std::string& outcome) {
+  static const std::set<std::string> known{"pass", "fail", "warn", "errored", "skipped", "no_capacity", "quota", "rate_limited"};
+  return known.count(outcome) ? outcome : "other";
+}
+
+int severity_rank(const std::string& severity) {
+  if (severity == "critical") return 0;
+  if (severity == "high") return 1;
+  if (severity == "medium") return 2;
+  if (severity == "low") return 3;
+  return 4;
+}
+
+std::string severity_class(const std::string& severity) { return severity_rank(severity) < 4 ? severity : "other"; }
+
+// ---- One card as the page sees it.
+
+struct provider_view {
+  const json* card = nullptr;
+  std::string id;      // as given
+  std::string anchor;  // provider-<slug>, unique on the page
+  std::string name;    // display name, else the id
+  std::string label;   // the name, with the run id when two cards share a name
+  bool fictional = false;
+  std::string source;  // emulated, live, replay or unknown: also a CSS class
+  std::optional<double> score;
+  std::string tier;
+};
+
+provider_view view_of(const json& card) {
+  provider_view v;
+  v.card = &card;
+  const auto& p = field(card, "provider");
+  v.id = text_at(p, "id");
+  v.name = text_at(p, "display_name");
+  if (v.name.empty()) v.name = v.id.empty() ? "unnamed provider" : v.id;
+  v.fictional = bool_at(p, "fictional");
+  const auto source = text_at(card, "source");
+  v.source = source == "emulated" || source == "live" || source == "replay" ? source : "unknown";
+  v.score = number_at(card, "score");
+  v.tier = text_at(card, "tier");
+  return v;
+}
+
+// Worst first, as Bowtie orders its leaderboard; unscored cards last.
+std::vector<provider_view> views_of(const std::vector<json>& cards) {
+  std::vector<provider_view> views;
+  for (const auto& c : cards) views.push_back(view_of(c));
+  std::stable_sort(views.begin(), views.end(), [](const provider_view& a, const provider_view& b) {
+    if (!a.score || !b.score) return a.score.has_value() && !b.score.has_value();
+    return *a.score < *b.score;
+  });
+  std::set<std::string> anchors;
+  std::map<std::string, int> names;
+  for (const auto& v : views) ++names[v.name];
+  std::size_t position = 0;
+  for (auto& v : views) {
+    ++position;
+    // Two cards may share an id (two runs of one provider): the later ones get a suffix.
+    const auto base = "provider-" + slug(v.id.empty() ? v.name : v.id);
+    v.anchor = base;
+    for (int n = 2; !anchors.insert(v.anchor).second; ++n) v.anchor = base + "-" + std::to_string(n);
+    v.label = v.name;
+    if (names[v.name] > 1) {
+      const auto run = text_at(*v.card, "run_id");
+      v.label += " [" + (run.empty() ? "#" + std::to_string(position) : run) + "]";
+    }
+  }
+  return views;
+}
+
+std::string provenance_of(const provider_view& v) { return provenance_banner(*v.card); }
+
+std::string headline(const std::string& source) {
+  if (source == "emulated")
+    return "EMULATED: these results come from neograde's embedded emulators, not from the providers' services. They show "
+           "how the suite grades each documented API and are NOT a rating of the real providers.";
+  if (source == "replay") return "REPLAY: these results were regraded from recorded runs; no request reached the providers.";
+  if (source == "live") return "LIVE: these results were measured against the providers' services, as listed below.";
+  return "UNKNOWN SOURCE: the origin of these results is not recorded; do not rely on them.";
+}
+
+// ---- Sections.
+
+void render_head(std::ostringstream& out) {
+  out << R"(<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>neograde report</title>
+<style>
+:root{--pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--grey:#57606a;--line:#d0d7de}
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#1f2328;max-width:1200px;margin:0 auto;padding:0 1rem 2rem}
+h1{font-size:1.5rem;margin:.8rem 0 .4rem}
+h2{font-size:1.2rem;margin:1.6rem 0 .5rem;border-bottom:1px solid var(--line)}
+h3{font-size:1rem;margin:1rem 0 .3rem}
+h4{font-size:.95rem;margin:.8rem 0 .3rem}
+table{border-collapse:collapse;margin:.3rem 0}
+th,td{border:1px solid var(--line);padding:2px 6px;text-align:left;vertical-align:top}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
+pre{background:#f6f8fa;border:1px solid var(--line);padding:6px;margin:.3rem 0;white-space:pre-wrap;overflow-wrap:anywhere}
+a{color:#0969da}
+.banner{border:2px solid;border-radius:4px;padding:.3rem .8rem;margin:.5rem 0}
+.banner.emulated{background:#fff8c5;border-color:#d4a72c}
+.banner.replay{background:#ddf4ff;border-color:#54aeff}
+.banner.live{background:#dafbe1;border-color:#4ac26b}
+.banner.unknown{background:#ffebe9;border-color:#ff8182}
+.banner .headline{font-weight:700;margin:.2rem 0}
+.banner ul{margin:.2rem 0;padding-left:1.2rem}
+.meta,.note{color:var(--grey)}
+td.pass,.o.pass{background:#dafbe1;color:var(--pass)}
+td.fail,.o.fail{background:#ffebe9;color:var(--fail);font-weight:700}
+td.warn,.o.warn{background:#fff8c5;color:var(--warn)}
+td.errored,td.skipped,td.no_capacity,td.quota,td.rate_limited,td.other,.o.errored,.o.skipped,.o.no_capacity,.o.quota,.o.rate_limited,.o.other{background:#f6f8fa;color:var(--grey)}
+td.absent{color:#afb8c1}
+.o{padding:0 4px;border-radius:3px}
+.sev.critical{color:var(--fail);font-weight:700}
+.sev.high{color:var(--fail)}
+.sev.medium{color:var(--warn)}
+.sev.low,.sev.other{color:var(--grey)}
+.scroll{overflow:auto;max-height:80vh;border:1px solid var(--line)}
+.scroll table{margin:0}
+#matrix thead th{position:sticky;top:0;background:#fff;z-index:1;white-space:nowrap}
+#matrix td{white-space:nowrap;font-size:12px}
+#matrix tr.category th{background:#eaeef2}
+.legend span{margin-right:.5rem}
+svg.chart{display:block;max-width:100%;height:auto}
+svg.chart text{font-size:12px;fill:#1f2328}
+.bar{fill:#8c959f}.bar.ttr{fill:#8250df}.bar.p50{fill:#0969da}.bar.p95{fill:#54aeff}
+.bar.pass{fill:#2da44e}.bar.fail{fill:#cf222e}.bar.warn{fill:#d4a72c}
+.ref{stroke:#1f2328;stroke-dasharray:4 3}
+figure{margin:.6rem 0}
+figcaption{font-weight:600}
+.failure{border-left:3px solid var(--line);padding-left:.6rem;margin:.6rem 0}
+.failure.fail{border-left-color:var(--fail)}
+.failure.warn{border-left-color:#d4a72c}
+.failure dl{display:grid;grid-template-columns:max-content auto;gap:0 .6rem;margin:.2rem 0}
+.failure dt{font-weight:600}
+.failure dd{margin:0}
+summary{cursor:pointer}
+@media print{
+body{max-width:none;font-size:11px}
+.scroll{max-height:none;overflow:visible;border:0}
+#matrix thead th{position:static}
+a{color:inherit;text-decoration:none}
+section.provider{break-before:page}
+tr,figure,.failure{break-inside:avoid}
+}
+</style>
+</head>
+<body>
+<h1>neograde report</h1>
+)";
+}
+
+void render_provenance(std::ostringstream& out, const std::vector<provider_view>& views, const std::string& generated_at) {
+  out << "<section id=\"provenance\">\n";
+  for (const std::string source : {"emulated", "replay", "live", "unknown"}) {
+    std::vector<std::string> lines;
+    for (const auto& v : views)
+      if (v.source == source) {
+        auto line = provenance_of(v);
+        if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(std::move(line));
+      }
+    if (lines.empty()) continue;
+    out << "<div class=\"banner " << source << "\">\n<p class=\"headline\">" << esc(headline(source)) << "</p>\n<ul>\n";
+    for (const auto& line : lines) out << "<li>" << esc(line) << "</li>\n";
+    out << "</ul>\n</div>\n";
+  }
+  if (views.empty()) out << "<div class=\"banner unknown\"><p class=\"headline\">No scorecards: nothing was graded.</p></div>\n";
+  std::vector<std::string> suites, specs;
+  for (const auto& v : views) {
+    const auto suite = text_at(*v.card, "suite_version");
+    if (!suite.empty() && std::find(suites.begin(), suites.end(), suite) == suites.end()) suites.push_back(suite);
+    const auto spec = (v.id.empty() ? v.name : v.id) + " " + text_at(*v.card, "spec_version");
+    if (std::find(specs.begin(), specs.end(), spec) == specs.end()) specs.push_back(spec);
+  }
+  auto join = [](const std::vector<std::string>& items) {
+    std::string s;
+    for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
+    return s.empty() ? std::string("unknown") : s;
+  };
+  out << "<p class=\"meta\">Generated " << esc(generated_at) << " · neograde suite " << esc(join(suites)) << " · specs: "
+      << esc(join(specs)) << " · grading: reports/README.md in the neograde repository</p>\n</section>\n";
+}
+
+std::string score_text(const std::optional<double>& score) { return score ? format(*score, "%.1f") : "n/a"; }
+
+std::string tier_text(const provider_view& v) {
+  std::string capped;
+  for (const auto& c : array_at(*v.card, "tier_capped_by")) capped += (capped.empty() ? "" : ", ") + as_text(c);
+  std::string s = "<strong>" + esc(v.tier.empty() ? "n/a" : v.tier) + "</strong>";
+  if (!capped.empty()) s += " <span class=\"note\">(a critical failure caps the tier at Bronze: " + esc(capped) + ")</span>";
+  return s;
+}
+
+void render_leaderboard(std::ostringstream& out, const std::vector<provider_view>& views) {
+  out << "<section id=\"leaderboard\">\n<h2>Leaderboard</h2>\n<p class=\"note\">Worst first; cards without a graded "
+         "outcome last.</p>\n<table>\n<thead><tr><th>rank</th><th>provider</th><th>source</th><th>score</th><th>tier</th>"
+         "<th>pass</th><th>fail</th><th>warn</th><th>other</th></tr></thead>\n<tbody>\n";
+  int rank = 0;
+  for (const auto& v : views) {
+    double pass = 0, fail = 0, warn = 0, other = 0;
+    for (const auto& [k, n] : object_at(*v.card, "counts").items()) {
+      if (!n.is_number()) continue;
+      const auto count = n.get<double>();
+      if (k == "pass") pass += count;
+      else if (k == "fail") fail += count;
+      else if (k == "warn") warn += count;
+      else other += count;
+    }
+    out << "<tr data-provider=\"" << esc(v.id) << "\"><td class=\"num\">" << ++rank << "</td><td><a href=\"#" << v.anchor
+        << "\">" << esc(v.label) << "</a>" << (v.fictional ? " (fictional)" : "") << "</td><td>" << esc(v.source)
+        << "</td><td class=\"num\">" << score_text(v.score) << "</td><td>" << tier_text(v) << "</td><td class=\"num\">"
+        << figure(pass) << "</td><td class=\"num\">" << figure(fail) << "</td><td class=\"num\">" << figure(warn)
+        << "</td><td class=\"num\">" << figure(other) << "</td></tr>\n";
+  }
+  out << "</tbody>\n</table>\n</section>\n";
+}
+
+// The category of a check: its own field, else the first part of its id.
+std::string category_of(const json& check, const std::string& id) {
+  auto category = text_at(check, "category");
+  return category.empty() ? id.substr(0, id.find('.')) : category;
+}
+
+void render_matrix(std::ostringstream& out, const std::vector<provider_view>& views) {
+  std::map<std::string, std::set<std::string>> rows;           // category -> check ids
+  std::map<std::string, std::string> category;                 // check id -> category
+  std::vector<std::map<std::string, const json*>> by_provider;  // per view: check id -> check
+  for (const auto& v : views) {
+    auto& checks = by_provider.emplace_back();
+    for (const auto& c : array_at(*v.card, "checks")) {
+      const auto id = text_at(c, "check_id");
+      if (id.empty()) continue;
+      checks.emplace(id, &c);
+      if (category.emplace(id, category_of(c, id)).second) rows[category[id]].insert(id);
+    }
+  }
+  out << "<section id=\"matrix\">\n<h2>Checks by provider</h2>\n";
+  if (rows.empty()) {
+    out << "<p>No checks recorded.</p>\n</section>\n";
+    return;
+  }
+  out << "<p class=\"legend\">";
+  for (const auto* o : {"pass", "fail", "warn", "errored", "skipped", "no_capacity", "quota", "rate_limited"})
+    out << "<span class=\"o " << o << "\">" << o << "</span>";
+  out << "<span>– absent: not run for that provider.</span> Hover a cell for the reason.</p>\n";
+  out << "<div class=\"scroll\">\n<table>\n<thead><tr><th>check</th>";
+  for (const auto& v : views)
+    out << "<th data-provider=\"" << esc(v.id) << "\"><a href=\"#" << v.anchor << "\">" << esc(v.label) << "</a></th>";
+  out << "</tr></thead>\n";
+  for (const auto& [cat, ids] : rows) {
+    out << "<tbody>\n<tr class=\"category\"><th colspan=\"" << views.size() + 1 << "\">" << esc(cat) << "</th></tr>\n";
+    for (const auto& id : ids) {
+      out << "<tr><th><code>" << esc(id) << "</code></th>";
+      for (const auto& checks : by_provider) {
+        const auto it = checks.find(id);
+        if (it == checks.end()) {
+          out << "<td class=\"absent\" title=\"not run\">–</td>";
+          continue;
+        }
+        const auto outcome = text_at(*it->second, "outcome");
+        out << "<td class=\"" << outcome_class(outcome) << "\" title=\"" << esc(text_at(*it->second, "reason")) << "\">"
+            << esc(outcome.empty() ? "?" : outcome) << "</td>";
+      }
+      out << "</tr>\n";
+    }
+    out << "</tbody>\n";
+  }
+  out << "</table>\n</div>\n</section>\n";
+}
+
+struct bar {
+  std::string label;
+  double value;
+  std::string css;  // bar class: ttr, p50, p95, pass, fail, warn, other
+};
+
+// A horizontal bar chart; `reference` draws a dashed line (100% of datasheet).
+void render_bar_chart(std::ostringstream& out, const std::string& title, const std::string& unit,
+                      const std::vector<bar>& bars, std::optional<double> reference = std::nullopt) {
+  constexpr std::size_t label_max = 60;  // bytes; longer labels end in an ellipsis
+  std::size_t longest = 0;
+  for (const auto& b : bars) longest = std::max(longest, std::min(b.label.size(), label_max + 1));
+  // About 7 px a character at 12 px; bars keep 380 px and their value labels 90 px.
+  const int label_w = std::clamp(static_cast<int>(longest) * 7 + 10, 120, 440), bar_w = 380, row_h = 20,
+            width = label_w + bar_w + 90;
+  const int height = static_cast<int>(bars.size()) * row_h + 10;
+  double max = reference.value_or(0);
+  for (const auto& b : bars) max = std::max(max, b.value);
+  if (max <= 0) max = 1;
+  auto x_of = [&](double v) { return label_w + bar_w * std::max(0.0, v) / max; };
+  out << "<figure>\n<figcaption>" << esc(title) << "</figcaption>\n<svg class=\"chart\" viewBox=\"0 0 " << width << " "
+      << height << "\" width=\"" << width << "\" height=\"" << height << "\" role=\"img\" aria-label=\"" << esc(title)
+      << "\">\n";
+  int y = 5;
+  for (const auto& b : bars) {
+    const auto label = b.label.size() > label_max ? b.label.substr(0, utf8_prefix(b.label, label_max)) + "…" : b.label;
+    out << "<text x=\"" << label_w - 6 << "\" y=\"" << y + 14 << "\" text-anchor=\"end\">" << esc(label) << "</text>"
+        << "<rect class=\"bar " << b.css << "\" x=\"" << label_w << "\" y=\"" << y + 3 << "\" width=\""
+        << format(x_of(b.value) - label_w, "%.1f") << "\" height=\"" << row_h - 6 << "\"></rect>"
+        << "<text x=\"" << format(x_of(b.value) + 4, "%.1f") << "\" y=\"" << y + 14 << "\">" << esc(short_figure(b.value))
+        << " " << esc(unit) << "</text>\n";
+    y += row_h;
+  }
+  if (reference)
+    out << "<line class=\"ref\" x1=\"" << format(x_of(*reference), "%.1f") << "\" y1=\"0\" x2=\""
+        << format(x_of(*reference), "%.1f") << "\" y2=\"" << height << "\"></line>\n";
+  out << "</svg>\n</figure>\n";
+}
+
+void render_charts(std::ostringstream& out, const std::vector<provider_view>& views) {
+  std::vector<bar> running, latency, gpu;
+  for (const auto& v : views) {
+    const auto& m = object_at(*v.card, "measurements");
+    if (const auto t = number_at(m, "time_to_running_s")) running.push_back({v.label, *t, "ttr"});
+    const auto& lat = object_at(m, "latency_read_ms");
+    if (const auto p = number_at(lat, "p50")) latency.push_back({v.label + " p50", *p, "p50"});
+    if (const auto p = number_at(lat, "p95")) latency.push_back({v.label + " p95", *p, "p95"});
+    for (const auto& hw : array_at(*v.card, "hardware"))
+      for (const auto& g : array_at(hw, "gpus"))
+        for (const auto& gm : array_at(g, "measurements"))
+          if (const auto pct = number_at(gm, "pct_of_datasheet")) {
+            const auto index = number_at(g, "index");
+            gpu.push_back({v.label + " GPU " + (index ? figure(*index) : "?") + " " + text_at(gm, "name"), *pct,
+                           outcome_class(text_at(gm, "verdict"))});
+          }
+  }
+  out << "<section id=\"charts\">\n<h2>Charts</h2>\n";
+  if (running.empty()) out << "<p>No provider recorded a time to running.</p>\n";
+  else render_bar_chart(out, "Time from launch to running (measurements.time_to_running_s)", "s", running);
+  if (latency.empty()) out << "<p>No provider recorded read latency.</p>\n";
+  else render_bar_chart(out, "Read latency, p50 and p95 (measurements.latency_read_ms)", "ms", latency);
+  if (gpu.empty()) out << "<p>No hardware was measured: no scorecard carries a GPU smoke test.</p>\n";
+  else render_bar_chart(out, "GPU measurements as % of datasheet (dashed line: 100%)", "%", gpu, 100.0);
+  out << "</section>\n";
+}
+
+void render_hall_of_shame(std::ostringstream& out, const std::vector<provider_view>& views) {
+  struct entry {
+    const provider_view* view;
+    const json* failure;
+    std::size_t index;
+  };
+  std::vector<entry> entries;
+  for (const auto& v : views) {
+    const auto& failures = array_at(*v.card, "failures");
+    for (std::size_t i = 0; i < failures.size(); ++i)
+      if (text_at(failures[i], "outcome") == "fail") entries.push_back({&v, &failures[i], i});
+  }
+  std::stable_sort(entries.begin(), entries.end(), [](const entry& a, const entry& b) {
+    const int sa = severity_rank(text_at(*a.failure, "severity")), sb = severity_rank(text_at(*b.failure, "severity"));
+    if (sa != sb) return sa < sb;
+    return a.view->label < b.view->label;
+  });
+  out << "<section id=\"hall-of-shame\">\n<h2>Hall of shame</h2>\n";
+  if (entries.empty()) {
+    out << "<p>No check failed.</p>\n</section>\n";
+    return;
+  }
+  out << "<table>\n<thead><tr><th>provider</th><th>check</th><th>severity</th><th>finding</th></tr></thead>\n<tbody>\n";
+  for (std::size_t i = 0; i < entries.size() && i < shame_limit; ++i) {
+    const auto& [v, f, index] = entries[i];
+    const auto severity = text_at(*f, "severity");
+    out << "<tr data-provider=\"" << esc(v->id) << "\"><td><a href=\"#" << v->anchor << "\">" << esc(v->label) << "</a>"
+        << (v->fictional ? " (fictional)" : "") << "</td><td><a href=\"#" << v->anchor << "-failure-" << index
+        << "\"><code>" << esc(text_at(*f, "check_id")) << "</code></a></td><td class=\"sev " << severity_class(severity)
+        << "\">" << esc(severity) << "</td><td>" << esc(text_at(*f, "reason")) << "</td></tr>\n";
+  }
+  out << "</tbody>\n</table>\n";
+  if (entries.size() > shame_limit)
+    out << "<p class=\"note\">" << entries.size() - shame_limit << " more failures are listed in the provider sections.</p>\n";
+  out << "</section>\n";
+}
+
+void render_facts(std::ostringstream& out, const provider_view& v) {
+  const auto& card = *v.card;
+  const auto& p = field(card, "provider");
+  auto row = [&](const char* name, const std::string& html) { out << "<tr><th>" << name << "</th><td>" << html << "</td></tr>\n"; };
+  out << "<table class=\"facts\">\n";
+  row("id", "<code>" + esc(v.id) + "</code>");
+  row("kind", esc(text_at(p, "kind")));
+  row("source", esc(v.source));
+  row("score", score_text(v.score) + " / 100");
+  row("tier", tier_text(v));
+  const bool complete = bool_at(card, "complete");
+  row("run", "<code>" + esc(text_at(card, "run_id")) + "</code>, " + esc(text_at(card, "started_at")) + " to " +
+                 esc(text_at(card, "finished_at")) + (complete ? "" : " (interrupted)"));
+  row("spec", esc(text_at(card, "spec_version")) + ", API " + esc(text_at(p, "api_version")));
+  row("suite", "neograde " + esc(text_at(card, "suite_version")));
+  // URLs are text, not links: the page requests nothing, and a reader copies them on purpose.
+  row("base URL", "<code>" + esc(text_at(card, "base_url")) + "</code>");
+  row("docs", "<code>" + esc(text_at(p, "docs_url")) + "</code>");
+  if (const auto t = transparency_summary(*v.card); !t.empty()) row("transparency", esc(t));
+  out << "</table>\n";
+}
+
+// Nested measurements become dotted names: latency_read_ms.p50.
+void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& rows, int depth) {
+  if (j.is_object() && depth < 4) {
+    for (const auto& [k, v] : j.items()) flatten(v, prefix.empty() ? k : prefix + "." + k, rows, depth + 1);
+    return;
+  }
+  if (j.is_number()) rows.emplace_back(prefix, figure(j.get<double>()));
+  else if (j.is_null()) rows.emplace_back(prefix, "n/a");
+  else rows.emplace_back(prefix, as_text(j));
+}
+
+void render_measurements(std::ostringstream& out, const json& card) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  flatten(object_at(card, "measurements"), "", rows, 0);
+  out << "<h3>Measurements</h3>\n";
+  if (rows.empty()) {
+    out << "<p>None recorded.</p>\n";
+    return;
+  }
+  out << "<table>\n<thead><tr><th>measurement</th><th>value</th></tr></thead>\n<tbody>\n";
+  for (const auto& [name, value] : rows)
+    out << "<tr><td><code>" << esc(name) << "</code></td><td class=\"num\">" << esc(value) << "</td></tr>\n";
+  out << "</tbody>\n</table>\n";
+}
+
+void render_categories(std::ostringstream& out, const json& card) {
+  const auto& categories = object_at(card, "categories");
+  out << "<h3>Category scores</h3>\n";
+  if (categories.empty()) {
+    out << "<p>None recorded.</p>\n";
+    return;
+  }
+  out << "<table>\n<thead><tr><th>category</th><th>score</th><th>outcomes</th></tr></thead>\n<tbody>\n";
+  for (const auto& [name, c] : categories.items()) {
+    std::string counts;
+    if (c.is_object())
+      for (const auto& [k, n] : c.items())
+        if (k != "score" && n.is_number())
+          counts += (counts.empty() ? "" : ", ") + std::string("<span class=\"o ") + outcome_class(k) + "\">" + esc(k) +
+                    " " + figure(n.get<double>()) + "</span>";
+    out << "<tr><td>" << esc(name) << "</td><td class=\"num\">" << score_text(number_at(c, "score")) << "</td><td>"
+        << counts << "</td></tr>\n";
+  }
+  out << "</tbody>\n</table>\n";
+}
+
+void render_gpu_table(std::ostringstream& out, const json& hw) {
+  if (array_at(hw, "gpus").empty()) return;
+  out << "<table>\n<thead><tr><th>GPU</th><th>name</th><th>SKU</th><th>measurement</th><th>value</th>"
+         "<th>% of datasheet</th><th>verdict</th></tr></thead>\n<tbody>\n";
+  for (const auto& g : array_at(hw, "gpus")) {
+    const auto index = number_at(g, "index");
+    for (const auto& m : array_at(g, "measurements")) {
+      const auto value = number_at(m, "value");
+      const auto pct = number_at(m, "pct_of_datasheet");
+      const auto verdict = text_at(m, "verdict");
+      out << "<tr><td class=\"num\">" << (index ? figure(*index) : "?") << "</td><td>" << esc(text_at(g, "name"))
+          << "</td><td>" << esc(text_at(g, "sku")) << "</td><td><code>" << esc(text_at(m, "name"))
+          << "</code></td><td class=\"num\">" << (value ? figure(*value) : "n/a") << " " << esc(text_at(m, "unit"))
+          << "</td><td class=\"num\">" << (pct ? format(*pct, "%.1f") + "%" : "") << "</td><td"
+          << (verdict.empty() ? "" : " class=\"" + outcome_class(verdict) + "\"") << ">" << esc(verdict) << "</td></tr>\n";
+    }
+  }
+  out << "</tbody>\n</table>\n";
+}
+
+void render_problems(std::ostringstream& out, const json& hw) {
+  if (array_at(hw, "problems").empty()) return;
+  out << "<table>\n<thead><tr><th>check</th><th>GPU</th><th>verdict</th><th>finding</th></tr></thead>\n<tbody>\n";
+  for (const auto& p : array_at(hw, "problems")) {
+    const auto gpu = number_at(p, "gpu");
+    const auto verdict = text_at(p, "verdict");
+    out << "<tr><td><code>" << esc(text_at(p, "id")) << "</code></td><td>" << (gpu ? figure(*gpu) : "node")
+        << "</td><td class=\"" << outcome_class(verdict) << "\">" << esc(verdict) << "</td><td>"
+        << esc(text_at(p, "message")) << "</td></tr>\n";
+  }
+  out << "</tbody>\n</table>\n";
+}
+
+void render_hardware(std::ostringstream& out, const json& card) {
+  const auto& records = array_at(card, "hardware");
+  if (records.empty()) return;
+  out << "<h3>Hardware: GPU smoke test on the delivered instance</h3>\n";
+  for (const auto& hw : records) {
+    const auto& inst = field(hw, "instance");
+    const auto ssh = number_at(hw, "time_to_ssh_s");
+    const auto status = text_at(hw, "status");
+    out << "<p>Instance <code>" << esc(text_at(inst, "id")) << "</code> (" << esc(text_at(inst, "type"))
+        << (text_at(inst, "region").empty() ? "" : ", " + esc(text_at(inst, "region"))) << ")"
+        << (ssh ? ", SSH answered " + figure(*ssh) + " s after running" : "") << ".</p>\n";
+    out << "<p>Verdict: <strong class=\"o " << outcome_class(status) << "\">" << esc(status.empty() ? "?" : status)
+        << "</strong> " << esc(text_at(hw, "reason")) << "</p>\n";
+    render_gpu_table(out, hw);
+    render_problems(out, hw);
+  }
+}
+
+// Headers are [name, value] pairs; an object of name: value is read too.
+std::string headers_text(const json& headers) {
+  std::string s;
+  if (headers.is_object())
+    for (const auto& [name, value] : headers.items()) s += name + ": " + as_text(value) + "\n";
+  if (!headers.is_array()) return s;
+  for (const auto& h : headers) {
+    if (h.is_array() && h.size() >= 2) s += as_text(h[0]) + ": " + as_text(h[1]) + "\n";
+    else s += as_text(h) + "\n";
+  }
+  return s;
+}
+
+// The exchange as the Markdown renderer's render_exchange writes it: request, then response.
+void render_exchange(std::ostringstream& out, const json& e, std::size_t n) {
+  const auto status = number_at(e, "status");
+  const auto error = text_at(e, "error");
+  std::string request = text_at(e, "method") + " " + text_at(e, "url") + "\n" + headers_text(field(e, "request_headers"));
+  if (const auto body = text_at(e, "request_body"); !body.empty()) request += "\n" + cut(body) + "\n";
+  std::string response;
+  if (!error.empty()) {
+    response = "(no response: " + error + ")";
+  } else {
+    response = "HTTP " + (status ? figure(*status) : std::string("?")) + "\n" + headers_text(field(e, "response_headers"));
+    if (const auto body = text_at(e, "response_body"); !body.empty()) response += "\n" + cut(body);
+  }
+  out << "<details class=\"exchange\"><summary>Evidence " << n << ": " << esc(text_at(e, "method")) << " <code>"
+      << esc(text_at(e, "url")) << "</code> → "
+      << esc(!error.empty() ? "no response" : "HTTP " + (status ? figure(*status) : std::string("?"))) << "</summary>\n"
+      << "<pre class=\"request\">" << esc(request) << "</pre>\n<pre class=\"response\">" << esc(response) << "</pre>\n</details>\n";
+}
+
+void render_failure(std::ostringstream& out, const provider_view& v, const json& f, std::size_t index) {
+  const auto outcome = text_at(f, "outcome");
+  const auto severity = text_at(f, "severity");
+  out << "<article class=\"failure " << outcome_class(outcome) << "\" id=\"" << v.anchor << "-failure-" << index << "\">\n"
+      << "<h4><code>" << esc(text_at(f, "check_id")) << "</code> <span class=\"o " << outcome_class(outcome) << "\">"
+      << esc(outcome) << "</span> <span class=\"sev " << severity_class(severity) << "\">" << esc(severity) << "</span></h4>\n"
+      << "<dl><dt>Requirement</dt><dd>" << esc(text_at(f, "requirement_text")) << "</dd><dt>Source</dt><dd>"
+      << esc(text_at(f, "check_source")) << "</dd><dt>Finding</dt><dd>" << esc(text_at(f, "reason")) << "</dd></dl>\n";
+  if (const auto r = text_at(f, "reproduce"); !r.empty()) out << "<p>Reproduce:</p>\n<pre class=\"reproduce\">" << esc(r) << "</pre>\n";
+  std::size_t n = 0;
+  for (const auto& e : array_at(f, "evidence"))
+    if (e.is_object()) render_exchange(out, e, ++n);
+  out << "</article>\n";
+}
+
+void render_provider(std::ostringstream& out, const provider_view& v) {
+  const auto& card = *v.card;
+  out << "<section class=\"provider\" id=\"" << v.anchor << "\" data-provider=\"" << esc(v.id) << "\">\n<h2>"
+      << esc(v.label) << (v.fictional ? " (fictional)" : "") << "</h2>\n";
+  out << "<div class=\"banner " << v.source << "\"><p>" << esc(provenance_of(v)) << "</p></div>\n";
+  render_facts(out, v);
+  render_measurements(out, card);
+  render_categories(out, card);
+  render_hardware(out, card);
+  const auto& failures = array_at(card, "failures");
+  out << "<h3>Findings (" << failures.size() << ")</h3>\n";
+  if (failures.empty()) out << "<p>No check failed or warned.</p>\n";
+  for (std::size_t i = 0; i < failures.size(); ++i) render_failure(out, v, failures[i], i);
+  out << "</section>\n";
+}
+
+}  // namespace
+
+std::string render_html(const std::vector<json>& scorecards, const std::string& generated_at) {
+  const auto views = views_of(scorecards);
+  std::ostringstream out;
+  render_head(out);
+  render_provenance(out, views, generated_at);
+  render_leaderboard(out, views);
+  render_matrix(out, views);
+  render_charts(out, views);
+  render_hall_of_shame(out, views);
+  for (const auto& v : views) render_provider(out, v);
+  out << "</body>\n</html>\n";
+  return out.str();
+}
+
+}  // namespace neograde::reports

@@ -1,0 +1,36 @@
+#pragma once
+// Many runs into one scorecard per provider, and two sets of scorecards compared.
+
+#include <neograde/reports/results.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace neograde::reports {
+
+// One scorecard per provider and source (emulated, live, replay are never mixed). Runs of the
+// same provider and source are merged in start order: each check keeps its latest outcome, so a
+// conformance run and a fuzz run combine, and a repeated run replaces the earlier one. The card
+// gets `runs` (how many were merged) and `flaky_checks` (checks whose outcome differed between
+// them). Ordered by provider id, then source.
+[[nodiscard]] std::vector<nlohmann::json> merge_scorecards(const std::vector<run_record>& runs);
+
+// How a check's outcome moved between two reports.
+struct outcome_change {
+  std::string provider;  // provider id
+  std::string source;
+  std::string check_id;  // empty for a change of the whole card (tier)
+  std::string before, after;  // outcomes (or tiers); empty when absent on that side
+  std::string kind;      // regression, improvement, changed, added, removed
+  std::string reason;    // the new outcome's reason
+};
+
+// Compares cards matched by provider and source. A regression is a graded outcome that got worse
+// (pass -> warn -> fail) or a tier that fell; an improvement the reverse; anything else that
+// differs (skipped, errored, provider conditions) is "changed". Ordered by provider, then check.
+[[nodiscard]] std::vector<outcome_change> diff_scorecards(const std::vector<nlohmann::json>& before,
+                                                          const std::vector<nlohmann::json>& after);
+
+}  // namespace neograde::reports

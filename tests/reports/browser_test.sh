@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The demo's HTML report in headless Chromium: the DOM has the matrix, the leaderboard, every
+# provider and the provenance banner; the page requests nothing from any host; the screenshot is
+# kept (SCREENSHOT) for people and CI artifacts. Exit 77 (skip) without Chromium.
+# Usage: browser_test.sh NEOGRADE WORK_DIR SCREENSHOT
+set -uo pipefail
+neograde=$1 work=$2 screenshot=$3
+browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+[ -n "$browser" ] || { echo "skipped: no Chromium (Debian: apt-get install chromium; make test installs it)"; exit 77; }
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+providers=(lambda vastai bodgewell)
+only=()
+for p in "${providers[@]}"; do only+=(--only "$p"); done
+"$neograde" demo --out demo "${only[@]}" >demo.txt 2>demo.err || { cat demo.err >&2; fail "neograde demo failed"; }
+html=$PWD/demo/index.html
+[ -s "$html" ] || fail "no index.html"
+grep -q "Report: $html\|Report: demo/index.html" demo.txt || fail "demo does not print the report's path: $(tail -1 demo.txt)"
+
+# Headless, a fresh profile, no browser housekeeping traffic; the net log records every request.
+flags=(--headless --no-sandbox --disable-gpu --user-data-dir="$PWD/profile" --no-first-run
+       --disable-background-networking --disable-component-update --disable-sync --disable-default-apps
+       --disable-domain-reliability --disable-features=Translate,OptimizationHints,MediaRouter,SpellCheck
+       --window-size=1400,2200)
+timeout 120 "$browser" "${flags[@]}" --log-net-log="$PWD/netlog.json" --dump-dom "file://$html" >dom.html 2>browser.err ||
+  { tail -5 browser.err >&2; fail "Chromium could not render the report"; }
+timeout 120 "$browser" "${flags[@]}" --screenshot="$PWD/report.png" "file://$html" >/dev/null 2>>browser.err ||
+  fail "Chromium could not take the screenshot"
+[ -s report.png ] || fail "no screenshot"
+mkdir -p "$(dirname "$screenshot")" && cp report.png "$screenshot"
+
+for id in provenance leaderboard matrix charts hall-of-shame; do
+  grep -q "id=\"$id\"" dom.html || fail "the rendered page has no #$id"
+done
+grep -q 'EMULATED' dom.html || fail "no EMULATED banner"
+for p in "${providers[@]}"; do
+  grep -q "data-provider=\"$p\"" dom.html || fail "the matrix has no column for $p"
+  grep -q "id=\"provider-$p\"" dom.html || fail "no section for $p"
+done
+grep -q 'class="[^"]*fail' dom.html || fail "no failed cell: the fictional provider's findings are missing"
+# Requests made for a page (its network isolation key is file://) to any http(s) URL.
+page_requests() { grep '"network_isolation_key":"file://' "$1" | grep -o '"url":"https\?://[^"]*"' | sort -u; }
+external=$(page_requests netlog.json)
+[ -z "$external" ] || fail "the report requested: $external"
+# The same probe on a page that does fetch something must see it (.invalid never resolves).
+echo '<html><body><img src="http://neograde.invalid/probe.png"></body></html>' >control.html
+timeout 120 "$browser" "${flags[@]}" --log-net-log="$PWD/control-netlog.json" --dump-dom "file://$PWD/control.html" \
+  >/dev/null 2>>browser.err || fail "Chromium could not render the control page"
+[[ $(page_requests control-netlog.json) == *neograde.invalid* ]] ||
+  fail "the net log probe does not see a page's request: the no-external-request check would pass vacuously"
+echo "ok: browser (screenshot: $screenshot)"

@@ -1,0 +1,219 @@
+#include <neograde/reports/html.hpp>
+
+#include <neograde/reports/scorecard.hpp>
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+using namespace neograde::reports;
+using nlohmann::json;
+
+namespace {
+
+json outcome(const std::string& id, const std::string& severity, const std::string& result, const std::string& reason = "r") {
+  return {{"record", "outcome"}, {"check_id", id}, {"category", id.substr(0, id.find('.'))},
+          {"severity", severity}, {"outcome", result}, {"reason", reason}, {"evidence", json::array()}};
+}
+
+json exchange(const std::string& url, const std::string& body = "{}") {
+  return {{"method", "GET"}, {"url", url}, {"status", 200}, {"error", ""}, {"request_body", ""},
+          {"request_headers", json::array({json::array({"Accept", "application/json"}), json::array({"Authorization", "<redacted>"})})},
+          {"response_headers", json::array({json::array({"Content-Type", "application/json"})})}, {"response_body", body}};
+}
+
+json card(const std::string& id, const std::string& name, std::vector<json> outcomes, std::string source = "emulated") {
+  run_record r{{{"record", "header"}, {"provider", id}, {"display_name", name}, {"source", source},
+                {"base_url", "https://api." + id + ".example/v1"}, {"docs_url", "https://docs." + id + ".example"},
+                {"started_at", "2026-11-29T00:00:00Z"}, {"spec_version", "1.0.0"}, {"suite_version", "0.1.0"}},
+               std::move(outcomes),
+               json{{"record", "footer"}, {"measurements", {{"time_to_running_s", 1.5}, {"latency_read_ms", {{"p50", 2.0}, {"p95", 9.0}}}}}},
+               {}};
+  return build_scorecard(r);
+}
+
+// The text of the section with this id, up to its end.
+std::string section(const std::string& page, const std::string& id) {
+  const auto start = page.find("id=\"" + id + "\"");
+  if (start == std::string::npos) return "";
+  return page.substr(start, page.find("</section>", start) - start);
+}
+
+std::size_t count(const std::string& haystack, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + needle.size())) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST(HtmlReport, EmulatedCardsCarryTheBannerFirst) {
+  const auto page = render_html({card("p", "P Cloud", {outcome("a.x.y", "high", "pass")})}, "2026-11-30T12:00:00Z");
+  const auto banner = section(page, "provenance");
+  EXPECT_NE(banner.find("class=\"banner emulated\""), std::string::npos);
+  EXPECT_NE(banner.find("EMULATED"), std::string::npos);
+  EXPECT_NE(banner.find("NOT a rating of the real providers"), std::string::npos);
+  EXPECT_NE(banner.find("2026-11-30T12:00:00Z"), std::string::npos);
+  EXPECT_NE(banner.find("p 1.0.0"), std::string::npos);  // spec versions
+  EXPECT_LT(page.find("id=\"provenance\""), page.find("id=\"leaderboard\""));
+  EXPECT_LT(page.find("id=\"provenance\""), page.find("<h2"));
+}
+
+TEST(HtmlReport, OneBannerPerSource) {
+  const auto page = render_html({card("a", "A", {}, "live"), card("b", "B", {}, "emulated"), card("c", "C", {}, "emulated")}, "now");
+  const auto banner = section(page, "provenance");
+  EXPECT_EQ(count(banner, "class=\"banner emulated\""), 1u);
+  EXPECT_EQ(count(banner, "class=\"banner live\""), 1u);
+  EXPECT_NE(banner.find("LIVE: measured against https://api.a.example/v1"), std::string::npos);
+}
+
+TEST(HtmlReport, LeaderboardGoesWorstToBestThenUnscored) {
+  const auto good = card("good", "Good Cloud", {outcome("a.x.y", "high", "pass")});
+  const auto bad = card("bad", "Bad Cloud", {outcome("a.x.y", "high", "fail")});
+  const auto none = card("none", "Ungraded Cloud", {outcome("a.x.y", "high", "skipped")});
+  const auto board = section(render_html({none, good, bad}, "now"), "leaderboard");
+  ASSERT_NE(board.find("Good Cloud"), std::string::npos);
+  EXPECT_LT(board.find("Bad Cloud"), board.find("Good Cloud"));
+  EXPECT_LT(board.find("Good Cloud"), board.find("Ungraded Cloud"));
+  EXPECT_NE(board.find("href=\"#provider-bad\""), std::string::npos);
+}
+
+TEST(HtmlReport, MatrixHasACellPerProviderAndCheck) {
+  const auto one = card("one", "One", {outcome("auth.token.missing_is_401", "critical", "pass", "HTTP 401"),
+                                       outcome("lifecycle.instance.gone", "critical", "fail", "still running")});
+  const auto two = card("two", "Two", {outcome("auth.token.missing_is_401", "critical", "rate_limited", "HTTP 429")});
+  const auto matrix = section(render_html({one, two}, "now"), "matrix");
+  EXPECT_NE(matrix.find("data-provider=\"one\""), std::string::npos);
+  EXPECT_NE(matrix.find("data-provider=\"two\""), std::string::npos);
+  EXPECT_EQ(count(matrix, "<td class="), 4u);  // 2 checks x 2 providers
+  EXPECT_NE(matrix.find("<td class=\"pass\" title=\"HTTP 401\">pass</td>"), std::string::npos);
+  EXPECT_NE(matrix.find("<td class=\"fail\" title=\"still running\">fail</td>"), std::string::npos);
+  EXPECT_NE(matrix.find("<td class=\"rate_limited\" title=\"HTTP 429\">rate_limited</td>"), std::string::npos);
+  EXPECT_EQ(count(matrix, "<td class=\"absent\""), 1u);
+  EXPECT_LT(matrix.find(">auth<"), matrix.find(">lifecycle<"));  // grouped by category, sorted
+}
+
+TEST(HtmlReport, EveryFailureAppearsWithItsReproductionAndEvidence) {
+  std::vector<json> outcomes;
+  for (int i = 0; i < 3; ++i) {
+    auto o = outcome("errors.x." + std::to_string(i), "high", i == 2 ? "warn" : "fail");
+    o["reproduce"] = "curl -sS 'https://api.p.example/v1/x" + std::to_string(i) + "' -H \"Authorization: Bearer $KEY\"";
+    o["evidence"] = json::array({exchange("https://api.p.example/v1/x" + std::to_string(i))});
+    outcomes.push_back(o);
+  }
+  const auto page = render_html({card("p", "P", outcomes)}, "now");
+  const auto provider = section(page, "provider-p");
+  for (int i = 0; i < 3; ++i) {
+    const auto n = std::to_string(i);
+    EXPECT_NE(provider.find("id=\"provider-p-failure-" + n + "\""), std::string::npos);
+    EXPECT_NE(provider.find("<pre class=\"reproduce\">curl -sS &#39;https://api.p.example/v1/x" + n +
+                            "&#39; -H &quot;Authorization: Bearer $KEY&quot;</pre>"),
+              std::string::npos);
+    EXPECT_NE(provider.find("GET https://api.p.example/v1/x" + n + "\nAccept: application/json\nAuthorization: &lt;redacted&gt;"),
+              std::string::npos);
+  }
+  EXPECT_EQ(count(provider, "<details class=\"exchange\">"), 3u);
+  EXPECT_EQ(count(section(page, "hall-of-shame"), "<tr data-provider="), 2u);  // fails only, not the warn
+}
+
+TEST(HtmlReport, HallOfShameIsOrderedBySeverity) {
+  const auto a = card("a", "Alpha", {outcome("x.low.one", "low", "fail")});
+  const auto b = card("b", "Beta", {outcome("x.crit.one", "critical", "fail"), outcome("x.med.one", "medium", "fail")});
+  const auto shame = section(render_html({a, b}, "now"), "hall-of-shame");
+  EXPECT_LT(shame.find("x.crit.one"), shame.find("x.med.one"));
+  EXPECT_LT(shame.find("x.med.one"), shame.find("x.low.one"));
+}
+
+TEST(HtmlReport, HostileTextIsEscaped) {
+  auto c = card("p", "P", {outcome("a.x.y", "high", "fail", "<script>alert(1)</script>")});
+  c["provider"]["id"] = "p\"><img src=x onerror='alert(1)'>";
+  c["provider"]["display_name"] = "O'Brien & <b>Sons</b>";
+  c["checks"][0]["check_id"] = "a.\"x\".<y>";
+  c["failures"][0]["evidence"] = json::array({exchange("https://x\"/><script>", "</pre><script>alert(2)</script>")});
+  const auto page = render_html({c}, "<now>");
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_EQ(page.find("<img"), std::string::npos);
+  EXPECT_EQ(page.find("<b>Sons"), std::string::npos);
+  EXPECT_NE(page.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(page.find("O&#39;Brien &amp; &lt;b&gt;Sons&lt;/b&gt;"), std::string::npos);
+  EXPECT_NE(page.find("data-provider=\"p&quot;&gt;&lt;img src=x onerror=&#39;alert(1)&#39;&gt;\""), std::string::npos);
+  // Every id and in-page anchor is reduced to [a-z0-9-].
+  const std::regex id_attr(R"re(\bid="([^"]*)")re"), anchor(R"re(href="#([^"]*)")re");
+  const std::regex safe("[a-z0-9-]+");
+  for (const auto* re : {&id_attr, &anchor})
+    for (auto it = std::sregex_iterator(page.begin(), page.end(), *re); it != std::sregex_iterator(); ++it)
+      EXPECT_TRUE(std::regex_match((*it)[1].str(), safe)) << (*it)[1].str();
+}
+
+TEST(HtmlReport, ThePageRequestsNothing) {
+  auto with_evidence = outcome("a.x.y", "high", "fail");
+  with_evidence["evidence"] = json::array({exchange("http://127.0.0.1:8080/v1/instances")});
+  with_evidence["reproduce"] = "curl https://api.p.example/v1";
+  const auto page = render_html({card("p", "P", {with_evidence}), card("q", "Q", {}, "live")}, "now");
+  ASSERT_NE(page.find("https://docs.p.example"), std::string::npos);  // shown as text
+  const std::regex fetches(R"re((\b(src|href|xlink:href|action|srcset)\s*=\s*["']?\s*(https?:)?//)|(url\s*\()|(@import))re",
+                           std::regex::icase);
+  EXPECT_FALSE(std::regex_search(page, fetches));
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  const std::regex any_href(R"re(href\s*=\s*"([^"]*)")re");
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), any_href); it != std::sregex_iterator(); ++it)
+    EXPECT_EQ((*it)[1].str().substr(0, 1), "#") << (*it)[1].str();
+}
+
+TEST(HtmlReport, LargeBodiesAreCut) {
+  auto o = outcome("a.x.y", "high", "fail");
+  o["evidence"] = json::array({exchange("https://api.p.example/v1", std::string(10000, 'z'))});
+  const auto page = render_html({card("p", "P", {o})}, "now");
+  EXPECT_NE(page.find(std::string(4000, 'z')), std::string::npos);
+  EXPECT_EQ(page.find(std::string(4001, 'z')), std::string::npos);
+  EXPECT_NE(page.find("cut at 4000 of 10000 bytes"), std::string::npos);
+
+  std::string wide(3999, 'z');
+  for (int i = 0; i < 1000; ++i) wide += "日本";  // three bytes each: the cut falls inside one
+  o["evidence"] = json::array({exchange("https://api.p.example/v1", wide)});
+  const auto cut = render_html({card("p", "P", {o})}, "now");
+  EXPECT_NE(cut.find("cut at 3999 of " + std::to_string(wide.size()) + " bytes"), std::string::npos);
+  EXPECT_NO_THROW((void)json(cut).dump());  // dump() throws on invalid UTF-8
+}
+
+TEST(HtmlReport, ChartsShowMeasurementsAndHardware) {
+  auto plain = card("p", "P", {outcome("a.x.y", "high", "pass")});
+  auto charts = section(render_html({plain}, "now"), "charts");
+  EXPECT_NE(charts.find("<svg"), std::string::npos);
+  EXPECT_NE(charts.find(">1.5 s</text>"), std::string::npos);
+  EXPECT_NE(charts.find(">P p95</text>"), std::string::npos);
+  EXPECT_NE(charts.find("No hardware was measured"), std::string::npos);
+
+  plain["hardware"] = json::array({{{"status", "fail"}, {"reason", "slow"},
+                                    {"gpus", {{{"index", 0}, {"name", "H100"}, {"sku", "h100"},
+                                               {"measurements", {{{"name", "hbm_triad"}, {"value", 1812.0}, {"unit", "GB/s"},
+                                                                  {"pct_of_datasheet", 54.1}, {"verdict", "fail"}}}}}}},
+                                    {"problems", {{{"id", "gpu.hbm_triad"}, {"gpu", 0}, {"verdict", "fail"}, {"message", "54.1%"}}}}}});
+  const auto page = render_html({plain}, "now");
+  charts = section(page, "charts");
+  EXPECT_EQ(charts.find("No hardware was measured"), std::string::npos);
+  EXPECT_NE(charts.find("<rect class=\"bar fail\""), std::string::npos);
+  EXPECT_NE(charts.find(">54.1 %</text>"), std::string::npos);
+  EXPECT_NE(section(page, "provider-p").find("<td class=\"num\">54.1%</td>"), std::string::npos);
+}
+
+TEST(HtmlReport, WrongTypedFieldsRenderWithoutThrowing) {
+  const auto hostile = json::parse(R"({
+    "provider": "not an object", "source": 3, "score": "high", "tier": [], "tier_capped_by": "x",
+    "counts": {"pass": "two", "fail": 1e300}, "categories": {"a": 3, "b": {"score": "x", "pass": "1"}},
+    "checks": [1, "x", {"check_id": 5}, {"check_id": "a.b.c", "outcome": [], "reason": 7}],
+    "failures": [1, {"evidence": "x", "reproduce": 5},
+                 {"outcome": "fail", "severity": 9,
+                  "evidence": [1, {"request_headers": [[1, 2], "h", []], "response_headers": {"X": 1},
+                                   "status": "200", "response_body": 7}]}],
+    "measurements": {"nested": {"deep": {"deeper": {"deepest": {"x": 1}}}}, "bad": "text", "n": null},
+    "hardware": [1, {"gpus": "no"}, {"gpus": [{"measurements": [2, {"pct_of_datasheet": "9"}]}], "problems": [3]}]
+  })");
+  const std::vector<json> cards{hostile, json(nullptr), json::array(), json(42), json::object(),
+                                card("p", "P", {outcome("a.b.c", "high", "pass")})};
+  std::string page;
+  EXPECT_NO_THROW(page = render_html(cards, "now"));
+  EXPECT_NE(page.find("id=\"leaderboard\""), std::string::npos);
+  EXPECT_NE(page.find("</html>"), std::string::npos);
+  EXPECT_NO_THROW((void)render_html({}, ""));
+}
