@@ -51,7 +51,7 @@ command add_conformance(CLI::App& app) {
   cmd->add_option("--out", o->out, "Directory for results.jsonl, scorecard.json and scorecard.md")->capture_default_str();
   cmd->add_option("--ca-file", o->ca_file, "Extra CA certificate (PEM) to trust, e.g. the emulator's");
   cmd->add_flag("--allow-spend", o->allow_spend,
-                "Allow checks that launch (billable) instances against a non-loopback host");
+                "Allow checks that launch (billable) instances against a non-loopback host; also needs NEOGRADE_LIVE=1");
   cmd->add_flag("--probe-rate-limit", o->probe_rate_limit,
                 "Probe for a 429 (at most 300 requests; always done against the emulator)");
   cmd->add_flag("--remote-exec", o->remote_exec,

@@ -1,6 +1,7 @@
 #include "commands.hpp"
 #include "run_report.hpp"
 
+#include <neograde/clients/spend.hpp>
 #include <neograde/clients/url.hpp>
 #include <neograde/conformance/runner.hpp>
 #include <neograde/core/json_util.hpp>
@@ -46,7 +47,7 @@ command add_fuzz(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--out", o->out, "Directory for findings.jsonl")->capture_default_str();
   cmd->add_option("--ca-file", o->ca_file, "Extra CA certificate (PEM) to trust, e.g. the emulator's");
-  cmd->add_flag("--allow-spend", o->allow_spend, "Allow launches (billable) against a non-loopback host");
+  cmd->add_flag("--allow-spend", o->allow_spend, "Allow launches (billable) against a non-loopback host; also needs NEOGRADE_LIVE=1");
   return [o] {
     auto spec = load_spec_or_throw(o->spec);
     fuzz::fuzz_options run;
@@ -68,7 +69,8 @@ command add_fuzz(CLI::App& app) {
     std::optional<reports::results_writer> writer;
     run.on_start = [&](result_source source, double scale) {
       writer.emplace(path, reports::run_header{run.run_id, &spec, source, run.base_url, scale,
-                                               run.allow_spend || conformance::is_loopback_url(run.base_url)});
+                                               spend_permission_for(run.base_url, run.allow_spend ||
+                                                                    conformance::is_loopback_url(run.base_url)).allowed});
     };
     run.on_finding = [&](const check_descriptor& d, const check_outcome& f) {
       writer->outcome(d, f);

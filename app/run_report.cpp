@@ -2,6 +2,7 @@
 
 #include "commands.hpp"
 
+#include <neograde/clients/spend.hpp>
 #include <neograde/core/json_util.hpp>
 #include <neograde/reports/results.hpp>
 #include <neograde/reports/exports.hpp>
@@ -41,7 +42,7 @@ run_summary run_and_report(const provider_spec& spec, conformance::run_options o
   const auto started = std::chrono::steady_clock::now();
   options.on_start = [&](result_source source, double scale) {
     writer.emplace(results_path, reports::run_header{options.run_id, &spec, source, options.base_url, scale,
-                                                     options.allow_spend});
+                                                     spend_permission_for(options.base_url, options.allow_spend).allowed});
   };
   options.on_outcome = [&](const check_descriptor& d, const check_outcome& o) {
     writer->outcome(d, o);

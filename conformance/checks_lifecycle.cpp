@@ -52,8 +52,8 @@ class scenario {
   explicit scenario(context& ctx) : ctx_(ctx), client_(ctx.client) {}
 
   void run() {
-    if (!ctx_.opts.allow_spend) {
-      skip_all(outcome::skipped, "launches an instance: needs --allow-spend against a non-loopback host");
+    if (!ctx_.spend.allowed) {
+      skip_all(outcome::skipped, "launches an instance: " + ctx_.spend.refusal);
       return;
     }
     try {

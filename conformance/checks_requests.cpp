@@ -108,7 +108,7 @@ const operation_spec* body_target(const context& ctx) {
                      operation_id::restart, operation_id::launch}) {
     const auto* op = ctx.spec.operation(op_id);
     if (op == nullptr || !op->body) continue;
-    if (op_id == operation_id::launch && !ctx.opts.allow_spend) continue;
+    if (op_id == operation_id::launch && !ctx.spend.allowed) continue;
     return op;
   }
   return nullptr;
@@ -238,9 +238,9 @@ void validation(context& ctx) {
   const char* ids[] = {"validation.launch.unknown_instance_type_rejected", "validation.launch.wrong_type_rejected",
                        "validation.launch.missing_required_rejected", "validation.launch.long_name_no_5xx",
                        "validation.launch.non_ascii_name_no_5xx", "validation.launch.unknown_region_rejected"};
-  if (!ctx.opts.allow_spend) {
+  if (!ctx.spend.allowed) {
     for (const char* id : ids)
-      ctx.emit(make(id, outcome::skipped, "sends launch requests: needs --allow-spend against a non-loopback host"));
+      ctx.emit(make(id, outcome::skipped, "sends launch requests: " + ctx.spend.refusal));
     return;
   }
   auto target = launchable_offer(ctx);

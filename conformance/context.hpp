@@ -3,6 +3,7 @@
 
 #include <neograde/clients/oracles.hpp>
 #include <neograde/clients/provider_client.hpp>
+#include <neograde/clients/spend.hpp>
 #include <neograde/conformance/runner.hpp>
 #include <neograde/core/json_schema.hpp>
 
@@ -37,6 +38,7 @@ struct context {
   std::string public_key;           // what register_key registers
   std::string private_key;          // its private half's file, with --remote-exec
   nlohmann::json* hardware = nullptr;  // run_report::hardware
+  spend_permission spend;  // may the run create instances and keys (spend.hpp)
 
   // A duration from the spec, in seconds of provider time, as wall-clock time for this target.
   [[nodiscard]] std::chrono::milliseconds scaled(double seconds) const {

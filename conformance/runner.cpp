@@ -68,9 +68,9 @@ void register_key(detail::context& ctx) {
   const char* empty_id = "validation.ssh_key.empty_name_rejected";
   const bool has_keys = ctx.spec.operation(operation_id::ssh_keys_add) != nullptr &&
                         ctx.spec.operation(operation_id::ssh_keys_list) != nullptr;
-  if (!has_keys || !ctx.opts.allow_spend) {
+  if (!has_keys || !ctx.spend.allowed) {
     const std::string why = !has_keys ? "not applicable: the API has no SSH key operations"
-                                      : "registers an SSH key: needs --allow-spend against a non-loopback host";
+                                      : "registers an SSH key: " + ctx.spend.refusal;
     for (const char* id : {visible_id, hidden_id, empty_id}) ctx.emit(detail::make(id, outcome::skipped, why));
     return;
   }
@@ -148,6 +148,7 @@ run_report run(const provider_spec& spec, const run_options& options) {
   detail::context ctx{spec, options, client, second ? &*second : nullptr, report.time_scale, client.target_is_emulator(),
                       {}, report.measurements, error_oracle(spec)};
   ctx.public_key = run_public_key;
+  ctx.spend = spend_permission_for(options.base_url, options.allow_spend);
   ctx.hardware = &report.hardware;
   // --remote-exec logs in with the key the run registers: the one given, or a throw-away pair
   // deleted with the run.

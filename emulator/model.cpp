@@ -87,6 +87,7 @@ struct provider_model::impl {
   std::map<std::string, bucket> buckets;
   std::mt19937_64 rng{0x6e656f67726164ULL};  // deterministic ids for reproducible runs
   unsigned next_ip = 10;
+  std::size_t created = 0;  // instances ever launched, over all accounts
   unsigned long reads = 0;  // for the flapping quirk
   unsigned long slow_counter = 0;
   long long next_integer_id = 31'415'900;
@@ -593,6 +594,7 @@ struct provider_model::impl {
                                                  : opts.instance_address;
     inst.boot_done = now + scaled(emu_number("boot_s", 0));
     acct.instances.push_back(inst);
+    ++created;
 
     if (op.text_response) {
       http::response r{op.success_status.front(), {{"Content-Type", "text/plain"}}, quirk("launch_without_id") ? "" : inst.id};
@@ -1016,6 +1018,11 @@ std::size_t provider_model::live_instances() const {
     n += static_cast<std::size_t>(std::count_if(a.instances.begin(), a.instances.end(),
                                                 [](const auto& i) { return !i.terminated_at; }));
   return n;
+}
+
+std::size_t provider_model::instances_created() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->created;
 }
 
 const provider_spec& provider_model::spec() const { return impl_->spec; }

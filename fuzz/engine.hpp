@@ -99,6 +99,7 @@ class target {
   const provider_spec& spec_;
   const fuzz_options& opts_;
   bool loopback_ = false;
+  bool spend_allowed_ = false;  // launches: on loopback always; elsewhere --allow-spend and NEOGRADE_LIVE=1
   std::unique_ptr<provider_client> primary_;
   std::unique_ptr<provider_client> second_;
   error_oracle errors_;

@@ -2,6 +2,7 @@
 
 #include "engine.hpp"
 
+#include <neograde/clients/spend.hpp>
 #include <neograde/clients/url.hpp>
 #include <neograde/core/json_util.hpp>
 
@@ -21,6 +22,7 @@ target::target(const provider_spec& spec, const fuzz_options& options)
   auto url = http::parse_url(options.base_url);
   if (!url) throw std::runtime_error("not an http(s) URL: " + options.base_url);
   loopback_ = http::is_loopback(*url);
+  spend_allowed_ = spend_permission_for(options.base_url, loopback_ || options.allow_spend).allowed;
   const double rate = options.rate > 0 ? options.rate : (loopback_ ? 0.0 : 5.0);
   interval_s_ = rate > 0 ? 1.0 / rate : 0.0;
   auto http = options.http;
@@ -39,7 +41,7 @@ target::target(const provider_spec& spec, const fuzz_options& options)
 
 bool target::may_launch() const {
   const int cap = opts_.max_instances > 0 ? opts_.max_instances : (loopback_ ? 200 : 10);
-  return (loopback_ || opts_.allow_spend) && launched_ < cap &&
+  return spend_allowed_ && launched_ < cap &&
          spec_.operation(operation_id::launch) != nullptr;
 }
 

@@ -1,11 +1,13 @@
 // The mutation matrix: every check passes on every clean emulator, and fails (or warns, for a
 // SHOULD) when the emulator quirk named in its descriptor is switched on. No quirk is silent.
 
+#include <neograde/clients/spend.hpp>
 #include <neograde/conformance/runner.hpp>
 
 #include <neograde/conformance/catalogue.hpp>
 #include <neograde/emulator/emulator.hpp>
 
+#include "../support/network.hpp"
 #include "../support/specs.hpp"
 
 #include <gtest/gtest.h>
@@ -142,6 +144,58 @@ TEST(SpendGuard, WithoutAllowSpendNothingIsLaunched) {
   EXPECT_EQ(outcome_of(run.report, "lifecycle.instance.launch_returns_id").result, outcome::skipped);
   EXPECT_EQ(outcome_of(run.report, "validation.launch.unknown_instance_type_rejected").result, outcome::skipped);
   EXPECT_EQ(run.live_after, 0u);
+}
+
+// Against a host that is not loopback, --allow-spend alone creates nothing: NEOGRADE_LIVE=1 is
+// needed too. With both, the same run launches (and tears down).
+TEST(SpendGuard, OnARemoteHostNothingIsCreatedWithoutTheLiveOptIn) {
+  auto address = test::outside_address();
+  if (!address) GTEST_SKIP() << "no non-loopback address on this machine";
+  const auto& spec = test::spec("lambda");
+  emulator::model_options m;
+  m.api_keys = emulator::make_api_keys(spec, 1, "optin");
+  m.time_scale = time_scale;
+  emulator::server_options server;
+  server.host = "0.0.0.0";
+  emulator::emulator emu(spec, m, server);
+  emu.start();
+  conformance::run_options o;
+  o.base_url = emu.base_url();
+  o.base_url.replace(o.base_url.find("0.0.0.0"), 7, *address);
+  o.api_key = m.api_keys[0];
+  o.allow_spend = true;
+  o.run_id = "optin000";
+
+  unsetenv("NEOGRADE_LIVE");
+  auto without = conformance::run(spec, o);
+  EXPECT_EQ(emu.model().instances_created(), 0u) << "a create request reached the provider";
+  const auto& launch = outcome_of(without, "lifecycle.instance.launch_returns_id");
+  EXPECT_EQ(launch.result, outcome::skipped);
+  EXPECT_NE(launch.reason.find("NEOGRADE_LIVE=1 is not set"), std::string::npos) << launch.reason;
+  EXPECT_EQ(outcome_of(without, "validation.launch.unknown_instance_type_rejected").result, outcome::skipped);
+  EXPECT_EQ(outcome_of(without, "lifecycle.ssh_key.visible_after_add").result, outcome::skipped);
+
+  setenv("NEOGRADE_LIVE", "1", 1);
+  auto with = conformance::run(spec, o);
+  unsetenv("NEOGRADE_LIVE");
+  EXPECT_EQ(outcome_of(with, "lifecycle.instance.launch_returns_id").result, outcome::pass);
+  EXPECT_GT(emu.model().instances_created(), 0u);
+  EXPECT_EQ(emu.model().live_instances(), 0u);
+}
+
+TEST(SpendGuard, PermissionNeedsTheFlagAndOffLoopbackTheEnvironment) {
+  unsetenv("NEOGRADE_LIVE");
+  EXPECT_TRUE(spend_permission_for("http://127.0.0.1:8080/v1", true).allowed);
+  EXPECT_FALSE(spend_permission_for("http://127.0.0.1:8080/v1", false).allowed);
+  const auto remote = spend_permission_for("https://cloud.lambda.ai/api/v1", true);
+  EXPECT_FALSE(remote.allowed);
+  EXPECT_NE(remote.refusal.find("NEOGRADE_LIVE=1"), std::string::npos);
+  setenv("NEOGRADE_LIVE", "yes", 1);
+  EXPECT_FALSE(spend_permission_for("https://cloud.lambda.ai/api/v1", true).allowed);  // exactly 1
+  setenv("NEOGRADE_LIVE", "1", 1);
+  EXPECT_TRUE(spend_permission_for("https://cloud.lambda.ai/api/v1", true).allowed);
+  EXPECT_FALSE(spend_permission_for("https://cloud.lambda.ai/api/v1", false).allowed);
+  unsetenv("NEOGRADE_LIVE");
 }
 
 TEST(LoopbackGuard, RecognisesLoopbackHosts) {

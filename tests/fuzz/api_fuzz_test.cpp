@@ -6,13 +6,10 @@
 
 #include <neograde/emulator/emulator.hpp>
 
+#include "../support/network.hpp"
 #include "../support/specs.hpp"
 
 #include <gtest/gtest.h>
-
-#include <ifaddrs.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
 
 #include <filesystem>
 #include <map>
@@ -205,26 +202,10 @@ TEST(FuzzShrinking, AFailingRequestIsShrunkToTheSimplestThatStillFails) {
   EXPECT_NE(request.find("body_with_hostile_string"), std::string::npos) << request;
 }
 
-namespace {
-// A non-loopback address of this machine, if it has one.
-std::optional<std::string> outside_address() {
-  ifaddrs* list = nullptr;
-  if (getifaddrs(&list) != 0) return std::nullopt;
-  std::optional<std::string> found;
-  for (auto* a = list; a != nullptr && !found; a = a->ifa_next) {
-    if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != AF_INET) continue;
-    char buf[INET_ADDRSTRLEN];
-    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(a->ifa_addr)->sin_addr, buf, sizeof buf);
-    if (std::string(buf).rfind("127.", 0) != 0) found = buf;
-  }
-  freeifaddrs(list);
-  return found;
-}
-}  // namespace
-
 TEST(FuzzSafety, AgainstARemoteHostNothingIsLaunchedAndRequestsArePaced) {
-  auto address = outside_address();
+  auto address = test::outside_address();
   if (!address) GTEST_SKIP() << "no non-loopback address on this machine";
+  setenv("NEOGRADE_LIVE", "1", 1);  // even opted in, fuzzing launches nothing without --allow-spend
   const auto& spec = test::spec("lambda");
   emulator::model_options m;
   m.api_keys = emulator::make_api_keys(spec, 1, "fuzz");
@@ -242,8 +223,9 @@ TEST(FuzzSafety, AgainstARemoteHostNothingIsLaunchedAndRequestsArePaced) {
   o.api_key = m.api_keys[0];
   o.max_requests = 11;
   auto report = fuzz::run(spec, o);
+  unsetenv("NEOGRADE_LIVE");
   EXPECT_EQ(report.measurements["instances_created"], 0);
-  EXPECT_EQ(emu.model().live_instances(), 0u);
+  EXPECT_EQ(emu.model().instances_created(), 0u);
   // 5 requests per second by default: 11 requests cannot take less than 2 seconds.
   EXPECT_GE(report.measurements["seconds"].get<double>(), 2.0);
 }

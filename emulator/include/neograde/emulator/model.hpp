@@ -47,6 +47,8 @@ class provider_model {
   [[nodiscard]] const std::string& base_path() const;
   // Instances not yet terminated, over all accounts (the leak check of tests).
   [[nodiscard]] std::size_t live_instances() const;
+  // Instances ever launched, terminated ones included (did a run create anything at all?).
+  [[nodiscard]] std::size_t instances_created() const;
   [[nodiscard]] const provider_spec& spec() const;
   [[nodiscard]] const model_options& options() const;
 

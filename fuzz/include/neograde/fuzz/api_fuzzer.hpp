@@ -27,7 +27,7 @@ struct fuzz_options {
   int max_requests = 2000;     // hard cap, shrinking included; teardown is not counted
   double rate = 0;             // requests per second; 0: 5 against remote hosts, unlimited on loopback
   std::chrono::seconds duration{0};  // 0: no limit but max_requests
-  bool allow_spend = false;    // launches against a non-loopback host only with this
+  bool allow_spend = false;    // launches against a non-loopback host only with this and NEOGRADE_LIVE=1
   int max_instances = 0;       // hard cap on instances created, shrinking included; 0: 10, or 200 on loopback
   int max_shrink_runs = 40;    // re-executions spent on shrinking one finding
   http::client_options http;
