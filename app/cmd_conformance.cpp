@@ -1,6 +1,8 @@
 #include "commands.hpp"
 #include "run_report.hpp"
 
+#include <neograde/clients/cassette.hpp>
+#include <neograde/clients/spend.hpp>
 #include <neograde/clients/url.hpp>
 #include <neograde/conformance/runner.hpp>
 
@@ -8,6 +10,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 #include <memory>
 
@@ -41,6 +44,10 @@ command add_conformance(CLI::App& app) {
     conformance::remote_exec_options remote;
     std::string expect_sku;
     int expect_count = 0;
+    int max_instances = 1;
+    live_cli live;
+    std::string record;
+    std::string replay;
   };
   auto o = std::make_shared<options>();
   auto* cmd = app.add_subcommand("conformance", "Run the check catalogue against a provider API");
@@ -52,6 +59,14 @@ command add_conformance(CLI::App& app) {
   cmd->add_option("--ca-file", o->ca_file, "Extra CA certificate (PEM) to trust, e.g. the emulator's");
   cmd->add_flag("--allow-spend", o->allow_spend,
                 "Allow checks that launch (billable) instances against a non-loopback host; also needs NEOGRADE_LIVE=1");
+  cmd->add_option("--max-instances", o->max_instances, "Live mode: instances the run may create in all")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  add_live_options(cmd, o->live);
+  cmd->add_option("--record", o->record,
+                  "Write every exchange (secrets redacted) to this cassette, to re-grade the run later with --replay");
+  cmd->add_option("--replay", o->replay,
+                  "Run the checks against a cassette instead of the network; results are labelled replay")
+      ->excludes(cmd->get_option("--record"));
   cmd->add_flag("--probe-rate-limit", o->probe_rate_limit,
                 "Probe for a 429 (at most 300 requests; always done against the emulator)");
   cmd->add_flag("--remote-exec", o->remote_exec,
@@ -69,16 +84,35 @@ command add_conformance(CLI::App& app) {
   return [o] {
     auto spec = load_spec_or_throw(o->spec);
     conformance::run_options run;
-    run.base_url = o->base_url.empty() ? spec.base_url : o->base_url;
+    std::shared_ptr<replayer> replay;
+    if (!o->replay.empty()) {
+      if (o->remote_exec) throw usage_error("--replay cannot run --remote-exec: a cassette holds no SSH session");
+      auto loaded = load_cassette(o->replay);
+      if (!loaded) throw usage_error("cannot replay " + o->replay + ": " + loaded.error());
+      if (loaded->header.provider != spec.provider.id)
+        throw usage_error("the cassette " + o->replay + " was recorded from " + loaded->header.provider + ", not " + spec.provider.id);
+      run.base_url = loaded->header.base_url;
+      run.run_id = loaded->header.run_id;
+      replay = std::make_shared<replayer>(std::move(*loaded));
+    } else {
+      run.base_url = o->base_url.empty() ? spec.base_url : o->base_url;
+      run.run_id = conformance::new_run_id();
+    }
     if (!http::parse_url(run.base_url)) throw usage_error("not an http(s) URL with a host: " + run.base_url);
-    run.api_key = api_key_or_throw(spec, o->api_key);
+    // A replay needs no key: what the recording sent is redacted and nothing is sent.
+    run.api_key = replay ? (o->api_key.empty() ? std::string("no-key-is-sent-in-a-replay") : o->api_key) : api_key_or_throw(spec, o->api_key);
     run.second_api_key = o->second_api_key;
+    if (replay && replay->recorded().header.accounts == 2 && run.second_api_key.empty())
+      run.second_api_key = "no-key-is-sent-in-a-replay-2";
     run.http.extra_ca_file = o->ca_file;
-    run.run_id = conformance::new_run_id();
-    // Launching costs money anywhere but on this machine.
-    run.allow_spend = o->allow_spend || conformance::is_loopback_url(run.base_url);
+    run.treat_as_live = o->live.treat_as_live;
+    // The emulator costs nothing: creating there needs no flag, unless it is treated as live.
+    run.allow_spend = o->allow_spend || !is_live_target(run.base_url, run.treat_as_live);
+    run.budget = {o->max_instances, o->live.max_spend_usd};
+    if (!o->live.journal.empty()) run.journal = o->live.journal;
     run.probe_rate_limit = o->probe_rate_limit;
     if (o->remote_exec) {
+      if (!o->record.empty()) throw usage_error("--record cannot hold --remote-exec's SSH session; record without it");
       run.remote = o->remote;
       run.remote->binary = o->smoke_binary.empty() ? default_smoke_binary() : o->smoke_binary;
       if (::access(run.remote->binary.c_str(), X_OK) != 0)
@@ -86,7 +120,34 @@ command add_conformance(CLI::App& app) {
       if (!o->expect_sku.empty()) run.remote->smoke_args.insert(run.remote->smoke_args.end(), {"--expect", o->expect_sku});
       if (o->expect_count > 0) run.remote->smoke_args.insert(run.remote->smoke_args.end(), {"--count", std::to_string(o->expect_count)});
     }
-    if (auto failure = conformance::preflight(spec, run)) throw usage_error(failure->message);
+    if (replay) {
+      replay_from(run.http, replay);
+      run.clock = replay.get();
+      run.source = result_source::replay;
+    } else {
+      result_source identified = result_source::unknown;
+      if (auto failure = conformance::preflight(spec, run, &identified)) throw usage_error(failure->message);
+      if (!o->record.empty()) {
+        cassette_header header;
+        header.provider = spec.provider.id;
+        header.base_url = run.base_url;
+        header.run_id = run.run_id;
+        header.recorded_source = identified;
+        header.accounts = run.second_api_key.empty() ? 1 : 2;
+        record_into(run.http, std::make_shared<cassette_writer>(o->record, header));
+      }
+    }
+    if (is_live_target(run.base_url, run.treat_as_live) && !replay) {
+      const auto permission = spend_permission_for(run.base_url, run.allow_spend, run.treat_as_live);
+      std::cerr << "live run " << run.run_id << ": ";
+      if (permission.allowed)
+        std::cerr << "may create up to " << run.budget.max_instances << " instance(s) estimated at $" << std::fixed
+                  << std::setprecision(2) << run.budget.max_spend_usd << std::defaultfloat << " in all; journal "
+                  << run.journal.string() << "\n";
+      else
+        std::cerr << "creates nothing (" << permission.refusal << ")\n";
+    }
+    install_stop_handlers();
 
     auto summary = run_and_report(spec, run, o->out);
     const auto& card = summary.scorecard;
@@ -98,6 +159,16 @@ command add_conformance(CLI::App& app) {
               << (card["score"].is_null() ? std::string("n/a") : card["score"].dump()) << ", tier "
               << card.value("tier", "") << "; " << card["counts"].dump() << "\n"
               << "wrote " << o->out << "/results.jsonl, scorecard.json, scorecard.md\n";
+    if (replay && (replay->failure() || replay->remaining() > 0)) {
+      std::cerr << "neograde: error: the replay does not match the cassette "
+                << o->replay << ": " << replay->failure().value_or(std::to_string(replay->remaining()) + " recorded exchange(s) were never requested")
+                << "\n";
+      return exit_usage;
+    }
+    if (summary.stopped) {
+      std::cerr << "neograde: the run stopped (" << *summary.stopped << "); the results so far are in " << o->out << "\n";
+      return summary.stop_signal != 0 ? exit_for_signal(summary.stop_signal) : exit_usage;
+    }
     return summary.failed > 0 ? exit_failed : exit_ok;
   };
 }

@@ -29,6 +29,7 @@ command add_fuzz(CLI::App& app) {
     long duration = 0;
     int max_instances = 0;
     bool allow_spend = false;
+    live_cli live;
   };
   auto o = std::make_shared<options>();
   auto* cmd = app.add_subcommand("fuzz", "Fuzz a provider API from its spec: generated requests and stateful sequences");
@@ -43,8 +44,10 @@ command add_fuzz(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--duration", o->duration, "Stop after this many seconds (default: only --max-requests)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--max-instances", o->max_instances, "Hard cap on instances created (default: 10, or 200 on loopback)")
+  cmd->add_option("--max-instances", o->max_instances,
+                  "Hard cap on instances created (default: 1 in live mode, 200 on loopback)")
       ->check(CLI::NonNegativeNumber);
+  add_live_options(cmd, o->live);
   cmd->add_option("--out", o->out, "Directory for findings.jsonl")->capture_default_str();
   cmd->add_option("--ca-file", o->ca_file, "Extra CA certificate (PEM) to trust, e.g. the emulator's");
   cmd->add_flag("--allow-spend", o->allow_spend, "Allow launches (billable) against a non-loopback host; also needs NEOGRADE_LIVE=1");
@@ -61,6 +64,10 @@ command add_fuzz(CLI::App& app) {
     run.duration = std::chrono::seconds(o->duration);
     run.max_instances = o->max_instances;
     run.allow_spend = o->allow_spend;
+    run.treat_as_live = o->live.treat_as_live;
+    run.budget = {o->max_instances > 0 ? o->max_instances : 1, o->live.max_spend_usd};
+    if (!o->live.journal.empty()) run.journal = o->live.journal;
+    install_stop_handlers();
     run.http.extra_ca_file = o->ca_file;
     run.run_id = conformance::new_run_id();
 
@@ -70,7 +77,8 @@ command add_fuzz(CLI::App& app) {
     run.on_start = [&](result_source source, double scale) {
       writer.emplace(path, reports::run_header{run.run_id, &spec, source, run.base_url, scale,
                                                spend_permission_for(run.base_url, run.allow_spend ||
-                                                                    conformance::is_loopback_url(run.base_url)).allowed});
+                                                                    !is_live_target(run.base_url, run.treat_as_live),
+                                                                    run.treat_as_live).allowed});
     };
     run.on_finding = [&](const check_descriptor& d, const check_outcome& f) {
       writer->outcome(d, f);
@@ -81,6 +89,11 @@ command add_fuzz(CLI::App& app) {
     fuzz::fuzz_report report;
     try {
       report = fuzz::run(spec, run);
+    } catch (const stop_requested& e) {
+      if (writer) writer->finish({{"stopped", e.what()}});
+      std::cerr << "neograde: the campaign stopped (" << e.what() << "); what it created was torn down; findings so far are in "
+                << path.string() << "\n";
+      return exit_for_signal(e.signal);
     } catch (const std::runtime_error& e) {
       throw usage_error(e.what());
     }

@@ -30,5 +30,18 @@ command add_checks(CLI::App& app);
 command add_fuzz(CLI::App& app);
 command add_report(CLI::App& app);
 command add_diff(CLI::App& app);
+command add_sweep(CLI::App& app);
+
+// Live mode's options, shared by the commands that may create instances.
+struct live_cli {
+  double max_spend_usd = 5.0;
+  std::string journal;  // empty: the default (clients/journal.hpp)
+  bool treat_as_live = false;
+};
+// --max-spend, --journal and the hidden --treat-as-live.
+void add_live_options(CLI::App* cmd, live_cli& o);
+
+// Exit code of a run stopped by a signal: 128 + the signal, as shells report it.
+[[nodiscard]] inline int exit_for_signal(int sig) { return 128 + sig; }
 
 }  // namespace neograde::app

@@ -2,6 +2,8 @@
 
 #include "commands.hpp"
 
+#include <neograde/clients/spend.hpp>
+
 #include <iostream>
 #include <map>
 
@@ -14,6 +16,7 @@ int main(int argc, char** argv) {
       {"conformance", add_conformance(app)}, {"emulate", add_emulate(app)}, {"demo", add_demo(app)},
       {"providers", add_providers(app)},     {"checks", add_checks(app)},
       {"fuzz", add_fuzz(app)},           {"report", add_report(app)}, {"diff", add_diff(app)},
+      {"sweep", add_sweep(app)},
   };
   try {
     app.parse(argc, argv);
@@ -23,6 +26,9 @@ int main(int argc, char** argv) {
   }
   try {
     for (auto* sub : app.get_subcommands()) return commands.at(sub->get_name())();
+  } catch (const neograde::stop_requested& e) {
+    std::cerr << "neograde: " << e.what() << "\n";
+    return exit_for_signal(e.signal);
   } catch (const usage_error& e) {
     std::cerr << "neograde: error: " << e.what() << "\n";
     return exit_usage;

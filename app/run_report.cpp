@@ -42,7 +42,8 @@ run_summary run_and_report(const provider_spec& spec, conformance::run_options o
   const auto started = std::chrono::steady_clock::now();
   options.on_start = [&](result_source source, double scale) {
     writer.emplace(results_path, reports::run_header{options.run_id, &spec, source, options.base_url, scale,
-                                                     spend_permission_for(options.base_url, options.allow_spend).allowed});
+                                                     spend_permission_for(options.base_url, options.allow_spend,
+                                                                          options.treat_as_live).allowed});
   };
   options.on_outcome = [&](const check_descriptor& d, const check_outcome& o) {
     writer->outcome(d, o);
@@ -69,7 +70,20 @@ run_summary run_and_report(const provider_spec& spec, conformance::run_options o
   summary.failed = summary.scorecard["counts"].value("fail", 0);
   for (const auto& hw : summary.scorecard["hardware"])
     if (hw.value("status", "") == "fail" || hw.value("status", "") == "unreachable") ++summary.failed;
+  summary.stopped = report.stopped;
+  summary.stop_signal = report.stop_signal;
   return summary;
+}
+
+void add_live_options(CLI::App* cmd, live_cli& o) {
+  cmd->add_option("--max-spend", o.max_spend_usd,
+                  "Live mode: refuse a launch whose estimated cost (offer price x the spec's expected times) would "
+                  "take the run over this many USD")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--journal", o.journal,
+                  "Live mode: the append-only journal of what runs create (default: $XDG_STATE_HOME/neograde/journal.jsonl)");
+  // Applies every live-mode rule to a loopback emulator: how those rules are tested.
+  cmd->add_flag("--treat-as-live", o.treat_as_live)->group("");
 }
 
 std::filesystem::path write_report(const std::vector<nlohmann::json>& cards, const std::filesystem::path& out_dir) {

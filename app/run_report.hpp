@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace neograde::app {
@@ -14,6 +16,8 @@ namespace neograde::app {
 struct run_summary {
   nlohmann::json scorecard;
   int failed = 0;  // checks with outcome fail
+  std::optional<std::string> stopped;  // the run did not finish: why, and after which check
+  int stop_signal = 0;
 };
 
 [[nodiscard]] run_summary run_and_report(const provider_spec& spec, conformance::run_options options,

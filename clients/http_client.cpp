@@ -49,6 +49,7 @@ class client_category_impl : public boost::system::error_category {
       case client_errc::body_too_large: return "response body exceeds the size limit";
       case client_errc::header_too_large: return "response header exceeds the size limit";
       case client_errc::bad_response: return "malformed HTTP response";
+      case client_errc::replay_mismatch: return "the request differs from the cassette";
     }
     return "unknown client error";
   }
@@ -111,6 +112,33 @@ response to_response(bhttp::response<bhttp::string_body>& res) {
   out.status = static_cast<int>(res.result_int());
   for (const auto& field : res) out.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
   out.body = std::move(res.body());
+  return out;
+}
+
+// The request as it goes on the wire. A replay builds it too, so that the headers it matches and
+// keeps are exactly those a real attempt sends.
+bhttp::request<bhttp::string_body> build_request(const request& r, const url_parts& t, const client_options& opts) {
+  bhttp::request<bhttp::string_body> req;
+  req.method_string(r.method);
+  req.target(t.target);
+  req.version(11);
+  const bool default_port = t.port == (t.tls ? "443" : "80");
+  std::string host_header = t.host.find(':') != std::string::npos ? "[" + t.host + "]" : t.host;
+  req.set(bhttp::field::host, default_port ? host_header : host_header + ":" + t.port);
+  req.set(bhttp::field::user_agent, opts.user_agent);
+  req.set(bhttp::field::accept, "application/json");
+  for (const auto& [k, v] : r.headers) req.set(k, v);
+  if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH") {
+    req.body() = r.body;
+    req.prepare_payload();
+  }
+  return req;
+}
+
+// The request headers an exchange keeps: every field of the request as sent, in order.
+header_list sent_headers(const bhttp::request<bhttp::string_body>& req) {
+  header_list out;
+  for (const auto& field : req) out.emplace_back(std::string(field.name_string()), std::string(field.value()));
   return out;
 }
 
@@ -289,21 +317,8 @@ struct client::impl {
   boost::system::result<response, transport_error> once(const request& r, exchange& ex) {
     auto t = parse_target(r.url);
     if (!t) return t.error();
-    bhttp::request<bhttp::string_body> req;
-    req.method_string(r.method);
-    req.target(t->target);
-    req.version(11);
-    const bool default_port = t->port == (t->tls ? "443" : "80");
-    std::string host_header = t->host.find(':') != std::string::npos ? "[" + t->host + "]" : t->host;
-    req.set(bhttp::field::host, default_port ? host_header : host_header + ":" + t->port);
-    req.set(bhttp::field::user_agent, opts.user_agent);
-    req.set(bhttp::field::accept, "application/json");
-    for (const auto& [k, v] : r.headers) req.set(k, v);
-    if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH") {
-      req.body() = r.body;
-      req.prepare_payload();
-    }
-    for (const auto& field : req) ex.request_headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+    auto req = build_request(r, *t, opts);
+    ex.request_headers = sent_headers(req);
 
     response out;
     std::optional<transport_error> err;
@@ -322,6 +337,23 @@ struct client::impl {
     ioc.run();
     if (err) return *err;
     return out;
+  }
+
+  // One attempt over the network, timed.
+  boost::system::result<response, transport_error> timed_once(const request& r, exchange& ex) {
+    const auto start = std::chrono::steady_clock::now();
+    auto res = once(r, ex);
+    ex.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return res;
+  }
+
+  // One attempt answered by opts.replay: the request is built and kept as once() would (a URL
+  // that does not parse keeps no headers, as with the network), and nothing is sent.
+  boost::system::result<response, transport_error> replay_once(const request& r, exchange& ex) {
+    if (auto t = parse_target(r.url)) ex.request_headers = sent_headers(build_request(r, *t, opts));
+    auto answer = opts.replay(redact.apply(ex));
+    ex.duration_ms = answer.duration_ms;
+    return std::move(answer.result);
   }
 };
 
@@ -344,9 +376,7 @@ boost::system::result<response, transport_error> client::send(const request& req
     ex.url = req.url;
     ex.request_body = req.body;
     if (d.opts.before_attempt) d.opts.before_attempt();
-    const auto start = std::chrono::steady_clock::now();
-    auto res = d.once(req, ex);
-    ex.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    auto res = d.opts.replay ? d.replay_once(req, ex) : d.timed_once(req, ex);
     if (res) {
       ex.status = res->status;
       ex.response_headers = res->headers;
@@ -357,6 +387,11 @@ boost::system::result<response, transport_error> client::send(const request& req
     d.last = d.redact.apply(std::move(ex));
     d.transcript.push_back(d.last);
     while (d.transcript.size() > d.opts.transcript_limit) d.transcript.pop_front();
+    if (d.opts.tap) {
+      std::optional<transport_error> kept_error;
+      if (!res) kept_error = transport_error{res.error().code, d.redact.text(res.error().detail)};
+      d.opts.tap(d.last, kept_error);
+    }
 
     if (!res || (res->status != 429 && res->status != 503) || attempt >= d.opts.max_retries) return res;
     // RFC 9110 §10.2.3: Retry-After says how long to wait; without it, back off exponentially.

@@ -5,6 +5,7 @@
 #include <neograde/core/json_util.hpp>
 #include <neograde/core/provenance.hpp>
 #include <neograde/core/signing.hpp>
+#include <neograde/core/text.hpp>
 #include <neograde/clients/url.hpp>
 
 #include <algorithm>
@@ -14,14 +15,6 @@
 namespace neograde {
 namespace {
 
-redactor redactor_for(const std::string& key) {
-  redactor r;
-  r.add_secret(key);
-  auto [id, secret] = split_credentials(key);
-  if (!secret.empty()) r.add_secret(secret);  // the secret half of a composite key travels alone
-  return r;
-}
-
 std::string random_hex(int n) {
   static std::mt19937_64 rng{std::random_device{}()};
   std::string k;
@@ -29,12 +22,68 @@ std::string random_hex(int n) {
   return k;
 }
 
-// Shaped like a real credential of the scheme, so that a server cannot reject it for its form.
-std::string invalid_key(auth_scheme scheme) {
+// A made-up credential, shaped like a real one of the scheme so that a server cannot reject it
+// for its form. Random per process; redacted like a real key (so that a recorded run replays).
+const std::string& invalid_key_id() {
   static const std::string id = "neograde_invalid_" + random_hex(24);
-  static const std::string secret = base64url_encode(random_hex(32));
-  if (scheme == auth_scheme::oauth2_client_credentials || scheme == auth_scheme::hmac_sha256) return id + ":" + secret;
   return id;
+}
+const std::string& invalid_key_secret() {
+  static const std::string secret = base64url_encode(random_hex(32));
+  return secret;
+}
+std::string invalid_key(auth_scheme scheme) {
+  if (scheme == auth_scheme::oauth2_client_credentials || scheme == auth_scheme::hmac_sha256)
+    return invalid_key_id() + ":" + invalid_key_secret();
+  return invalid_key_id();
+}
+
+redactor redactor_for(const std::string& key) {
+  redactor r;
+  r.add_secret(key);
+  auto [id, secret] = split_credentials(key);
+  if (!secret.empty()) r.add_secret(secret);  // the secret half of a composite key travels alone
+  r.add_secret(invalid_key_id());
+  r.add_secret(invalid_key_secret());
+  return r;
+}
+
+// Where launches have no ledger of their own: free on loopback, refused anywhere else.
+std::shared_ptr<spend_ledger> default_ledger(const std::string& base_url, const provider_spec& spec) {
+  auto u = http::parse_url(base_url);
+  const bool loopback = u && http::is_loopback(*u);
+  return std::make_shared<spend_ledger>(
+      spend_permission{loopback, loopback ? "" : "this client was given no spend ledger (see clients/spend.hpp)"},
+      live_rules{}, "", spec.provider.id, base_url);
+}
+
+// Whether method and path (with a query, perhaps) address the spec's launch operation: the same
+// method, and the path template's {placeholders} matching any one segment.
+bool is_launch_request(const provider_spec& spec, const std::string& method, const std::string& path) {
+  const auto* op = spec.operation(operation_id::launch);
+  if (op == nullptr || !iequals(op->method, method)) return false;
+  auto split = [](std::string_view p) {
+    std::vector<std::string_view> out;
+    p = p.substr(0, p.find_first_of("?#"));
+    for (std::size_t at = 0; at <= p.size();) {
+      auto next = p.find('/', at);
+      if (next == std::string_view::npos) next = p.size();
+      if (next > at) out.push_back(p.substr(at, next - at));
+      at = next + 1;
+    }
+    return out;
+  };
+  const auto want = split(op->path), got = split(path);
+  if (want.size() != got.size()) return false;
+  for (std::size_t i = 0; i < want.size(); ++i)
+    if (!(want[i].starts_with('{') && want[i].ends_with('}')) && want[i] != got[i]) return false;
+  return true;
+}
+
+std::string var_text(const template_vars& vars, const char* name) {
+  auto it = vars.find(name);
+  if (it == vars.end()) return {};
+  return it->second.is_string() ? it->second.get<std::string>() : it->second.dump();
 }
 
 
@@ -75,6 +124,7 @@ std::string call_result::content_type() const {
 }
 
 std::string call_result::describe() const {
+  if (not_sent) return "not sent: " + *not_sent;
   if (transport) return transport->message();
   if (!response) return "no response";
   std::string out = "HTTP " + std::to_string(response->status);
@@ -113,6 +163,11 @@ provider_client::provider_client(const provider_spec& spec, std::string base_url
       api_key_(std::move(api_key)),
       http_(std::move(options), redactor_for(api_key_)) {
   while (!base_url_.empty() && base_url_.back() == '/') base_url_.pop_back();
+  ledger_ = default_ledger(base_url_, spec_);
+}
+
+void provider_client::set_spend_ledger(std::shared_ptr<spend_ledger> ledger) {
+  ledger_ = ledger ? std::move(ledger) : default_ledger(base_url_, spec_);
 }
 
 std::optional<std::string> provider_client::access_token(bool refresh) {
@@ -184,6 +239,7 @@ header_list provider_client::auth_headers(auth_mode auth, const http::request& r
 }
 
 call_result provider_client::send(http::request req, const operation_spec* op, auth_mode auth) {
+  throw_if_stop_requested();
   if (const auto& m = spec_.auth.schemes.front(); m.type == auth_scheme::query && auth != auth_mode::none)
     req.url += (req.url.find('?') == std::string::npos ? "?" : "&") + m.param + "=" +
                (auth == auth_mode::invalid ? invalid_key(m.type) : auth == auth_mode::malformed ? "%01" : api_key_);
@@ -240,7 +296,22 @@ call_result provider_client::call(operation_id id, const template_vars& given, a
     req.body = dump_json(render_body(*op->body, vars));
     req.headers.emplace_back("Content-Type", "application/json");
   }
+  if (id != operation_id::launch) {
+    auto out = send(std::move(req), op, auth);
+    if (observer) observer(id, out);
+    return out;
+  }
+  // A create: admitted by the ledger (permission, budget, journal) before anything is sent.
+  const auto name = var_text(vars, "name");
+  if (auto no = ledger_->admit(name, var_text(vars, "instance_type"))) {
+    call_result out;
+    out.not_sent = std::move(no);
+    return out;
+  }
   auto out = send(std::move(req), op, auth);
+  if (out.transport) ledger_->unanswered(name, out.describe());
+  else if (out.success) ledger_->created(name, launched_id(out, var_text(vars, "client_id")).value_or(""));
+  else ledger_->refused(name, out.describe());
   if (observer) observer(id, out);
   return out;
 }
@@ -252,7 +323,20 @@ call_result provider_client::raw(const std::string& method, const std::string& p
   req.url = base_url_ + path;
   req.body = body;
   if (!content_type.empty()) req.headers.emplace_back("Content-Type", content_type);
-  return send(std::move(req), spec_.operation(as), auth);
+  if (!is_launch_request(spec_, method, path)) return send(std::move(req), spec_.operation(as), auth);
+  // A request to the launch operation, however broken, may create an instance on a broken
+  // provider: the ledger admits it like any create.
+  const std::string name = "(a raw request to the launch operation)";
+  if (auto no = ledger_->admit(name, "")) {
+    call_result out;
+    out.not_sent = std::move(no);
+    return out;
+  }
+  auto out = send(std::move(req), spec_.operation(as), auth);
+  if (out.transport) ledger_->unanswered(name, out.describe());
+  else if (out.response && out.status() >= 200 && out.status() < 300) ledger_->created(name, "");
+  else ledger_->refused(name, out.describe());
+  return out;
 }
 
 std::vector<nlohmann::json> provider_client::collection(const nlohmann::json& doc, const std::string& pointer,
@@ -367,7 +451,11 @@ typed_result<std::vector<T>> mapped_walk(provider_client& c, operation_id id, Ma
 }
 
 typed_result<std::vector<offer>> provider_client::list_offers() {
-  return mapped_walk<offer>(*this, operation_id::list_offers, [this](const auto& i) { return to_offer(i); });
+  auto out = mapped_walk<offer>(*this, operation_id::list_offers, [this](const auto& i) { return to_offer(i); });
+  if (out.value)
+    for (const auto& o : *out.value)
+      if (o.price_per_hour_usd) ledger_->note_price(o.instance_type, *o.price_per_hour_usd);
+  return out;
 }
 
 std::optional<std::pair<std::string, std::string>> provider_client::cheapest_offer(const std::vector<std::string>& skip) {
@@ -449,7 +537,11 @@ typed_result<std::vector<instance>> provider_client::list() {
   return mapped_walk<instance>(*this, operation_id::list, [this](const auto& i) { return to_instance(i); });
 }
 
-call_result provider_client::terminate(const std::string& id) { return call(operation_id::terminate, {{"id", id}}); }
+call_result provider_client::terminate(const std::string& id) {
+  for (const auto& c : ledger_->instances())
+    if (c.id == id && !c.deleted) ledger_->terminating(id, c.name);
+  return call(operation_id::terminate, {{"id", id}});
+}
 
 call_result provider_client::restart(const std::string& id) { return call(operation_id::restart, {{"id", id}}); }
 

@@ -1,14 +1,26 @@
+#include <neograde/clients/journal.hpp>
 #include <neograde/clients/spend.hpp>
 #include <neograde/clients/url.hpp>
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 namespace neograde {
 
-spend_permission spend_permission_for(const std::string& base_url, bool allow_spend_flag) {
+bool is_live_target(const std::string& base_url, bool treat_as_live) {
   const auto url = http::parse_url(base_url);
-  const bool loopback = url && http::is_loopback(*url);
+  return treat_as_live || !url || !http::is_loopback(*url);
+}
+
+spend_permission spend_permission_for(const std::string& base_url, bool allow_spend_flag, bool treat_as_live) {
+  const bool loopback = !is_live_target(base_url, treat_as_live);
   if (!allow_spend_flag)
     return {false, loopback ? "creating resources is switched off for this run"
                             : "needs --allow-spend and NEOGRADE_LIVE=1 against a non-loopback host"};
@@ -17,5 +29,219 @@ spend_permission spend_permission_for(const std::string& base_url, bool allow_sp
   if (live != nullptr && std::strcmp(live, "1") == 0) return {true, ""};
   return {false, "--allow-spend was given, but NEOGRADE_LIVE=1 is not set in the environment"};
 }
+
+std::string journal_origin(const std::string& base_url) {
+  auto u = http::parse_url(base_url);
+  if (!u) return "(not a URL)";
+  auto path = u->target.substr(0, u->target.find_first_of("?#"));
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  const bool v6 = u->host.find(':') != std::string::npos;
+  return (u->tls ? "https://" : "http://") + (v6 ? "[" + u->host + "]" : u->host) + ":" + u->port + (path == "/" ? "" : path);
+}
+
+namespace {
+std::string money(double usd) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "$%.2f", usd);
+  return buf;
+}
+}  // namespace
+
+spend_ledger::spend_ledger(spend_permission permission, live_rules rules, std::string run_id, std::string provider,
+                           std::string base_url)
+    : permission_(std::move(permission)),
+      rules_(std::move(rules)),
+      run_id_(std::move(run_id)),
+      provider_(std::move(provider)),
+      base_url_(journal_origin(base_url)) {
+  if (rules_.live && permission_.allowed) journal_ = std::make_unique<journal>(rules_.journal);
+}
+
+spend_ledger::~spend_ledger() = default;
+
+void spend_ledger::note_price(const std::string& instance_type, double price_per_hour_usd) {
+  if (!std::isfinite(price_per_hour_usd) || price_per_hour_usd < 0) return;
+  std::lock_guard lock(mu_);
+  prices_[instance_type] = price_per_hour_usd;
+}
+
+std::optional<double> spend_ledger::estimate_locked(const std::string& instance_type) const {
+  std::optional<double> price;
+  if (auto it = prices_.find(instance_type); it != prices_.end()) price = it->second;
+  else
+    for (const auto& [t, p] : prices_) price = std::max(price.value_or(0.0), p);
+  if (!price) return std::nullopt;
+  return *price * rules_.billed_seconds_per_instance / 3600.0;
+}
+
+std::optional<double> spend_ledger::estimate_usd(const std::string& instance_type) const {
+  std::lock_guard lock(mu_);
+  return estimate_locked(instance_type);
+}
+
+std::optional<std::string> spend_ledger::refusal_locked(const std::string& instance_type) const {
+  if (!permission_.allowed) return permission_.refusal;
+  if (!rules_.live) return std::nullopt;
+  const auto& b = rules_.budget;
+  if (launched_ + 1 > b.max_instances)
+    return "the budget allows " + std::to_string(b.max_instances) + " instance(s) per run (--max-instances) and " +
+           std::to_string(launched_) + " were created";
+  const auto estimate = estimate_locked(instance_type);
+  if (!estimate) return "no offer price is known, so the cost cannot be bounded (--max-spend)";
+  if (committed_ + *estimate > b.max_spend_usd + 1e-9)
+    return "launching " + instance_type + " is estimated at " + money(*estimate) + " (" +
+           std::to_string(static_cast<long>(std::lround(rules_.billed_seconds_per_instance / 60))) +
+           " min billed), with " + money(committed_) + " already committed; that exceeds --max-spend " +
+           money(b.max_spend_usd);
+  return std::nullopt;
+}
+
+std::optional<std::string> spend_ledger::would_refuse(const std::string& instance_type) const {
+  std::lock_guard lock(mu_);
+  return refusal_locked(instance_type);
+}
+
+std::optional<std::string> spend_ledger::admit(const std::string& name, const std::string& instance_type) {
+  std::lock_guard lock(mu_);
+  if (auto no = refusal_locked(instance_type)) return no;
+  pending_type_[name] = instance_type;
+  try {
+    write(static_cast<int>(journal_event::intent), name, "", instance_type, "");
+  } catch (const std::exception& e) {
+    pending_type_.erase(name);
+    return std::string("the journal cannot be written, so nothing is launched: ") + e.what();
+  }
+  return std::nullopt;
+}
+
+void spend_ledger::write(int event, const std::string& name, const std::string& id, const std::string& type,
+                         const std::string& detail) {
+  if (!journal_) return;
+  journal_entry e;
+  e.event = static_cast<journal_event>(event);
+  e.run_id = run_id_;
+  e.provider = provider_;
+  e.base_url = base_url_;
+  e.name = name;
+  e.id = id;
+  e.instance_type = type;
+  if (auto it = prices_.find(type); it != prices_.end()) e.price_per_hour_usd = it->second;
+  e.detail = detail;
+  journal_->append(std::move(e));
+}
+
+void spend_ledger::created(const std::string& name, const std::string& id) {
+  std::lock_guard lock(mu_);
+  const auto type = pending_type_[name];
+  pending_type_.erase(name);
+  ++launched_;
+  committed_ += estimate_locked(type).value_or(0);
+  created_.push_back({name, id, false});
+  try {
+    write(static_cast<int>(journal_event::created), name, id, type, id.empty() ? "the response named no id" : "");
+  } catch (const std::exception&) {
+    // The intent is journaled: a sweep finds the instance by its name.
+  }
+}
+
+void spend_ledger::refused(const std::string& name, const std::string& detail) {
+  std::lock_guard lock(mu_);
+  pending_type_.erase(name);
+  try {
+    write(static_cast<int>(journal_event::refused), name, "", "", detail);
+  } catch (const std::exception&) {
+  }
+}
+
+void spend_ledger::unanswered(const std::string& name, const std::string& detail) {
+  std::lock_guard lock(mu_);
+  const auto type = pending_type_[name];
+  pending_type_.erase(name);
+  ++launched_;
+  committed_ += estimate_locked(type).value_or(0);
+  created_.push_back({name, "", false});
+  (void)detail;  // the intent stays open in the journal: sweep looks for the name
+}
+
+void spend_ledger::terminating(const std::string& id, const std::string& name) {
+  std::lock_guard lock(mu_);
+  try {
+    write(static_cast<int>(journal_event::terminating), name, id, "", "");
+  } catch (const std::exception&) {
+  }
+}
+
+void spend_ledger::deleted(const std::string& id, const std::string& name) {
+  std::lock_guard lock(mu_);
+  for (auto& c : created_)
+    if ((!id.empty() && c.id == id) || (!name.empty() && c.name == name)) c.deleted = true;
+  try {
+    write(static_cast<int>(journal_event::deleted), name, id, "", "");
+  } catch (const std::exception&) {
+  }
+}
+
+void spend_ledger::leaked(const std::string& id, const std::string& name, const std::string& detail) {
+  std::lock_guard lock(mu_);
+  try {
+    write(static_cast<int>(journal_event::leaked), name, id, "", detail);
+  } catch (const std::exception&) {
+  }
+}
+
+std::vector<spend_ledger::created_instance> spend_ledger::instances() const {
+  std::lock_guard lock(mu_);
+  return created_;
+}
+
+int spend_ledger::launched() const {
+  std::lock_guard lock(mu_);
+  return launched_;
+}
+
+double spend_ledger::committed_usd() const {
+  std::lock_guard lock(mu_);
+  return committed_;
+}
+
+// ---- stop requests -------------------------------------------------------------------------
+
+namespace {
+std::atomic<int> received{0};
+std::atomic<int> teardown_depth{0};
+
+extern "C" void on_stop_signal(int sig) {
+  int expected = 0;
+  if (received.compare_exchange_strong(expected, sig)) {
+    constexpr char msg[] = "\nneograde: stopping: tearing down what this run created (wait; kill -9 leaves it to `neograde sweep`)\n";
+    (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
+  } else {
+    constexpr char msg[] = "\nneograde: teardown in progress, not stopping it: instances would stay billed\n";
+    (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
+  }
+}
+}  // namespace
+
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+}
+
+int stop_signal() noexcept { return received.load(); }
+
+stop_requested::stop_requested(int sig)
+    : std::runtime_error(std::string("stopped by ") + (sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal")),
+      signal(sig) {}
+
+void throw_if_stop_requested() {
+  if (const int sig = received.load(); sig != 0 && teardown_depth.load() == 0) throw stop_requested(sig);
+}
+
+teardown_scope::teardown_scope() { ++teardown_depth; }
+teardown_scope::~teardown_scope() { --teardown_depth; }
 
 }  // namespace neograde

@@ -53,6 +53,13 @@ const std::vector<check_descriptor>& catalogue() {
        "and MUST NOT be seen running again.",
        "spec timing.time_to_gone_s; dstack#1551 (instance kept billing after terminate); skypilot#10517",
        "ghost_after_terminate"},
+      {"lifecycle.run.nothing_left_behind", "lifecycle", critical, must,
+       "After the run, terminates every instance it created (journaled, or named with its prefix) and reads each "
+       "until it is terminated or 404.",
+       "Every instance a run created MUST be confirmed terminated or gone when the run ends, however it ended; "
+       "what is left is reported so that it can be swept.",
+       "Terraform acceptance tests (CheckDestroy, sweepers); dstack#1551 (instance kept billing after terminate)",
+       "ghost_after_terminate"},
       {"errors.envelope.on_client_errors", "errors", medium, must,
        "Provokes client errors (unknown id, unknown path, bad key) and validates each body against the error envelope.",
        "Every 4xx response MUST carry the provider's error envelope with a JSON content type.",

@@ -18,6 +18,7 @@ check_outcome not_applicable(std::string id, const std::string& why) {
 }
 
 check_outcome expect_4xx(std::string id, const call_result& r, const std::string& what) {
+  if (r.not_sent) return make(std::move(id), outcome::skipped, r.describe());
   if (!r.response) return make(std::move(id), outcome::errored, r.describe(), {r.evidence});
   if (r.status() == 429) return make(std::move(id), outcome::rate_limited, r.describe(), {r.evidence});
   if (is_client_error(r)) return make(std::move(id), outcome::pass, "HTTP " + std::to_string(r.status()), {r.evidence});

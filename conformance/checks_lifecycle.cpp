@@ -14,7 +14,7 @@
 namespace neograde::conformance::detail {
 namespace {
 
-using steady = std::chrono::steady_clock;
+using time_point = run_clock::time_point;
 
 constexpr const char* launch_id = "lifecycle.instance.launch_returns_id";
 constexpr const char* capacity_id = "capacity.offers.advertised_is_launchable";
@@ -45,7 +45,6 @@ constexpr const char* all_ids[] = {launch_id,     capacity_id,      launch_schem
                                    each_once_id,  page_size_id,     many_id,          terminate_id,   terminate_schema_id,
                                    gone_id,       idempotent_id,    transition_id};
 
-double seconds_since(steady::time_point t) { return std::chrono::duration<double>(steady::now() - t).count(); }
 
 class scenario {
  public:
@@ -76,7 +75,8 @@ class scenario {
       if (!decided(id)) emit(make(id, result, reason));
   }
 
-  void sleep() { std::this_thread::sleep_for(ctx_.poll_interval()); }
+  void sleep() { ctx_.sleep(ctx_.poll_interval()); }
+  [[nodiscard]] double seconds_since(time_point t) const { return ctx_.seconds_since(t); }
 
   // The instance as get reports it, or as the list reports it when get does not work. Every
   // observation feeds the transition watch.
@@ -106,10 +106,10 @@ class scenario {
   }
 
   // Polls until the instance runs, within the spec's time to running from `since`.
-  std::optional<instance> wait_running(const std::string& id, steady::time_point since, std::string& last_status,
+  std::optional<instance> wait_running(const std::string& id, time_point since, std::string& last_status,
                                        exchange& last) {
     const auto deadline = since + ctx_.scaled(ctx_.spec.timing.time_to_running_s);
-    while (steady::now() < deadline) {
+    while (ctx_.now() < deadline) {
       auto [seen, ev] = observe(id);
       last = ev;
       if (seen) {
@@ -131,7 +131,7 @@ class scenario {
       auto target = launchable_offer(ctx_, refused);
       if (!target) break;
       order_ = *target;
-      launched_at_ = steady::now();
+      launched_at_ = ctx_.now();
       launch_ = client_.launch({target->first, target->second, ctx_.ssh_key_name, ctx_.prefix() + "lc"});
       if (launch_.call.success || provider_condition(launch_.call, ctx_.spec) != outcome::no_capacity) break;
       refused.push_back(target->first);
@@ -151,6 +151,7 @@ class scenario {
   void steps() {
     if (!launchable_offer(ctx_)) return skip_all(outcome::no_capacity, "no offer lists available capacity");
     launch_main();
+    if (launch_.call.not_sent) return skip_all(outcome::skipped, "the launch was " + launch_.call.describe());
     if (!launch_.call.success) {
       if (auto c = provider_condition(launch_.call, ctx_.spec)) {
         emit(make(launch_id, *c, launch_.call.describe(), {launch_.call.evidence}));
@@ -336,7 +337,7 @@ class scenario {
     auto r = client_.restart(id);
     if (!r.success) return emit(make(restart_id, r.response ? outcome::fail : outcome::errored, "restart failed: " + r.describe(), {r.evidence}));
     restarting_ = true;
-    const auto since = steady::now();
+    const auto since = ctx_.now();
     std::string status;
     exchange last;
     auto running = wait_running(id, since, status, last);
@@ -357,21 +358,24 @@ class scenario {
           binds_array = node != nullptr && node->is_array() && node->size() == 1;
         }
     std::vector<std::string> extra;
-    for (int i = 0; i < 2; ++i) {
+    std::optional<std::string> not_sent;  // the budget allows no more instances
+    for (int i = 0; i < 2 && !not_sent; ++i) {
       auto target = launchable_offer(ctx_);
       if (!target) break;
       auto l = client_.launch({target->first, target->second, ctx_.ssh_key_name, ctx_.prefix() + "extra" + std::to_string(i)});
       if (l.value) extra.push_back(*l.value);
+      if (l.call.not_sent) not_sent = l.call.describe();
     }
     pagination(extra.size() + 1);
     if (!binds_array) return emit(not_applicable(many_id, "terminate takes one id per request"));
+    if (extra.size() < 2 && not_sent) return emit(make(many_id, outcome::skipped, "two more instances are needed; the launch was " + *not_sent));
     if (extra.size() < 2) return emit(make(many_id, outcome::no_capacity, "two more instances could not be launched"));
     auto t = client_.call(operation_id::terminate, {{"id", nlohmann::json(extra)}});
     if (!t.success) return emit(make(many_id, t.response ? outcome::fail : outcome::errored, "terminate failed: " + t.describe(), {t.evidence}));
-    const auto deadline = steady::now() + ctx_.scaled(ctx_.spec.timing.time_to_gone_s);
+    const auto deadline = ctx_.now() + ctx_.scaled(ctx_.spec.timing.time_to_gone_s);
     std::vector<std::string> alive = extra;
     exchange last;
-    while (!alive.empty() && steady::now() < deadline) {
+    while (!alive.empty() && ctx_.now() < deadline) {
       std::vector<std::string> still;
       for (const auto& x : alive) {
         auto [seen, ev] = observe(x);
@@ -414,7 +418,7 @@ class scenario {
 
   void terminate(const std::string& id) {
     auto term = client_.terminate(id);
-    const auto terminated_at = steady::now();
+    const auto terminated_at = ctx_.now();
     if (!term.success && !terminated_by_other_) {
       emit(make(terminate_id, term.response ? outcome::fail : outcome::errored, "terminate failed: " + term.describe(), {term.evidence}));
       emit(make(terminate_schema_id, outcome::skipped, "terminate was not accepted"));
@@ -433,7 +437,7 @@ class scenario {
   }
 
   // gone_after_terminate: terminated or 404 in get, not running in list, never running again.
-  void gone(const std::string& id, steady::time_point terminated_at) {
+  void gone(const std::string& id, time_point terminated_at) {
     const bool has_get = ctx_.spec.operation(operation_id::get) != nullptr;
     const auto gone_deadline = terminated_at + ctx_.scaled(ctx_.spec.timing.time_to_gone_s);
     std::string state_note;
@@ -464,7 +468,7 @@ class scenario {
       state_note = (has_get ? "get: " + got.call.describe() : std::string("get: n/a")) +
                    (got.value ? " status \"" + got.value->provider_status + "\"" : "") + "; list: " +
                    (entry ? "status \"" + entry->provider_status + "\"" : listed.value ? "absent" : listed.call.describe());
-      if (steady::now() >= gone_deadline) break;
+      if (ctx_.now() >= gone_deadline) break;
       sleep();
     }
     emit(make(gone_id, outcome::fail,
@@ -476,7 +480,7 @@ class scenario {
   std::set<std::string> decided_;
   std::pair<std::string, std::string> order_;
   typed_result<std::string> launch_;
-  steady::time_point launched_at_;
+  time_point launched_at_;
   bool was_running_ = false;
   bool restarting_ = false;
   bool terminated_by_other_ = false;

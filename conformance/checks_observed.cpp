@@ -166,7 +166,7 @@ void run_rate_limit_probe(context& ctx) {
   else ctx.emit(make(envelope_id, outcome::pass, "the 429 carries the error envelope", {limited->evidence}));
   // Let the bucket refill before the run goes on (bounded).
   auto wait = http::parse_retry_after(res.header("Retry-After")).value_or(std::chrono::milliseconds(1000));
-  std::this_thread::sleep_for(std::min(wait, std::chrono::milliseconds(2000)));
+  ctx.sleep(std::min(wait, std::chrono::milliseconds(2000)));
 }
 
 void run_observed_checks(context& ctx) {

@@ -39,6 +39,23 @@ struct context {
   std::string private_key;          // its private half's file, with --remote-exec
   nlohmann::json* hardware = nullptr;  // run_report::hardware
   spend_permission spend;  // may the run create instances and keys (spend.hpp)
+  run_clock& clock;        // real, or a replay's
+
+  [[nodiscard]] run_clock::time_point now() const { return clock.now(); }
+  // Waits, noticing a stop request (SIGINT/SIGTERM) within a tenth of a second.
+  void sleep(std::chrono::milliseconds d) const {
+    using namespace std::chrono_literals;
+    for (;;) {
+      throw_if_stop_requested();
+      if (d <= 0ms) return;
+      const auto slice = std::min<std::chrono::milliseconds>(d, 100ms);
+      clock.sleep(slice);
+      d -= slice;
+    }
+  }
+  [[nodiscard]] double seconds_since(run_clock::time_point t) const {
+    return std::chrono::duration<double>(now() - t).count();
+  }
 
   // A duration from the spec, in seconds of provider time, as wall-clock time for this target.
   [[nodiscard]] std::chrono::milliseconds scaled(double seconds) const {

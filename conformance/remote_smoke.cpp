@@ -16,7 +16,6 @@ namespace neograde::conformance::detail {
 namespace {
 
 using nlohmann::json;
-using steady = std::chrono::steady_clock;
 
 std::string tail(const std::string& text, std::size_t n = 400) {
   auto t = text.size() > n ? "..." + text.substr(text.size() - n) : text;
@@ -72,18 +71,18 @@ json run_remote_smoke(context& ctx, const instance& running) {
   } remove_dir{dir};
 
   ssh::target t{*running.ip, o.port, o.user, ctx.private_key, dir / "known_hosts", 10};
-  const auto started = steady::now();
+  const auto started = ctx.now();
   const auto deadline = started + ms(o.ssh_wait_s);
   ssh::process_result probe;
   for (;;) {
     probe = ssh::run(t, "true", {.timeout = std::chrono::seconds(t.connect_timeout_s + 5)});
-    if (probe.exit_code == 0 || steady::now() >= deadline) break;
-    std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(std::chrono::seconds(2), std::max(ctx.poll_interval(), std::chrono::milliseconds(200))));
+    if (probe.exit_code == 0 || ctx.now() >= deadline) break;
+    ctx.sleep(std::min<std::chrono::milliseconds>(std::chrono::seconds(2), std::max(ctx.poll_interval(), std::chrono::milliseconds(200))));
   }
   if (probe.exit_code != 0)
     return finish("unreachable", "SSH to " + o.user + "@" + *running.ip + ":" + std::to_string(o.port) + " did not answer within " +
                                      std::to_string(static_cast<int>(o.ssh_wait_s)) + " s of running (" + describe(probe) + ")");
-  const double to_ssh = std::round(std::chrono::duration<double>(steady::now() - started).count() * 1000) / 1000;
+  const double to_ssh = std::round(std::chrono::duration<double>(ctx.now() - started).count() * 1000) / 1000;
   rec["time_to_ssh_s"] = to_ssh;
   ctx.measurements["time_to_ssh_s"] = to_ssh;
 

@@ -9,7 +9,9 @@
 #include <neograde/clients/url.hpp>
 
 #include <neograde/clients/ssh.hpp>
+#include <neograde/clients/teardown.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
@@ -28,9 +30,11 @@ std::string new_run_id() {
   return id;
 }
 
-std::optional<preflight_failure> preflight(const provider_spec& spec, const run_options& options) {
+std::optional<preflight_failure> preflight(const provider_spec& spec, const run_options& options,
+                                           result_source* identified) {
   provider_client client(spec, options.base_url, options.api_key, options.http);
   auto r = client.call(operation_id::list_offers);
+  if (identified != nullptr) *identified = client.target_is_emulator() ? result_source::emulated : result_source::live;
   if (r.transport) return preflight_failure{"cannot reach " + options.base_url + ": " + r.transport->message()};
   if (r.status() == 401 || r.status() == 403)
     return preflight_failure{"the API key was rejected by " + options.base_url + " (" + r.describe() +
@@ -115,20 +119,62 @@ void delete_key(detail::context& ctx) {
   ctx.ssh_key_id.clear();
 }
 
-// Terminates everything this run created, whatever happened: any instance carrying the run's name
-// prefix, and the run's SSH key.
+// How long one instance is expected to be billed, for the budget: boot, the checks while it
+// runs (a quarter of an hour; with --remote-exec also the SSH wait and the smoke test), and
+// termination, in provider time.
+double billed_seconds(const provider_spec& spec, const run_options& options) {
+  double hold = 900;
+  if (options.remote) hold += options.remote->ssh_wait_s + options.remote->smoke_timeout_s;
+  return spec.timing.time_to_running_s + hold + spec.timing.time_to_gone_s;
+}
+
+// Before the first create of a live run: the credentials work, an offer has capacity, its price
+// is known and it fits the budget. Returns why not.
+std::optional<std::string> pre_check(provider_client& client, const spend_ledger& ledger) {
+  auto offers = client.list_offers();
+  if (!offers.value) return "the offers could not be listed (" + offers.call.describe() + ")";
+  auto target = client.cheapest_offer();
+  if (!target) return "no offer lists available capacity";
+  if (!ledger.estimate_usd(target->first)) return "the offer " + target->first + " has no price, so its cost cannot be bounded";
+  if (auto no = ledger.would_refuse(target->first)) return *no;
+  return std::nullopt;
+}
+
+constexpr const char* leftovers_id = "lifecycle.run.nothing_left_behind";
+
+// Terminates everything this run created, whatever happened (the ledger's instances, anything
+// listed with the run's name prefix, the run's SSH key), confirms each is gone, and reports what
+// is not as the run's own critical finding.
 void teardown(detail::context& ctx) noexcept {
   try {
-    for (int pass = 0; pass < 2; ++pass) {
-      auto all = ctx.client.list();
-      if (!all.value) break;
-      for (const auto& i : *all.value)
-        if (i.name.starts_with(ctx.prefix()) && i.state != instance_state::terminated && i.state != instance_state::stopping)
-          (void)ctx.client.terminate(i.id);
-    }
+    teardown_scope no_stopping;
+    auto& ledger = ctx.client.ledger();
+    std::vector<teardown_target> known;
+    for (const auto& c : ledger.instances())
+      if (!c.deleted) known.push_back({c.id, c.name});
+    teardown_options o;
+    o.confirm_within = std::max(ctx.scaled(ctx.spec.timing.time_to_gone_s), std::chrono::milliseconds(1000));
+    o.poll = ctx.poll_interval();
+    o.clock = &ctx.clock;
+    const auto prefix = ctx.prefix();
+    auto r = terminate_and_confirm(ctx.client, known, [&](const instance& i) {
+      return i.name.starts_with(prefix) && i.state != instance_state::terminated;
+    }, o);
     if (!ctx.ssh_key_id.empty()) (void)ctx.client.delete_ssh_key(ctx.ssh_key_id);
+    if (ledger.launched() == 0 && r.confirmed.empty() && r.leftovers.empty())
+      return ctx.emit(detail::not_applicable(leftovers_id, "the run created no instance"));
+    if (r.leftovers.empty())
+      return ctx.emit(detail::make(leftovers_id, outcome::pass,
+                                   std::to_string(r.confirmed.size()) + " instance(s) confirmed terminated or gone"));
+    std::string what;
+    for (const auto& l : r.leftovers)
+      what += (what.empty() ? "" : "; ") + (l.id.empty() ? l.name : l.id) + " (" + l.status + ")";
+    ctx.emit(detail::make(leftovers_id, outcome::fail,
+                          std::to_string(r.leftovers.size()) + " instance(s) still there after teardown: " + what +
+                              ". They may be billed: `neograde sweep --spec " + ctx.spec.provider.id + "` terminates them",
+                          r.evidence));
   } catch (...) {
-    // Teardown must not throw; live mode's leak check reports what is left.
+    // Teardown must not throw; the journal keeps what a sweep needs.
   }
 }
 
@@ -136,19 +182,41 @@ void teardown(detail::context& ctx) noexcept {
 
 run_report run(const provider_spec& spec, const run_options& options) {
   run_report report;
+  run_clock& clock = options.clock != nullptr ? *options.clock : real_clock();
   provider_client client(spec, options.base_url, options.api_key, options.http);
   std::optional<provider_client> second;
   if (!options.second_api_key.empty()) second.emplace(spec, options.base_url, options.second_api_key, options.http);
   // One request first, so that the target's identity (emulator or not) is known.
   (void)client.call(operation_id::list_offers);
-  report.source = client.target_is_emulator() ? result_source::emulated : result_source::live;
+  report.source = options.source.value_or(client.target_is_emulator() ? result_source::emulated : result_source::live);
   report.time_scale = client.target_is_emulator() ? client.emulator_time_scale() : 1.0;
   if (options.on_start) options.on_start(report.source, report.time_scale);
 
   detail::context ctx{spec, options, client, second ? &*second : nullptr, report.time_scale, client.target_is_emulator(),
-                      {}, report.measurements, error_oracle(spec)};
+                      {}, report.measurements, error_oracle(spec), {}, {}, "", "", "", "", nullptr, {}, clock};
+  // Spending: the permission, live mode's budget and journal, and the pre-check before any create.
+  const bool live = is_live_target(options.base_url, options.treat_as_live);
+  ctx.spend = spend_permission_for(options.base_url, options.allow_spend, options.treat_as_live);
+  const live_rules rules{live, options.budget, options.journal, billed_seconds(spec, options)};
+  auto make_ledger = [&] {
+    try {
+      return std::make_shared<spend_ledger>(ctx.spend, rules, options.run_id, spec.provider.id, options.base_url);
+    } catch (const std::exception& e) {
+      ctx.spend = {false, std::string("the journal cannot be opened: ") + e.what()};
+      return std::make_shared<spend_ledger>(ctx.spend, rules, options.run_id, spec.provider.id, options.base_url);
+    }
+  };
+  auto ledger = make_ledger();
+  client.set_spend_ledger(ledger);
+  if (live && ctx.spend.allowed) {
+    if (auto why = pre_check(client, *ledger)) {
+      ctx.spend = {false, "the pre-check refused: " + *why};
+      ledger = make_ledger();
+      client.set_spend_ledger(ledger);
+    }
+  }
+  if (second) second->set_spend_ledger(ledger);
   ctx.public_key = run_public_key;
-  ctx.spend = spend_permission_for(options.base_url, options.allow_spend);
   ctx.hardware = &report.hardware;
   // --remote-exec logs in with the key the run registers: the one given, or a throw-away pair
   // deleted with the run.
@@ -174,9 +242,11 @@ run_report run(const provider_spec& spec, const run_options& options) {
     }
   };
   // A check's duration is the time since the previous outcome was decided.
-  auto last = std::chrono::steady_clock::now();
+  auto last = clock.now();
+  std::string last_check = "the start";
   ctx.emit = [&](check_outcome o) {
-    const auto now = std::chrono::steady_clock::now();
+    last_check = o.check_id;
+    const auto now = clock.now();
     o.duration_ms = std::chrono::duration<double, std::milli>(now - last).count();
     last = now;
     const auto* d = find_check(o.check_id);
@@ -199,11 +269,22 @@ run_report run(const provider_spec& spec, const run_options& options) {
     delete_key(ctx);
     detail::run_rate_limit_probe(ctx);
     detail::run_observed_checks(ctx);
-  } catch (...) {
-    teardown(ctx);
-    throw;
+  } catch (const stop_requested& e) {
+    report.stopped = std::string(e.what()) + " after " + last_check;
+    report.stop_signal = e.signal;
+  } catch (const std::exception& e) {
+    report.stopped = std::string("error after ") + last_check + ": " + e.what();
   }
   teardown(ctx);
+  report.measurements["spend"] = {{"live", live},
+                                  {"allowed", ctx.spend.allowed},
+                                  {"instances_created", ledger->launched()},
+                                  {"estimated_usd", std::round(ledger->committed_usd() * 100) / 100}};
+  if (live) {
+    report.measurements["spend"]["max_instances"] = options.budget.max_instances;
+    report.measurements["spend"]["max_spend_usd"] = options.budget.max_spend_usd;
+  }
+  if (report.stopped) report.measurements["stopped"] = *report.stopped;
   return report;
 }
 

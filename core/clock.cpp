@@ -1,6 +1,7 @@
 #include <neograde/core/clock.hpp>
 
 #include <ctime>
+#include <thread>
 
 namespace neograde {
 namespace {
@@ -24,6 +25,15 @@ std::optional<long long> seconds_until_utc(const std::string& text, const char* 
   if (end == nullptr || *end != '\0') return std::nullopt;
   const std::time_t when = timegm(&tm);
   return static_cast<long long>(when) - static_cast<long long>(std::time(nullptr));
+}
+
+run_clock& real_clock() {
+  struct steady final : run_clock {
+    time_point now() override { return std::chrono::steady_clock::now(); }
+    void sleep(std::chrono::milliseconds d) override { std::this_thread::sleep_for(d); }
+  };
+  static steady clock;
+  return clock;
 }
 
 }  // namespace neograde

@@ -2,10 +2,7 @@
 
 namespace neograde {
 
-namespace {
-// Nesting depth of a JSON text, counted outside strings. The parser is recursive, so depth
-// is bounded before parsing rather than discovered by a stack overflow.
-bool depth_within(std::string_view text, std::size_t max_depth) {
+bool json_depth_within(std::string_view text, std::size_t max_depth) {
   std::size_t depth = 0;
   bool in_string = false;
   bool escaped = false;
@@ -23,10 +20,9 @@ bool depth_within(std::string_view text, std::size_t max_depth) {
   }
   return true;
 }
-}  // namespace
 
 std::optional<nlohmann::json> parse_json(std::string_view text, std::size_t max_depth) {
-  if (!depth_within(text, max_depth)) return std::nullopt;
+  if (!json_depth_within(text, max_depth)) return std::nullopt;
   auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return std::nullopt;
   return doc;

@@ -84,6 +84,11 @@ struct launch_instance : command {
     const auto name = w.t.fresh_name("s");
     w.step("launch " + type + " in " + region + " as " + name);
     auto r = w.t.primary().launch({type, region, w.t.ssh_key_name, name});
+    if (r.call.not_sent) {
+      w.incomplete = true;  // the spend budget said no: nothing was sent
+      w.step("launch (" + r.call.describe() + ")");
+      return;
+    }
     if (r.call.success) w.t.count_launch();
     if (r.value) w.t.created.push_back(*r.value);
     // No capacity is not a defect. Where the spec cannot tell a capacity refusal from another
@@ -121,6 +126,11 @@ struct launch_refused : command {
     (unknown_region ? region : type) = "neograde-no-such-" + std::string(unknown_region ? "region" : "type");
     w.step("launch " + type + " in " + region + " as " + name + " (must be refused)");
     auto r = w.t.primary().launch({type, region, w.t.ssh_key_name, name});
+    if (r.call.not_sent) {
+      w.incomplete = true;  // the spend budget said no: nothing was sent
+      w.step("launch (" + r.call.describe() + ")");
+      return;
+    }
     if (r.call.success) w.t.count_launch();
     if (r.value) w.t.created.push_back(*r.value);
     w.judge("launch", operation_id::launch, r.call, expectation::reject);

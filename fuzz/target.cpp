@@ -3,6 +3,7 @@
 #include "engine.hpp"
 
 #include <neograde/clients/spend.hpp>
+#include <neograde/clients/teardown.hpp>
 #include <neograde/clients/url.hpp>
 #include <neograde/core/json_util.hpp>
 
@@ -22,14 +23,22 @@ target::target(const provider_spec& spec, const fuzz_options& options)
   auto url = http::parse_url(options.base_url);
   if (!url) throw std::runtime_error("not an http(s) URL: " + options.base_url);
   loopback_ = http::is_loopback(*url);
-  spend_allowed_ = spend_permission_for(options.base_url, loopback_ || options.allow_spend).allowed;
+  const auto permission = spend_permission_for(options.base_url, options.allow_spend || (loopback_ && !options.treat_as_live),
+                                               options.treat_as_live);
+  spend_allowed_ = permission.allowed;
+  const live_rules rules{is_live_target(options.base_url, options.treat_as_live), options.budget, options.journal,
+                         spec.timing.time_to_running_s + 300 + spec.timing.time_to_gone_s};
   const double rate = options.rate > 0 ? options.rate : (loopback_ ? 0.0 : 5.0);
   interval_s_ = rate > 0 ? 1.0 / rate : 0.0;
   auto http = options.http;
   http.before_attempt = [this] { before_attempt(); };
+  auto ledger = std::make_shared<spend_ledger>(permission, rules, options.run_id, spec.provider.id, options.base_url);
   primary_ = std::make_unique<provider_client>(spec, options.base_url, options.api_key, http);
-  if (!options.second_api_key.empty())
+  primary_->set_spend_ledger(ledger);
+  if (!options.second_api_key.empty()) {
     second_ = std::make_unique<provider_client>(spec, options.base_url, options.second_api_key, http);
+    second_->set_spend_ledger(ledger);
+  }
   for (const auto& [id, op] : spec.operations)
     if (op.response_schema) {
       try {
@@ -41,8 +50,8 @@ target::target(const provider_spec& spec, const fuzz_options& options)
 
 bool target::may_launch() const {
   const int cap = opts_.max_instances > 0 ? opts_.max_instances : (loopback_ ? 200 : 10);
-  return spend_allowed_ && launched_ < cap &&
-         spec_.operation(operation_id::launch) != nullptr;
+  return spend_allowed_ && launched_ < cap && spec_.operation(operation_id::launch) != nullptr &&
+         !primary_->ledger().would_refuse(offers.empty() ? std::string() : offers.front().first);
 }
 
 bool target::spent() const {
@@ -150,28 +159,20 @@ nlohmann::json target::tallies() const {
 }
 
 std::vector<std::string> teardown(target& t) {
+  teardown_scope no_stopping;
   t.unlimited();
   std::vector<std::string> left;
   auto& c = t.primary();
   const auto prefix = t.prefix();
-  // Up to three sweeps: an instance still booting may refuse terminate for a moment.
-  for (int sweep = 0; sweep < 3; ++sweep) {
-    left.clear();
-    auto listed = c.list();
-    if (!listed.value) {
-      left.push_back("(the instance list could not be read: " + listed.call.describe() + ")");
-      break;
-    }
-    for (const auto& inst : *listed.value) {
-      const bool ours = inst.name.starts_with(prefix) ||
-                        std::find(t.created.begin(), t.created.end(), inst.id) != t.created.end();
-      if (!ours || inst.state == instance_state::terminated) continue;
-      if (inst.state == instance_state::stopping) continue;  // terminating
-      if (!c.terminate(inst.id).success) left.push_back(inst.id);
-    }
-    if (left.empty()) break;
-    std::this_thread::sleep_for(std::max(std::chrono::milliseconds(10), t.scaled(t.spec().timing.poll_interval_s)));
-  }
+  std::vector<teardown_target> known;
+  for (const auto& id : t.created) known.push_back({id, ""});
+  for (const auto& i : c.ledger().instances())
+    if (!i.deleted) known.push_back({i.id, i.name});
+  teardown_options o;
+  o.confirm_within = std::max(std::chrono::milliseconds(1000), t.scaled(t.spec().timing.time_to_gone_s));
+  o.poll = std::max(std::chrono::milliseconds(10), t.scaled(t.spec().timing.poll_interval_s));
+  auto r = terminate_and_confirm(c, known, [&](const instance& i) { return i.name.starts_with(prefix); }, o);
+  for (const auto& l : r.leftovers) left.push_back((l.id.empty() ? l.name : l.id) + " (" + l.status + ")");
   if (t.spec().operation(operation_id::ssh_keys_list) != nullptr && t.spec().operation(operation_id::ssh_keys_delete) != nullptr) {
     if (auto keys = c.list_ssh_keys(); keys.value)
       for (const auto& k : *keys.value)

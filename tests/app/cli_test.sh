@@ -46,9 +46,32 @@ case "$case_name" in
     [ "$rc" -eq 1 ] || fail "exit code $rc, expected 1 under a quirk"
     grep -q '"check_id":"lifecycle.instance.gone_after_terminate".*"outcome":"fail"' out/results.jsonl ||
       fail "gone_after_terminate did not fail under ghost_after_terminate"
-    # The worked example of reports/README.md: 100 x (175 - 8) / 175, capped at Bronze.
-    grep -q '"score": 95.4' out/scorecard.json && grep -q '"tier": "Bronze"' out/scorecard.json ||
+    grep -q '"check_id":"lifecycle.run.nothing_left_behind".*"outcome":"fail"' out/results.jsonl ||
+      fail "the run's leak check did not report the ghosts"
+    # The worked example of reports/README.md: 100 x (183 - 2 x 8) / 183, capped at Bronze.
+    grep -q '"score": 91.3' out/scorecard.json && grep -q '"tier": "Bronze"' out/scorecard.json ||
       fail "the worked example in reports/README.md no longer holds: $(grep -E '"(score|tier)"' out/scorecard.json)"
+    ;;
+  record_replay)
+    # A run recorded from the emulator (with a quirk), then re-graded from the cassette alone.
+    run conformance --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --out rec --record run.cassette
+    [ "$rc" -eq 1 ] || { cat err.txt >&2; fail "recording: exit code $rc, expected 1 under a quirk"; }
+    [ -s run.cassette ] || fail "no cassette written"
+    if grep -qF "$(key 1)" run.cassette; then fail "the API key is in the cassette"; fi
+    run conformance --spec lambda --replay run.cassette --out rep
+    [ "$rc" -eq 1 ] || { cat err.txt >&2; fail "replay: exit code $rc, expected 1 (the same failure)"; }
+    grep -q '"source":"replay"' rep/results.jsonl || fail "replayed results are not labelled replay"
+    grep -q '"check_id":"lifecycle.instance.gone_after_terminate".*"outcome":"fail"' rep/results.jsonl ||
+      fail "the replay lost the recorded failure"
+    [ "$(grep -E '"(score|tier)"' rec/scorecard.json)" = "$(grep -E '"(score|tier)"' rep/scorecard.json)" ] ||
+      fail "the replay graded differently: $(grep -E '"(score|tier)"' rec/scorecard.json rep/scorecard.json)"
+    # One request changed in the cassette: the replay stops trusting it and says where.
+    sed '5s#"url":"\([^"]*\)"#"url":"\1-changed"#' run.cassette >changed.cassette
+    run conformance --spec lambda --replay changed.cassette --out bad
+    [ "$rc" -eq 2 ] || { cat err.txt >&2; fail "a changed cassette: exit code $rc, expected 2"; }
+    grep -q 'does not match the cassette .*request #3' err.txt || { cat err.txt >&2; fail "the mismatch is not named"; }
+    run conformance --spec vastai --replay run.cassette --out wrong
+    [ "$rc" -eq 2 ] && one_error_line "recorded from lambda"
     ;;
   fuzz_clean)
     run fuzz --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --second-api-key "$(key 2)" \

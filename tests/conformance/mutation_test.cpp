@@ -1,6 +1,7 @@
 // The mutation matrix: every check passes on every clean emulator, and fails (or warns, for a
 // SHOULD) when the emulator quirk named in its descriptor is switched on. No quirk is silent.
 
+#include <neograde/clients/cassette.hpp>
 #include <neograde/clients/spend.hpp>
 #include <neograde/conformance/runner.hpp>
 
@@ -11,6 +12,8 @@
 #include "../support/specs.hpp"
 
 #include <gtest/gtest.h>
+
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -165,6 +168,8 @@ TEST(SpendGuard, OnARemoteHostNothingIsCreatedWithoutTheLiveOptIn) {
   o.api_key = m.api_keys[0];
   o.allow_spend = true;
   o.run_id = "optin000";
+  // A live run journals: here, not in the user's state directory.
+  o.journal = std::filesystem::temp_directory_path() / ("neograde-optin-" + std::to_string(::getpid()) + ".jsonl");
 
   unsetenv("NEOGRADE_LIVE");
   auto without = conformance::run(spec, o);
@@ -178,7 +183,8 @@ TEST(SpendGuard, OnARemoteHostNothingIsCreatedWithoutTheLiveOptIn) {
   setenv("NEOGRADE_LIVE", "1", 1);
   auto with = conformance::run(spec, o);
   unsetenv("NEOGRADE_LIVE");
-  EXPECT_EQ(outcome_of(with, "lifecycle.instance.launch_returns_id").result, outcome::pass);
+  EXPECT_EQ(outcome_of(with, "lifecycle.instance.launch_returns_id").result, outcome::pass)
+      << outcome_of(with, "lifecycle.instance.launch_returns_id").reason;
   EXPECT_GT(emu.model().instances_created(), 0u);
   EXPECT_EQ(emu.model().live_instances(), 0u);
 }
@@ -205,4 +211,84 @@ TEST(LoopbackGuard, RecognisesLoopbackHosts) {
   EXPECT_FALSE(conformance::is_loopback_url("https://cloud.lambda.ai/api/v1"));
   EXPECT_FALSE(conformance::is_loopback_url("http://127.0.0.1.example.com/"));
   EXPECT_FALSE(conformance::is_loopback_url("http://10.0.0.1/"));
+}
+
+// Record a run against the emulator (with a quirk, so that failures are part of it), stop the
+// emulator, and replay: the same checks, the same outcomes, labelled replay, and not one request.
+class Replay : public ::testing::Test {
+ protected:
+  std::filesystem::path record(emulator::quirk_set quirks) {
+    const auto& spec = test::spec("lambda");
+    emulator::model_options m;
+    m.api_keys = emulator::make_api_keys(spec, 2, "replay");
+    m.quirks = std::move(quirks);
+    m.time_scale = time_scale;
+    emulator::emulator emu(spec, m);
+    emu.start();
+    options_.base_url = emu.base_url();
+    options_.api_key = m.api_keys[0];
+    options_.second_api_key = m.api_keys[1];
+    options_.allow_spend = true;
+    options_.run_id = "replay00";
+    const auto path = std::filesystem::temp_directory_path() / ("neograde-replay-" + std::to_string(::getpid()) + ".jsonl");
+    auto o = options_;
+    record_into(o.http, std::make_shared<cassette_writer>(path, cassette_header{spec.provider.id, o.base_url, o.run_id, result_source::emulated}));
+    recorded_ = conformance::run(spec, o);
+    return path;  // the emulator stops here: a replay that touched the network would fail
+  }
+  conformance::run_report replay(cassette c, std::shared_ptr<replayer>& from) {
+    from = std::make_shared<replayer>(std::move(c));
+    auto o = options_;
+    o.api_key = "no-key-is-sent-in-a-replay";  // the recording's key is redacted
+    o.second_api_key = "no-key-is-sent-in-a-replay-2";
+    replay_from(o.http, from);
+    o.clock = from.get();
+    o.source = result_source::replay;
+    return conformance::run(test::spec("lambda"), o);
+  }
+  conformance::run_options options_;
+  conformance::run_report recorded_;
+};
+
+TEST_F(Replay, ARecordedRunRegradesIdenticallyWithoutTheNetwork) {
+  const auto path = record({"ghost_after_terminate"});
+  auto loaded = load_cassette(path);
+  ASSERT_TRUE(loaded) << loaded.error();
+  EXPECT_GT(loaded->exchanges.size(), 50u);
+  std::shared_ptr<replayer> from;
+  auto replayed = replay(std::move(*loaded), from);
+  EXPECT_FALSE(from->failure().has_value()) << *from->failure();
+  EXPECT_EQ(from->remaining(), 0u);
+  EXPECT_EQ(replayed.source, result_source::replay);
+  ASSERT_EQ(replayed.outcomes.size(), recorded_.outcomes.size());
+  for (std::size_t i = 0; i < recorded_.outcomes.size(); ++i) {
+    EXPECT_EQ(replayed.outcomes[i].check_id, recorded_.outcomes[i].check_id);
+    EXPECT_EQ(replayed.outcomes[i].result, recorded_.outcomes[i].result)
+        << recorded_.outcomes[i].check_id << ": recorded \"" << recorded_.outcomes[i].reason << "\", replayed \""
+        << replayed.outcomes[i].reason << "\"";
+  }
+  EXPECT_EQ(outcome_of(replayed, "lifecycle.instance.gone_after_terminate").result, outcome::fail);
+  // Timings come from the cassette, not from how fast the replay ran (which sleeps not at all):
+  // equal but for the recording's own time between one exchange's end and the next one's start.
+  const double recorded_ttr = recorded_.measurements.value("time_to_running_s", -1.0);
+  ASSERT_GT(recorded_ttr, 0.15);  // a 90 s boot at a 500-fold time scale
+  EXPECT_NEAR(replayed.measurements.value("time_to_running_s", -1.0), recorded_ttr, 0.1);
+  std::filesystem::remove(path);
+}
+
+TEST_F(Replay, AMismatchFailsTheReplayClearly) {
+  const auto path = record({});
+  auto loaded = load_cassette(path);
+  ASSERT_TRUE(loaded) << loaded.error();
+  // The run's SSH key registration, as if another key had been recorded.
+  auto& x = *std::find_if(loaded->exchanges.begin(), loaded->exchanges.end(),
+                          [](const recorded_exchange& e) { return e.request.method == "POST"; });
+  x.request.body += " ";
+  std::shared_ptr<replayer> from;
+  auto replayed = replay(std::move(*loaded), from);
+  ASSERT_TRUE(from->failure().has_value());
+  EXPECT_NE(from->failure()->find("request #" + std::to_string(x.seq)), std::string::npos) << *from->failure();
+  EXPECT_NE(from->failure()->find("POST"), std::string::npos) << *from->failure();
+  EXPECT_EQ(replayed.source, result_source::replay);
+  std::filesystem::remove(path);
 }

@@ -35,6 +35,41 @@ struct response {
   [[nodiscard]] std::string header(std::string_view name) const;
 };
 
+enum class client_errc {
+  bad_url = 1,
+  unsupported_scheme,
+  resolve_failed,
+  connect_failed,
+  tls_handshake_failed,
+  write_failed,
+  read_failed,
+  timeout,
+  body_too_large,
+  header_too_large,
+  bad_response,
+  replay_mismatch,  // a replayed request differs from the one the cassette recorded
+};
+
+[[nodiscard]] const boost::system::error_category& client_category() noexcept;
+[[nodiscard]] boost::system::error_code make_error_code(client_errc e) noexcept;
+
+// What went wrong, with the lower-level detail (e.g. OpenSSL's reason) kept for the user.
+struct transport_error {
+  boost::system::error_code code;
+  std::string detail;
+  [[nodiscard]] std::string message() const;
+};
+
+[[noreturn]] void throw_exception_from_error(const transport_error& e,
+                                             const boost::source_location& loc);
+
+// What a replay answers in place of the network: the recorded response or transport error, and
+// how long the recorded exchange took.
+struct replayed {
+  boost::system::result<response, transport_error> result;
+  double duration_ms = 0;
+};
+
 struct client_options {
   std::chrono::milliseconds resolve_timeout{10'000};
   std::chrono::milliseconds connect_timeout{10'000};
@@ -53,34 +88,16 @@ struct client_options {
   // Called before every request is sent, retries included: request budgets and politeness
   // limits hook in here (it may sleep).
   std::function<void()> before_attempt;
+  // Record: sees every exchange as kept (redacted, as in the transcript), retries included, with
+  // its transport error (code, and detail redacted like the exchange) if there was one.
+  std::function<void(const exchange&, const std::optional<transport_error>&)> tap;
+  // Replay: stands in for the network, which send() then never touches. Given the request as it
+  // would be kept (redacted; method, url, request_headers and request_body filled, the headers
+  // exactly as a real attempt would send them), returns the recorded answer and its duration,
+  // which the transcript reports instead of a measured one. Retries on 429/503 happen as with
+  // the network, their waits going through `sleep`.
+  std::function<replayed(const exchange& request)> replay;
 };
-
-enum class client_errc {
-  bad_url = 1,
-  unsupported_scheme,
-  resolve_failed,
-  connect_failed,
-  tls_handshake_failed,
-  write_failed,
-  read_failed,
-  timeout,
-  body_too_large,
-  header_too_large,
-  bad_response,
-};
-
-[[nodiscard]] const boost::system::error_category& client_category() noexcept;
-[[nodiscard]] boost::system::error_code make_error_code(client_errc e) noexcept;
-
-// What went wrong, with the lower-level detail (e.g. OpenSSL's reason) kept for the user.
-struct transport_error {
-  boost::system::error_code code;
-  std::string detail;
-  [[nodiscard]] std::string message() const;
-};
-
-[[noreturn]] void throw_exception_from_error(const transport_error& e,
-                                             const boost::source_location& loc);
 
 class client {
  public:

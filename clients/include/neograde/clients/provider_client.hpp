@@ -3,6 +3,7 @@
 // mapping of responses onto canonical types all come from the spec.
 
 #include <neograde/clients/http.hpp>
+#include <neograde/clients/spend.hpp>
 #include <neograde/core/spec.hpp>
 #include <neograde/core/template.hpp>
 #include <neograde/core/types.hpp>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -25,6 +27,7 @@ enum class auth_mode { key, none, invalid, malformed, lowercase_scheme };
 struct call_result {
   std::optional<http::response> response;
   std::optional<http::transport_error> transport;
+  std::optional<std::string> not_sent;  // a create the spend ledger refused: why (nothing was sent)
   std::optional<nlohmann::json> json;  // the body, when it parsed as JSON
   std::optional<api_error> error;      // for non-success statuses, read through the envelope
   exchange evidence;                   // redacted request and response
@@ -110,6 +113,12 @@ class provider_client {
 
   [[nodiscard]] http::client& transport() { return http_; }
 
+  // Every create request (launch) is admitted, journaled and counted by this ledger; one ledger
+  // may serve several clients of a run. Default (or null): creates are free on loopback and
+  // refused anywhere else.
+  void set_spend_ledger(std::shared_ptr<spend_ledger> ledger);
+  [[nodiscard]] spend_ledger& ledger() const { return *ledger_; }
+
   // Sees every declared operation's result (checks scan them: schemas, status words, latency).
   std::function<void(operation_id, const call_result&)> observer;
 
@@ -126,6 +135,7 @@ class provider_client {
   http::client http_;
   bool emulator_ = false;
   double time_scale_ = 1.0;
+  std::shared_ptr<spend_ledger> ledger_;
   std::optional<std::string> token_;  // OAuth2 access token, while valid
   std::chrono::steady_clock::time_point token_expiry_;
 };

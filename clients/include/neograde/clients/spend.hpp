@@ -1,10 +1,18 @@
 #pragma once
-// Whether a run may create billable resources (instances, SSH keys) at a base URL. On loopback
-// (the emulator) the --allow-spend flag decides; anywhere else it takes both --allow-spend and
-// NEOGRADE_LIVE=1 in the environment, so that no flag copied from a script or a shell history
-// can spend money by itself. Every library that creates resources asks this, not only the CLI.
+// Whether and how much a run may spend. On loopback (the emulator) the --allow-spend flag
+// decides; anywhere else it takes both --allow-spend and NEOGRADE_LIVE=1 in the environment, so
+// that no flag copied from a script or a shell history can spend money by itself. Every library
+// that creates resources asks this, not only the CLI: provider_client sends no create request
+// that its spend_ledger did not admit.
 
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace neograde {
 
@@ -13,9 +21,114 @@ struct spend_permission {
   std::string refusal;  // why not, for the reason of a skipped check; empty when allowed
 };
 
-[[nodiscard]] spend_permission spend_permission_for(const std::string& base_url, bool allow_spend_flag);
+// `treat_as_live`: apply the rules of a remote host to a loopback one (testing live mode).
+[[nodiscard]] spend_permission spend_permission_for(const std::string& base_url, bool allow_spend_flag,
+                                                    bool treat_as_live = false);
+// Whether live mode's rules apply: any non-loopback target, or `treat_as_live`.
+[[nodiscard]] bool is_live_target(const std::string& base_url, bool treat_as_live);
 
 // The environment variable a live run needs besides --allow-spend.
 inline constexpr const char* live_opt_in_env = "NEOGRADE_LIVE";
+
+struct spend_budget {
+  int max_instances = 1;       // instances a run may create, all launches counted
+  double max_spend_usd = 5.0;  // the estimated cost of all of them together
+};
+
+// What live mode adds: a budget, a journal, teardown that confirms. Live is any non-loopback
+// target, or a loopback one with --treat-as-live (how the rules themselves are tested).
+struct live_rules {
+  bool live = false;
+  spend_budget budget;
+  std::filesystem::path journal;       // the append-only journal (journal.hpp); live only
+  double billed_seconds_per_instance = 0;  // how long one instance is expected to be billed
+};
+
+class journal;
+
+// The run's account of what it creates. Thread-safe.
+class spend_ledger {
+ public:
+  // Opens the journal when live (throws std::runtime_error when it cannot).
+  spend_ledger(spend_permission permission, live_rules rules, std::string run_id, std::string provider,
+               std::string base_url);
+  ~spend_ledger();
+  spend_ledger(const spend_ledger&) = delete;
+  spend_ledger& operator=(const spend_ledger&) = delete;
+
+  [[nodiscard]] const spend_permission& permission() const { return permission_; }
+  [[nodiscard]] bool live() const { return rules_.live; }
+  [[nodiscard]] const live_rules& rules() const { return rules_; }
+  [[nodiscard]] const std::string& run_id() const { return run_id_; }
+
+  // Prices seen in offer listings: the estimate of a launch of that type.
+  void note_price(const std::string& instance_type, double price_per_hour_usd);
+  // The cost one more instance of this type is estimated at (live rules), when a price is known:
+  // its own price, else the highest price seen.
+  [[nodiscard]] std::optional<double> estimate_usd(const std::string& instance_type) const;
+
+  // Before a create request: the reason it must not be sent, or nullopt. Admitting journals the
+  // intent (live), before anything is sent.
+  [[nodiscard]] std::optional<std::string> admit(const std::string& name, const std::string& instance_type);
+  // Whether admit() would refuse right now (without journaling anything).
+  [[nodiscard]] std::optional<std::string> would_refuse(const std::string& instance_type) const;
+  // After the response: the id (empty when the response named none); the create is counted.
+  void created(const std::string& name, const std::string& id);
+  // The provider answered the create with an error: nothing was created.
+  void refused(const std::string& name, const std::string& detail);
+  // No answer (transport error): it may exist; counted, and left to teardown and sweep by name.
+  void unanswered(const std::string& name, const std::string& detail);
+  void terminating(const std::string& id, const std::string& name);
+  void deleted(const std::string& id, const std::string& name);
+  void leaked(const std::string& id, const std::string& name, const std::string& detail);
+
+  struct created_instance {
+    std::string name;
+    std::string id;  // empty when the provider named none
+    bool deleted = false;
+  };
+  [[nodiscard]] std::vector<created_instance> instances() const;
+  [[nodiscard]] int launched() const;
+  [[nodiscard]] double committed_usd() const;
+
+ private:
+  void write(int event, const std::string& name, const std::string& id, const std::string& type,
+             const std::string& detail);
+  std::optional<std::string> refusal_locked(const std::string& instance_type) const;
+  std::optional<double> estimate_locked(const std::string& instance_type) const;
+
+  spend_permission permission_;
+  live_rules rules_;
+  std::string run_id_, provider_, base_url_;
+  std::unique_ptr<journal> journal_;
+  mutable std::mutex mu_;
+  std::map<std::string, double> prices_;
+  std::map<std::string, std::string> pending_type_;  // name -> instance type, between admit and answer
+  std::vector<created_instance> created_;
+  int launched_ = 0;
+  double committed_ = 0;
+};
+
+// The base URL as journaled: scheme, host, port and path; no user info, query or fragment.
+[[nodiscard]] std::string journal_origin(const std::string& base_url);
+
+// Stop requests. SIGINT and SIGTERM set a flag; the run notices it at its next request or wait,
+// stops checking and tears down what it created. While teardown runs, further signals are
+// reported and ignored: stopping teardown would leave billed instances behind.
+void install_stop_handlers();
+[[nodiscard]] int stop_signal() noexcept;  // 0, or the first signal received
+struct stop_requested : std::runtime_error {
+  int signal;
+  explicit stop_requested(int sig);
+};
+// Throws stop_requested when a signal arrived, except inside a teardown_scope.
+void throw_if_stop_requested();
+class teardown_scope {
+ public:
+  teardown_scope();
+  ~teardown_scope();
+  teardown_scope(const teardown_scope&) = delete;
+  teardown_scope& operator=(const teardown_scope&) = delete;
+};
 
 }  // namespace neograde

@@ -2,11 +2,15 @@
 // Runs the check catalogue against one provider and streams outcomes as they are decided.
 
 #include <neograde/clients/http.hpp>
+#include <neograde/clients/spend.hpp>
+#include <neograde/core/clock.hpp>
+#include <neograde/clients/journal.hpp>
 #include <neograde/core/finding.hpp>
 #include <neograde/core/spec.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -31,10 +35,17 @@ struct run_options {
   std::string api_key;
   std::string second_api_key;  // a second account, for isolation checks
   bool allow_spend = false;    // checks that launch instances run only when true
+  // Live mode's rules (budget, journal, confirmed teardown) also on loopback: how they are tested.
+  bool treat_as_live = false;
+  spend_budget budget;         // live mode only
+  std::filesystem::path journal = default_journal_path();  // live mode only
   bool probe_rate_limit = false;  // probe for a 429 (always on against the emulator)
   http::client_options http;
   std::string run_id;          // names what the run creates: neograde-<run_id>-...
   std::optional<remote_exec_options> remote;
+  // Replay: the clock the run sees (the cassette's) and the label of its results.
+  run_clock* clock = nullptr;  // null: the real one
+  std::optional<result_source> source;  // null: emulated or live, as the target identifies itself
   // Called once the target is known (emulated or live), before the first outcome.
   std::function<void(result_source, double time_scale)> on_start;
   std::function<void(const check_descriptor&, const check_outcome&)> on_outcome;
@@ -47,6 +58,9 @@ struct run_report {
   nlohmann::json measurements = nlohmann::json::object();
   // With --remote-exec: the instance, whether SSH answered, and the smoke test's document.
   nlohmann::json hardware;
+  // Set when the run did not finish its checks (a signal, an error): why, and after which check.
+  std::optional<std::string> stopped;
+  int stop_signal = 0;
 };
 
 // A reason the run cannot start (unreachable host, TLS failure, rejected key), or nullopt.
@@ -54,7 +68,9 @@ struct preflight_failure {
   std::string message;
 };
 
-[[nodiscard]] std::optional<preflight_failure> preflight(const provider_spec& spec, const run_options& options);
+// `identified`, when given, receives what the target is: emulated or live.
+[[nodiscard]] std::optional<preflight_failure> preflight(const provider_spec& spec, const run_options& options,
+                                                         result_source* identified = nullptr);
 
 [[nodiscard]] run_report run(const provider_spec& spec, const run_options& options);
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -15,5 +16,18 @@ namespace neograde {
 // nullopt when the text does not match. Any year is safe: no conversion to a clock that could
 // overflow.
 [[nodiscard]] std::optional<long long> seconds_until_utc(const std::string& text, const char* format);
+
+// The time a run sees. Real by default; a replay drives it from a cassette's timestamps, so that
+// deadlines and measurements come out as they were recorded and nothing sleeps.
+class run_clock {
+ public:
+  using time_point = std::chrono::steady_clock::time_point;
+  virtual ~run_clock() = default;
+  [[nodiscard]] virtual time_point now() = 0;
+  virtual void sleep(std::chrono::milliseconds d) = 0;
+};
+
+// steady_clock and this_thread::sleep_for.
+[[nodiscard]] run_clock& real_clock();
 
 }  // namespace neograde

@@ -10,6 +10,10 @@
 
 namespace neograde {
 
+// Whether a JSON text nests at most max_depth levels, counted outside strings. The parser is
+// recursive, so depth is bounded before parsing rather than discovered by a stack overflow.
+[[nodiscard]] bool json_depth_within(std::string_view text, std::size_t max_depth);
+
 // Parses text as JSON, refusing documents nested deeper than max_depth before the
 // (recursive) parser sees them. Returns nullopt on any syntax error or excess depth.
 [[nodiscard]] std::optional<nlohmann::json> parse_json(std::string_view text,

@@ -6,6 +6,8 @@
 // outcome format (category "fuzz").
 
 #include <neograde/clients/http.hpp>
+#include <neograde/clients/journal.hpp>
+#include <neograde/clients/spend.hpp>
 #include <neograde/core/finding.hpp>
 #include <neograde/core/spec.hpp>
 
@@ -13,6 +15,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -29,6 +32,11 @@ struct fuzz_options {
   std::chrono::seconds duration{0};  // 0: no limit but max_requests
   bool allow_spend = false;    // launches against a non-loopback host only with this and NEOGRADE_LIVE=1
   int max_instances = 0;       // hard cap on instances created, shrinking included; 0: 10, or 200 on loopback
+  // Live mode (any non-loopback host, or treat_as_live): the spend budget and journal of
+  // clients/spend.hpp apply to every launch as well.
+  bool treat_as_live = false;
+  spend_budget budget;
+  std::filesystem::path journal = default_journal_path();
   int max_shrink_runs = 40;    // re-executions spent on shrinking one finding
   http::client_options http;
   std::string run_id;          // names what the run creates: neograde-<run_id>-...

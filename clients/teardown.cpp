@@ -1,0 +1,122 @@
+#include <neograde/clients/teardown.hpp>
+
+#include <algorithm>
+#include <map>
+
+namespace neograde {
+namespace {
+
+// 404 or 410, or the spec's own not-found error (RunPod's GraphQL answers 200 with an error).
+bool gone(const provider_spec& spec, const call_result& r) {
+  if (r.status() == 404 || r.status() == 410) return true;
+  auto it = spec.errors.kinds.find("not_found");
+  return it != spec.errors.kinds.end() && r.error && r.status() == it->second.status &&
+         (it->second.code.empty() || r.error->code == it->second.code);
+}
+
+}  // namespace
+
+teardown_result terminate_and_confirm(provider_client& client, std::vector<teardown_target> known,
+                                      const std::function<bool(const instance&)>& also,
+                                      const teardown_options& options) {
+  teardown_scope no_stopping;
+  run_clock& clock = options.clock != nullptr ? *options.clock : real_clock();
+  teardown_result out;
+  try {
+    // Ids for names, and instances the selector picks, from the list.
+    std::map<std::string, teardown_target> targets;  // by id
+    std::vector<teardown_target> unnamed;            // known by name only, not listed
+    auto listed = client.list();
+    out.list_failed = !listed.value;
+    for (auto& k : known) {
+      if (k.id.empty() && listed.value)
+        for (const auto& i : *listed.value)
+          if (!k.name.empty() && i.name == k.name) k.id = i.id;
+      if (!k.id.empty()) targets.emplace(k.id, k);
+      else if (out.list_failed) unnamed.push_back(k);
+      else out.confirmed.push_back({"", k.name, "not in the instance list"});
+    }
+    if (listed.value)
+      for (const auto& i : *listed.value)
+        if (also && also(i)) targets.emplace(i.id, teardown_target{i.id, i.name});
+    for (const auto& k : unnamed)
+      out.leftovers.push_back({"", k.name, "unknown: the instance list could not be read (" + listed.call.describe() + ")"});
+
+    std::map<std::string, teardown_target> pending;
+    std::map<std::string, std::string> last_status;
+    std::map<std::string, exchange> last_read;
+    for (const auto& [id, t] : targets) {
+      if (listed.value) {
+        auto it = std::find_if(listed.value->begin(), listed.value->end(), [&id = id](const instance& i) { return i.id == id; });
+        if (it != listed.value->end() && it->state == instance_state::terminated) {
+          out.confirmed.push_back({id, t.name, it->provider_status});
+          client.ledger().deleted(id, t.name);
+          continue;
+        }
+      }
+      pending.emplace(id, t);
+      if (options.dry_run) continue;
+      // A 404 here is not yet a confirmation: the polling below reads and lists every one.
+      last_status[id] = client.terminate(id).describe();
+    }
+    if (options.dry_run) {
+      for (const auto& [id, t] : pending) out.leftovers.push_back({id, t.name, "found (dry run: not terminated)"});
+      return out;
+    }
+    const auto started = clock.now();
+    const bool has_get = client.spec().operation(operation_id::get) != nullptr;
+    bool resent = false;
+    while (!pending.empty()) {
+      // Gone means gone everywhere: terminated or 404 when read, and not listed as anything but
+      // terminated (a ghost that reads terminated but is still listed running is still billed).
+      std::map<std::string, instance> still_listed;
+      auto l = client.list();
+      if (l.value)
+        for (const auto& i : *l.value)
+          if (i.state != instance_state::terminated) still_listed.emplace(i.id, i);
+      for (auto it = pending.begin(); it != pending.end();) {
+        // Without a get operation the list is the only word: absent from it is gone.
+        if (!has_get && l.value && !still_listed.contains(it->first)) {
+          out.confirmed.push_back({it->first, it->second.name, "not listed (or listed terminated)"});
+          client.ledger().deleted(it->first, it->second.name);
+          it = pending.erase(it);
+          continue;
+        }
+        auto g = client.get(it->first);
+        last_read[it->first] = g.call.evidence;
+        if (auto listed_as = still_listed.find(it->first); listed_as != still_listed.end()) {
+          last_status[it->first] = "listed as \"" + listed_as->second.provider_status + "\"";
+          ++it;
+          continue;
+        }
+        if (gone(client.spec(), g.call) || (g.value && g.value->state == instance_state::terminated)) {
+          out.confirmed.push_back({it->first, it->second.name, g.value ? g.value->provider_status : "gone (" + g.call.describe() + ")"});
+          client.ledger().deleted(it->first, it->second.name);
+          it = pending.erase(it);
+          continue;
+        }
+        last_status[it->first] = g.value ? g.value->provider_status : g.call.describe();
+        ++it;
+      }
+      if (pending.empty()) break;
+      const auto waited = clock.now() - started;
+      if (waited >= options.confirm_within) break;
+      // Halfway, terminate again: a terminate sent while booting may have been dropped.
+      if (!resent && waited >= options.confirm_within / 2) {
+        resent = true;
+        for (const auto& [id, t] : pending) (void)client.terminate(id);
+      }
+      clock.sleep(options.poll);
+    }
+    for (const auto& [id, t] : pending) {
+      out.leftovers.push_back({id, t.name, last_status[id]});
+      out.evidence.push_back(last_read[id]);
+      client.ledger().leaked(id, t.name, "still \"" + last_status[id] + "\" after teardown");
+    }
+  } catch (const std::exception& e) {
+    out.leftovers.push_back({"", "", std::string("teardown failed: ") + e.what()});
+  }
+  return out;
+}
+
+}  // namespace neograde

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Live mode's rules, tested on a loopback emulator with --treat-as-live (nothing here can spend
+# money): signals during boot and terminate, kill -9 then sweep, the budget, the opt-in. Each
+# case starts its own emulator (time scale 0.1: boots take 9 s, terminations 2 s) and ends by
+# reading the emulator's own count of instances not terminated, which must be zero.
+# Usage: live_test.sh CASE NEOGRADE WORK_DIR
+set -uo pipefail
+case_name=$1 neograde=$2 work=$3
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+command -v curl >/dev/null || { echo "SKIP: curl is not installed" >&2; exit 77; }
+
+"$neograde" emulate --provider lambda --port 0 --time-scale 0.1 --no-rate-limit </dev/null >emulator.out 2>emulator.err &
+emulator=$!
+run_pid=""
+cleanup() {
+  [ -n "$run_pid" ] && kill -9 "$run_pid" 2>/dev/null
+  kill "$emulator" 2>/dev/null
+  wait 2>/dev/null
+}
+trap cleanup EXIT
+for _ in $(seq 100); do
+  head -1 emulator.out 2>/dev/null | grep -q '^http' && break
+  sleep 0.1
+done
+base=$(head -1 emulator.out)
+[ -n "$base" ] || { cat emulator.err >&2; fail "the emulator did not start"; }
+origin=${base%/api/*}
+key=$(sed -n 's/^key: //p' emulator.out | head -1)
+journal=$work/journal.jsonl
+
+# The emulator's count: instances not terminated, and instances ever created.
+state() { curl -sf "$origin/_neograde/state"; }
+live_instances() { state | sed -n 's/.*"live_instances":\([0-9]*\).*/\1/p'; }
+created_instances() { state | sed -n 's/.*"instances_created":\([0-9]*\).*/\1/p'; }
+
+# Starts a live-mode conformance run in the background.
+start_run() {
+  NEOGRADE_LIVE=1 "$neograde" conformance --spec lambda --base-url "$base" --api-key "$key" --allow-spend \
+    --treat-as-live --journal "$journal" --out out "$@" </dev/null >run.out 2>run.err &
+  run_pid=$!
+}
+
+# Waits (up to 60 s) until the journal has a line matching the pattern.
+wait_journal() {
+  for _ in $(seq 600); do
+    [ -f "$journal" ] && grep -q "$1" "$journal" && return 0
+    kill -0 "$run_pid" 2>/dev/null || { cat run.err >&2; fail "the run ended before the journal showed $1"; }
+    sleep 0.1
+  done
+  fail "the journal never showed $1"
+}
+
+# Waits for the run to end and checks its exit code.
+expect_exit() {
+  wait "$run_pid"
+  rc=$?
+  run_pid=""
+  [ "$rc" -eq "$1" ] || { cat run.err >&2; fail "exit code $rc, expected $1"; }
+}
+
+expect_nothing_left() {
+  local n
+  n=$(live_instances)
+  [ "$n" = "0" ] || { cat run.err >&2; fail "the emulator reports $n instance(s) not terminated"; }
+}
+
+lc_created='"event":"created".*-lc"'
+
+case "$case_name" in
+  sigint_during_boot)
+    start_run
+    wait_journal "$lc_created"
+    [ "$(live_instances)" -ge 1 ] || fail "no instance booting when the signal was sent"
+    kill -INT "$run_pid"
+    expect_exit 130
+    expect_nothing_left
+    grep -q 'stopped by SIGINT' run.err || fail "the run did not say it was stopped by SIGINT"
+    grep -q '"check_id":"lifecycle.run.nothing_left_behind".*"outcome":"pass"' out/results.jsonl ||
+      fail "no passing leak check in results.jsonl"
+    grep -q '"stopped":"stopped by SIGINT after ' out/results.jsonl || fail "results.jsonl does not say where the run stopped"
+    grep -q '"event":"deleted".*-lc"' "$journal" || fail "the journal has no confirmed deletion"
+    ;;
+  sigterm_during_terminate)
+    start_run
+    wait_journal '"event":"terminating".*-lc"'
+    kill -TERM "$run_pid"
+    expect_exit 143
+    expect_nothing_left
+    grep -q '"event":"deleted".*-lc"' "$journal" || fail "the journal has no confirmed deletion"
+    ;;
+  sigkill_then_sweep)
+    start_run
+    wait_journal "$lc_created"
+    kill -9 "$run_pid"
+    expect_exit 137
+    [ "$(live_instances)" -ge 1 ] || fail "kill -9 left nothing to sweep: the test proves nothing"
+    "$neograde" sweep --spec lambda --base-url "$base" --api-key "$key" --journal "$journal" --dry-run >dry.out 2>dry.err ||
+      { cat dry.err >&2; fail "sweep --dry-run failed"; }
+    grep -q '^found.*-lc' dry.out || { cat dry.out >&2; fail "the dry run did not find the instance"; }
+    [ "$(live_instances)" -ge 1 ] || fail "the dry run terminated something"
+    "$neograde" sweep --spec lambda --base-url "$base" --api-key "$key" --journal "$journal" --older-than 1h >old.out 2>&1 ||
+      { cat old.out >&2; fail "sweep --older-than failed"; }
+    grep -q '^skipped' old.out || { cat old.out >&2; fail "--older-than 1h swept an instance journaled seconds ago"; }
+    "$neograde" sweep --spec lambda --base-url "$base" --api-key "$key" --journal "$journal" >sweep.out 2>sweep.err ||
+      { cat sweep.out sweep.err >&2; fail "sweep failed"; }
+    grep -q '^gone.*-lc' sweep.out || { cat sweep.out >&2; fail "the sweep did not confirm the instance gone"; }
+    expect_nothing_left
+    "$neograde" sweep --spec lambda --base-url "$base" --api-key "$key" --journal "$journal" --dry-run >again.out 2>&1
+    grep -q '^would terminate 0' again.out || { cat again.out >&2; fail "the journal still lists instances after the sweep"; }
+    ;;
+  budget_refusal)
+    start_run --max-spend 0.01
+    expect_exit 0
+    [ "$(created_instances)" = "0" ] || fail "an instance was created over the budget"
+    grep -q '"check_id":"lifecycle.instance.launch_returns_id".*"outcome":"skipped".*--max-spend' out/results.jsonl ||
+      fail "the lifecycle was not skipped with the budget's reason"
+    ;;
+  no_opt_in)
+    # --allow-spend without NEOGRADE_LIVE=1: no create request is ever sent.
+    env -u NEOGRADE_LIVE "$neograde" conformance --spec lambda --base-url "$base" --api-key "$key" --allow-spend \
+      --treat-as-live --journal "$journal" --out out </dev/null >run.out 2>run.err
+    rc=$?
+    [ "$rc" -eq 0 ] || { cat run.err >&2; fail "exit code $rc"; }
+    [ "$(created_instances)" = "0" ] || fail "an instance was created without NEOGRADE_LIVE=1"
+    grep -q 'NEOGRADE_LIVE=1 is not set' out/results.jsonl || fail "the skip reason does not name the opt-in"
+    [ ! -s "$journal" ] || fail "a journal was written by a run that may not create anything"
+    ;;
+  *) fail "unknown case $case_name" ;;
+esac
+echo "ok: $case_name"

@@ -1,0 +1,204 @@
+// Live mode's money guards: the journal, the budget, the ledger in the client, teardown.
+
+#include <neograde/clients/journal.hpp>
+#include <neograde/clients/provider_client.hpp>
+#include <neograde/clients/spend.hpp>
+#include <neograde/clients/teardown.hpp>
+#include <neograde/emulator/emulator.hpp>
+
+#include "../support/specs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+using namespace neograde;
+
+namespace {
+
+std::filesystem::path fresh_path(const std::string& name) {
+  auto p = std::filesystem::temp_directory_path() / ("neograde-spend-test-" + std::to_string(::getpid())) / name;
+  std::filesystem::remove_all(p.parent_path() / name);
+  std::filesystem::create_directories(p.parent_path());
+  return p;
+}
+
+live_rules live(const std::filesystem::path& journal, int max_instances, double max_spend) {
+  return live_rules{true, {max_instances, max_spend}, journal, 3600};  // an hour billed per instance
+}
+
+}  // namespace
+
+TEST(Journal, RoundTripsAndTracksWhatIsOutstanding) {
+  const auto path = fresh_path("round-trip.jsonl");
+  {
+    journal j(path);
+    j.append({journal_event::intent, "", "run1", "lambda", "https://x:443/v1", "neograde-run1-lc", "", "gpu_1x_a10", 0.75, ""});
+    j.append({journal_event::created, "", "run1", "lambda", "https://x:443/v1", "neograde-run1-lc", "i-1", "", {}, ""});
+    j.append({journal_event::intent, "", "run1", "lambda", "https://x:443/v1", "neograde-run1-extra", "", "", {}, ""});
+    j.append({journal_event::intent, "", "run1", "lambda", "https://x:443/v1", "neograde-run1-val", "", "", {}, ""});
+    j.append({journal_event::refused, "", "run1", "lambda", "https://x:443/v1", "neograde-run1-val", "", "", {}, "HTTP 400"});
+    j.append({journal_event::intent, "", "run2", "vastai", "https://y:443", "neograde-run2-lc", "", "", {}, ""});
+  }
+  auto read = read_journal(path);
+  ASSERT_EQ(read.entries.size(), 6u);
+  EXPECT_EQ(read.unreadable_lines, 0u);
+  EXPECT_EQ(read.entries[1].id, "i-1");
+  EXPECT_EQ(read.entries[0].price_per_hour_usd, 0.75);
+  EXPECT_FALSE(read.entries[0].time.empty());
+  auto open = outstanding(read.entries, "lambda", "https://x:443/v1");
+  ASSERT_EQ(open.size(), 2u);  // the launched one and the unanswered one; the refused one is closed
+  EXPECT_EQ(open[0].name, "neograde-run1-extra");
+  EXPECT_EQ(open[0].id, "");
+  EXPECT_EQ(open[1].id, "i-1");
+  {
+    journal j(path);
+    j.append({journal_event::deleted, "", "run1", "lambda", "https://x:443/v1", "neograde-run1-lc", "i-1", "", {}, ""});
+    j.append({journal_event::deleted, "", "sweep", "lambda", "https://x:443/v1", "neograde-run1-extra", "i-2", "", {}, ""});
+  }
+  EXPECT_TRUE(outstanding(read_journal(path).entries, "lambda", "https://x:443/v1").empty());
+  EXPECT_EQ(outstanding(read_journal(path).entries, "vastai", "https://y:443").size(), 1u);
+}
+
+TEST(Journal, ATornOrForeignLineIsSkippedNotFatal) {
+  const auto path = fresh_path("torn.jsonl");
+  {
+    journal j(path);
+    j.append({journal_event::intent, "", "r", "lambda", "u", "neograde-r-lc", "", "", {}, ""});
+  }
+  {
+    std::ofstream out(path, std::ios::app);
+    out << "{\"not\":\"ours\"}\n{\"format\":\"neograde-journal/1\",\"event\":\"cre";  // killed mid-write
+  }
+  auto read = read_journal(path);
+  EXPECT_EQ(read.entries.size(), 1u);
+  EXPECT_EQ(read.unreadable_lines, 2u);
+  EXPECT_TRUE(read_journal(fresh_path("missing.jsonl")).entries.empty());
+}
+
+TEST(Journal, OriginDropsCredentialsAndQueries) {
+  EXPECT_EQ(journal_origin("https://user:secret@cloud.lambda.ai/api/v1/?token=abc"), "https://cloud.lambda.ai:443/api/v1");
+  EXPECT_EQ(journal_origin("http://127.0.0.1:8080"), "http://127.0.0.1:8080");
+}
+
+TEST(SpendLedger, RefusesWhatTheBudgetCannotCover) {
+  const auto path = fresh_path("budget.jsonl");
+  spend_ledger ledger({true, ""}, live(path, 2, 5.0), "run1", "lambda", "https://cloud.lambda.ai/api/v1");
+  auto unknown = ledger.admit("neograde-run1-a", "gpu_1x_a10");
+  ASSERT_TRUE(unknown.has_value()) << "a launch without a known price was admitted";
+  EXPECT_NE(unknown->find("no offer price"), std::string::npos) << *unknown;
+
+  ledger.note_price("gpu_8x_h100", 23.92);
+  ledger.note_price("gpu_1x_a10", 0.75);
+  auto expensive = ledger.admit("neograde-run1-b", "gpu_8x_h100");
+  ASSERT_TRUE(expensive.has_value());
+  EXPECT_NE(expensive->find("$23.92"), std::string::npos) << *expensive;
+  EXPECT_NE(expensive->find("--max-spend $5.00"), std::string::npos) << *expensive;
+  // An unknown type is estimated at the highest price seen.
+  EXPECT_TRUE(ledger.would_refuse("neograde-no-such-type").has_value());
+
+  EXPECT_FALSE(ledger.admit("neograde-run1-c", "gpu_1x_a10").has_value());
+  ledger.created("neograde-run1-c", "i-1");
+  EXPECT_FALSE(ledger.admit("neograde-run1-d", "gpu_1x_a10").has_value());
+  ledger.refused("neograde-run1-d", "HTTP 400");  // nothing created: not counted
+  EXPECT_FALSE(ledger.admit("neograde-run1-e", "gpu_1x_a10").has_value());
+  ledger.created("neograde-run1-e", "i-2");
+  auto third = ledger.admit("neograde-run1-f", "gpu_1x_a10");
+  ASSERT_TRUE(third.has_value());
+  EXPECT_NE(third->find("--max-instances"), std::string::npos) << *third;
+  EXPECT_EQ(ledger.launched(), 2);
+  EXPECT_DOUBLE_EQ(ledger.committed_usd(), 1.5);
+
+  // The journal saw every admitted create before its answer, and nothing refused by the budget.
+  const auto entries = read_journal(path).entries;
+  ASSERT_EQ(entries.size(), 6u);
+  EXPECT_EQ(entries[0].event, journal_event::intent);
+  EXPECT_EQ(entries[0].name, "neograde-run1-c");
+  EXPECT_EQ(entries[1].event, journal_event::created);
+  EXPECT_EQ(entries[1].id, "i-1");
+  for (const auto& e : entries) EXPECT_NE(e.name, "neograde-run1-b");
+}
+
+TEST(SpendLedger, WithoutPermissionEveryCreateIsRefusedWithItsReason) {
+  spend_ledger ledger({false, "needs --allow-spend"}, live(fresh_path("none.jsonl"), 5, 100), "r", "lambda", "https://x/");
+  ledger.note_price("t", 1);
+  EXPECT_EQ(ledger.admit("n", "t"), std::optional<std::string>("needs --allow-spend"));
+  EXPECT_FALSE(std::filesystem::exists(fresh_path("none.jsonl"))) << "a run that may not create opened a journal";
+}
+
+class LedgerOnEmulator : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    emulator::model_options m;
+    m.api_keys = {"key-one"};
+    m.time_scale = 0;
+    emu_ = std::make_unique<emulator::emulator>(spec_, m);
+    emu_->start();
+  }
+  const provider_spec& spec_ = test::spec("lambda");
+  std::unique_ptr<emulator::emulator> emu_;
+};
+
+// The client asks its ledger before every create: a refusal means no request at all.
+TEST_F(LedgerOnEmulator, ARefusedLaunchSendsNoRequest) {
+  provider_client c(spec_, emu_->base_url(), "key-one");
+  const auto path = fresh_path("client.jsonl");
+  c.set_spend_ledger(std::make_shared<spend_ledger>(spend_permission{true, ""}, live(path, 1, 0.10), "r1", "lambda", emu_->base_url()));
+  ASSERT_TRUE(c.list_offers().value.has_value());  // prices noted: gpu_1x_a10 at $0.75/h > $0.10
+  auto refused = c.launch({"gpu_1x_a10", "us-east-1", "", "neograde-r1-lc"});
+  ASSERT_TRUE(refused.call.not_sent.has_value());
+  EXPECT_NE(refused.call.describe().find("--max-spend"), std::string::npos) << refused.call.describe();
+  EXPECT_EQ(emu_->model().instances_created(), 0u);
+  // A raw request to the launch operation is a create too.
+  auto raw = c.raw("POST", "/instance-operations/launch", "{}", "application/json");
+  EXPECT_TRUE(raw.not_sent.has_value());
+  EXPECT_EQ(emu_->model().instances_created(), 0u);
+}
+
+TEST_F(LedgerOnEmulator, AClientWithoutALedgerCreatesOnlyOnLoopback) {
+  provider_client local(spec_, emu_->base_url(), "key-one");
+  EXPECT_TRUE(local.ledger().permission().allowed);
+  provider_client remote(spec_, "https://cloud.lambda.ai/api/v1", "key-one");
+  EXPECT_FALSE(remote.ledger().permission().allowed);
+}
+
+// Terminate and confirm: a clean provider's instances are confirmed gone and journaled so; a
+// ghost (terminated when read, still listed running) is reported as left behind.
+TEST_F(LedgerOnEmulator, TeardownConfirmsAndJournalsDeletion) {
+  provider_client c(spec_, emu_->base_url(), "key-one");
+  const auto path = fresh_path("teardown.jsonl");
+  c.set_spend_ledger(std::make_shared<spend_ledger>(spend_permission{true, ""}, live(path, 2, 100), "r2", "lambda", emu_->base_url()));
+  ASSERT_TRUE(c.list_offers().value.has_value());
+  ASSERT_TRUE(c.add_ssh_key("k", "ssh-ed25519 AAAA test").value.has_value());
+  auto a = c.launch({"gpu_1x_a10", "us-east-1", "k", "neograde-r2-lc"});
+  ASSERT_TRUE(a.value) << a.call.describe();
+  auto r = terminate_and_confirm(c, {{*a.value, "neograde-r2-lc"}}, {}, {std::chrono::milliseconds(2000), std::chrono::milliseconds(10)});
+  ASSERT_EQ(r.confirmed.size(), 1u);
+  EXPECT_TRUE(r.leftovers.empty());
+  EXPECT_EQ(emu_->model().live_instances(), 0u);
+  EXPECT_TRUE(outstanding(read_journal(path).entries, "lambda", journal_origin(emu_->base_url())).empty());
+}
+
+TEST(Teardown, AGhostIsALeftover) {
+  const auto& spec = test::spec("lambda");
+  emulator::model_options m;
+  m.api_keys = {"key-one"};
+  m.time_scale = 0;
+  m.quirks = {"ghost_after_terminate"};
+  emulator::emulator emu(spec, m);
+  emu.start();
+  provider_client c(spec, emu.base_url(), "key-one");
+  ASSERT_TRUE(c.add_ssh_key("k", "ssh-ed25519 AAAA test").value.has_value());
+  auto a = c.launch({"gpu_1x_a10", "us-east-1", "k", "neograde-r3-lc"});
+  ASSERT_TRUE(a.value) << a.call.describe();
+  auto r = terminate_and_confirm(c, {}, [](const instance& i) { return i.name.starts_with("neograde-r3-"); },
+                                 {std::chrono::milliseconds(300), std::chrono::milliseconds(10)});
+  ASSERT_EQ(r.leftovers.size(), 1u);
+  EXPECT_EQ(r.leftovers[0].id, *a.value);
+  EXPECT_NE(r.leftovers[0].status.find("listed as"), std::string::npos) << r.leftovers[0].status;
+  EXPECT_EQ(r.evidence.size(), 1u);
+}
