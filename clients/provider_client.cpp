@@ -86,6 +86,13 @@ std::string var_text(const template_vars& vars, const char* name) {
   return it->second.is_string() ? it->second.get<std::string>() : it->second.dump();
 }
 
+// "neograde-<run-id>" from a name "neograde-<run-id>-<role>"; "neograde" for any other name.
+std::string run_tag_of(const std::string& name) {
+  if (!name.starts_with("neograde-")) return "neograde";
+  const auto end = name.find('-', 9);
+  return end == std::string::npos ? "neograde" : name.substr(0, end);
+}
+
 
 std::optional<double> number_at(const nlohmann::json& obj, const field_path& f) {
   const auto* v = find_pointer(obj, f.pointer);
@@ -288,6 +295,9 @@ call_result provider_client::call(operation_id id, const template_vars& given, a
   }
   template_vars vars = given;
   for (const auto& [k, v] : spec_.variables) vars.emplace(k, v);
+  // Providers with tags get the run's name prefix as one ("neograde-<run-id>"): sweeps and
+  // billing views can find a run's instances by it.
+  if (id == operation_id::launch && !vars.contains("run_tag")) vars["run_tag"] = run_tag_of(var_text(vars, "name"));
   http::request req;
   req.method = op->method;
   req.url = base_url_ + render_path(op->path, vars);

@@ -89,7 +89,8 @@ std::optional<std::string> spend_ledger::refusal_locked(const std::string& insta
   const auto estimate = estimate_locked(instance_type);
   if (!estimate) return "no offer price is known, so the cost cannot be bounded (--max-spend)";
   if (committed_ + *estimate > b.max_spend_usd + 1e-9)
-    return "launching " + instance_type + " is estimated at " + money(*estimate) + " (" +
+    return "launching " + (prices_.contains(instance_type) ? instance_type : "an instance of a type without a listed price (priced as the dearest offer)") +
+           " is estimated at " + money(*estimate) + " (" +
            std::to_string(static_cast<long>(std::lround(rules_.billed_seconds_per_instance / 60))) +
            " min billed), with " + money(committed_) + " already committed; that exceeds --max-spend " +
            money(b.max_spend_usd);

@@ -202,3 +202,16 @@ TEST(Teardown, AGhostIsALeftover) {
   EXPECT_NE(r.leftovers[0].status.find("listed as"), std::string::npos) << r.leftovers[0].status;
   EXPECT_EQ(r.evidence.size(), 1u);
 }
+
+// Where the provider has instance tags, every launch carries the run's tag.
+TEST(RunTag, LaunchesCarryTheRunTagWhereTheProviderHasTags) {
+  const auto& spec = test::spec("digitalocean");
+  emulator::model_options m;
+  m.api_keys = {"key-one"};
+  m.time_scale = 0;
+  emulator::emulator emu(spec, m);
+  emu.start();
+  provider_client c(spec, emu.base_url(), "key-one");
+  auto r = c.launch({"gpu-h100x1-80gb", "nyc2", "", "neograde-0a1b2c3d-lc"});
+  EXPECT_NE(r.call.evidence.request_body.find(R"("tags":["neograde-0a1b2c3d"])"), std::string::npos) << r.call.evidence.request_body;
+}
