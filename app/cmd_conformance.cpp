@@ -99,11 +99,16 @@ command add_conformance(CLI::App& app) {
       run.run_id = conformance::new_run_id();
     }
     if (!http::parse_url(run.base_url)) throw usage_error("not an http(s) URL with a host: " + run.base_url);
-    // A replay needs no key: what the recording sent is redacted and nothing is sent.
-    run.api_key = replay ? (o->api_key.empty() ? std::string("no-key-is-sent-in-a-replay") : o->api_key) : api_key_or_throw(spec, o->api_key);
+    // A replay needs no key: what the recording sent is redacted and nothing is sent. The stand-in
+    // has the scheme's shape (id:secret for the composite ones), since some checks depend on it.
+    const auto scheme = spec.auth.schemes.empty() ? auth_scheme::bearer : spec.auth.schemes.front().type;
+    const bool composite = scheme == auth_scheme::hmac_sha256 || scheme == auth_scheme::oauth2_client_credentials;
+    auto stand_in = [&](int account) {
+      return std::string("no-key-is-sent") + (composite ? ":" : "-") + "in-a-replay-" + std::to_string(account);
+    };
+    run.api_key = replay && o->api_key.empty() ? stand_in(1) : replay ? o->api_key : api_key_or_throw(spec, o->api_key);
     run.second_api_key = o->second_api_key;
-    if (replay && replay->recorded().header.accounts == 2 && run.second_api_key.empty())
-      run.second_api_key = "no-key-is-sent-in-a-replay-2";
+    if (replay && replay->recorded().header.accounts == 2 && run.second_api_key.empty()) run.second_api_key = stand_in(2);
     run.http.extra_ca_file = o->ca_file;
     run.treat_as_live = o->live.treat_as_live;
     // The emulator costs nothing: creating there needs no flag, unless it is treated as live.

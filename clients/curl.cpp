@@ -10,10 +10,19 @@
 namespace neograde {
 namespace {
 
-// Inside double quotes only these are special to the shell.
+// Inside double quotes only these are special to the shell. Control bytes, which no URL may
+// hold raw, are percent-encoded: the reproduction stays one line.
 std::string double_quoted(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      constexpr char hex[] = "0123456789ABCDEF";
+      out += '%';
+      out += hex[u >> 4];
+      out += hex[u & 15];
+      continue;
+    }
     if (c == '"' || c == '\\' || c == '$' || c == '`') out += '\\';
     out += c;
   }

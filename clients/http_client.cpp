@@ -206,6 +206,10 @@ struct client::impl {
       if (ec) ssl_ctx_error = "cannot load CA file " + opts.extra_ca_file + ": " + ec.message();
     }
     SSL_CTX_set_min_proto_version(ssl_ctx.native_handle(), TLS1_2_VERSION);
+    // Security level 2 (112 bits: RSA and DH keys of 2048 bits and more, no SHA-1 signatures)
+    // whatever OpenSSL's build default is: Debian builds with 2, upstream with 1, which accepts
+    // the 1024-bit RSA keys NIST SP 800-131A has disallowed since 2013.
+    SSL_CTX_set_security_level(ssl_ctx.native_handle(), 2);
   }
 
   void close() {
@@ -243,7 +247,13 @@ struct client::impl {
       // it is not sent for IP literals.
       if (!is_ip_literal(t.host) && !SSL_set_tlsext_host_name(secure->native_handle(), t.host.c_str()))
         co_return transport_error{make_error_code(client_errc::tls_handshake_failed), "cannot set SNI"};
-      secure->set_verify_callback(ssl::host_name_verification(t.host));
+      secure->set_verify_callback([check = ssl::host_name_verification(t.host)](bool preverified,
+                                                                                  ssl::verify_context& ctx) {
+        if (check(preverified, ctx)) return true;
+        // A name that does not match would be reported as an "unspecified" failure: name it.
+        if (preverified) X509_STORE_CTX_set_error(ctx.native_handle(), X509_V_ERR_HOSTNAME_MISMATCH);
+        return false;
+      });
     } else {
       plain.emplace(ioc);
     }
@@ -257,8 +267,13 @@ struct client::impl {
       lowest().expires_after(opts.handshake_timeout);
       auto [hec] = co_await secure->async_handshake(ssl::stream_base::client, nothrow);
       if (hec) {
+        auto err = fail(client_errc::tls_handshake_failed, hec);
+        // OpenSSL's reason is only "certificate verify failed"; the verification result says
+        // which check failed ("certificate has expired", "CA certificate key too weak").
+        const long v = SSL_get_verify_result(secure->native_handle());
+        if (v != X509_V_OK && hec != beast::error::timeout) err.detail += std::string(": ") + X509_verify_cert_error_string(v);
         close();
-        co_return fail(client_errc::tls_handshake_failed, hec);
+        co_return err;
       }
     }
     conn_key = connection_key(t);

@@ -9,6 +9,7 @@
 #include <neograde/clients/url.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <set>
 
@@ -42,7 +43,10 @@ redactor redactor_for(const std::string& key) {
   redactor r;
   r.add_secret(key);
   auto [id, secret] = split_credentials(key);
-  if (!secret.empty()) r.add_secret(secret);  // the secret half of a composite key travels alone
+  // Each half of a composite key travels alone (the secret signs, the id names the account in a
+  // token request): both are redacted. A very short id would blank out unrelated text.
+  if (!secret.empty()) r.add_secret(secret);
+  if (!secret.empty() && id.size() >= 4) r.add_secret(id);
   r.add_secret(invalid_key_id());
   r.add_secret(invalid_key_secret());
   return r;
@@ -97,10 +101,12 @@ std::string run_tag_of(const std::string& name) {
 std::optional<double> number_at(const nlohmann::json& obj, const field_path& f) {
   const auto* v = find_pointer(obj, f.pointer);
   if (v == nullptr) return std::nullopt;
-  if (v->is_number()) return v->get<double>() * f.scale;
+  // NaN and infinities ("NaN", "inf", 1e999) are no number a price or a size can be.
+  auto finite = [](double x) { return std::isfinite(x) ? std::optional<double>(x) : std::nullopt; };
+  if (v->is_number()) return finite(v->get<double>() * f.scale);
   if (v->is_string()) {
     try {
-      return std::stod(v->get<std::string>()) * f.scale;
+      return finite(std::stod(v->get<std::string>()) * f.scale);
     } catch (const std::exception&) {
       return std::nullopt;
     }
@@ -275,7 +281,9 @@ call_result provider_client::finish(boost::system::result<http::response, http::
   if (auto tag = res->header(emulator_header_name); !tag.empty()) {
     emulator_ = true;
     try {
-      if (auto scale = res->header(time_scale_header_name); !scale.empty()) time_scale_ = std::stod(scale);
+      // A scale that is not a sane number (a hostile server can send this header too) is ignored.
+      if (auto scale = res->header(time_scale_header_name); !scale.empty())
+        if (const double x = std::stod(scale); std::isfinite(x) && x >= 0 && x <= 1000) time_scale_ = x;
     } catch (const std::exception&) {
     }
   }

@@ -45,8 +45,9 @@ std::string to_pem(const std::function<int(BIO*)>& write) {
 
 }  // namespace
 
-pem_pair make_self_signed(const std::vector<std::string>& dns_names, const std::vector<std::string>& ip_addresses) {
-  pkey_ptr key(EVP_EC_gen("P-256"));
+pem_pair make_self_signed(const std::vector<std::string>& dns_names, const std::vector<std::string>& ip_addresses,
+                          const certificate_options& options) {
+  pkey_ptr key(options.rsa_bits > 0 ? EVP_RSA_gen(static_cast<unsigned>(options.rsa_bits)) : EVP_EC_gen("P-256"));
   check(key != nullptr, "key");
   x509_ptr cert(X509_new());
   check(cert != nullptr, "certificate");
@@ -57,8 +58,8 @@ pem_pair make_self_signed(const std::vector<std::string>& dns_names, const std::
   BIGNUM* bn = BN_bin2bn(serial, sizeof serial, nullptr);
   BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(cert.get()));
   BN_free(bn);
-  X509_gmtime_adj(X509_getm_notBefore(cert.get()), -3600);
-  X509_gmtime_adj(X509_getm_notAfter(cert.get()), 7L * 24 * 3600);
+  X509_gmtime_adj(X509_getm_notBefore(cert.get()), options.not_before_s);
+  X509_gmtime_adj(X509_getm_notAfter(cert.get()), options.not_after_s);
   X509_set_pubkey(cert.get(), key.get());
   X509_NAME* name = X509_get_subject_name(cert.get());
   X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("neograde"), -1, -1, 0);
@@ -71,7 +72,8 @@ pem_pair make_self_signed(const std::vector<std::string>& dns_names, const std::
   add_extension(cert.get(), NID_subject_alt_name, san);
   // Self-signed and used as its own trust anchor by the tests' clients.
   add_extension(cert.get(), NID_basic_constraints, "critical,CA:TRUE");
-  add_extension(cert.get(), NID_key_usage, "critical,digitalSignature,keyCertSign");
+  add_extension(cert.get(), NID_key_usage, options.rsa_bits > 0 ? "critical,digitalSignature,keyEncipherment,keyCertSign"
+                                                                : "critical,digitalSignature,keyCertSign");
   add_extension(cert.get(), NID_ext_key_usage, "serverAuth");
   add_extension(cert.get(), NID_subject_key_identifier, "hash");
   check(X509_sign(cert.get(), key.get(), EVP_sha256()) > 0, "signature");

@@ -14,10 +14,22 @@
 
 namespace neograde::reports {
 
+namespace {
+// A rename is durable once the directory holding it is synced (best effort: some file systems
+// refuse to open a directory for that).
+void sync_directory(const std::filesystem::path& file) {
+  const auto dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::fsync(fd);
+  ::close(fd);
+}
+}  // namespace
+
 results_writer::results_writer(const std::filesystem::path& path, const run_header& h)
-    : provider_(h.spec->provider.id), source_(h.source) {
-  file_ = std::fopen(path.c_str(), "w");
-  if (file_ == nullptr) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+    : path_(path), part_(std::filesystem::path(path) += ".part"), provider_(h.spec->provider.id), source_(h.source) {
+  file_ = std::fopen(part_.c_str(), "w");
+  if (file_ == nullptr) throw std::runtime_error("cannot write " + part_.string() + ": " + std::strerror(errno));
   const auto& s = *h.spec;
   line({{"record", "header"},
         {"suite", "neograde"},
@@ -84,7 +96,15 @@ void results_writer::finish(const nlohmann::json& measurements) {
         {"counts", counts_},
         {"measurements", measurements},
         {"complete", true}});
-  ::fsync(::fileno(file_));
+  const bool synced = ::fsync(::fileno(file_)) == 0;
+  const bool closed = std::fclose(file_) == 0;
+  file_ = nullptr;
+  if (!synced || !closed) throw std::runtime_error("cannot sync " + part_.string() + ": " + std::strerror(errno));
+  // Only a complete run replaces the previous results.
+  std::error_code ec;
+  std::filesystem::rename(part_, path_, ec);
+  if (ec) throw std::runtime_error("cannot replace " + path_.string() + ": " + ec.message());
+  sync_directory(path_);
 }
 
 std::vector<run_record> read_results(const std::filesystem::path& path, std::size_t* skipped_lines) {
@@ -115,6 +135,7 @@ std::vector<run_record> read_results(std::istream& in, std::size_t* skipped_line
   return runs;
 }
 
+
 void write_file_atomic(const std::filesystem::path& path, const std::string& content) {
   auto tmp = path;
   tmp += ".tmp";
@@ -134,6 +155,7 @@ void write_file_atomic(const std::filesystem::path& path, const std::string& con
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
   if (ec) throw std::runtime_error("cannot replace " + path.string() + ": " + ec.message());
+  sync_directory(path);
 }
 
 }  // namespace neograde::reports

@@ -73,6 +73,36 @@ case "$case_name" in
     run conformance --spec vastai --replay run.cassette --out wrong
     [ "$rc" -eq 2 ] && one_error_line "recorded from lambda"
     ;;
+  secret_scan)
+    # Distinctive keys (the fixture's --keys: "<id>:<secret>" for the composite schemes) through
+    # every command that writes or prints: conformance with a recording, its replay, fuzz, report.
+    # Not one of the values may appear in any file written or anything printed.
+    k1=$(key 1) k2=$(key 2)
+    run conformance --spec "$PROVIDER" --base-url "$(base_url)" --api-key "$k1" --second-api-key "$k2" \
+      --out conf --record run.cassette
+    [ "$rc" -le 1 ] || { cat err.txt >&2; fail "conformance: exit code $rc"; }
+    cat out.txt err.txt >printed.txt
+    run conformance --spec "$PROVIDER" --replay run.cassette --out replay
+    [ "$rc" -le 1 ] || { cat err.txt >&2; fail "replay: exit code $rc"; }
+    cat out.txt err.txt >>printed.txt
+    run fuzz --spec "$PROVIDER" --base-url "$(base_url)" --api-key "$k1" --second-api-key "$k2" --seed 11 \
+      --max-requests 300 --out fuzz
+    [ "$rc" -le 1 ] || { cat err.txt >&2; fail "fuzz: exit code $rc"; }
+    cat out.txt err.txt >>printed.txt
+    run report --in conf --in fuzz --in replay --out report
+    [ "$rc" -le 1 ] || { cat err.txt >&2; fail "report: exit code $rc"; }
+    cat out.txt err.txt >>printed.txt
+    [ -s run.cassette ] && [ -s report/index.html ] || fail "nothing was written to scan"
+    # The scan sees secrets where they are: a control file with the key in it is found.
+    echo "$k1" >control.txt
+    grep -rlF -- "${k1#*:}" control.txt >/dev/null || fail "the scan cannot see the key"
+    rm control.txt
+    for k in "$k1" "$k2"; do
+      for part in "$k" "${k%%:*}" "${k#*:}"; do
+        if hits=$(grep -rlF -- "$part" . 2>/dev/null); then fail "a key (${part:0:6}...) leaked into: $hits"; fi
+      done
+    done
+    ;;
   fuzz_clean)
     run fuzz --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --second-api-key "$(key 2)" \
       --seed 3 --max-requests 400 --out out
@@ -163,7 +193,8 @@ case "$case_name" in
     [ "$(ls demo-out/providers | wc -l)" -ge 2 ] || fail "demo graded fewer than two providers"
     grep -q 'fictional' demo-out/index.md || fail "index does not mark the fictional provider"
     grep -q 'EMULATED' demo-out/index.md || fail "index lacks the EMULATED banner"
-    if grep -rq 'demokey_' demo-out; then fail "an emulator key leaked into the demo output"; fi
+    # Every demo key (and secret half) carries "demokey_": none may appear in a file or on a terminal.
+    if grep -rq 'demokey_' demo-out out.txt err.txt; then fail "an emulator key leaked into the demo's output"; fi
     ;;
   checks_doc)
     "$neograde" checks --format md >checks.md || fail "neograde checks failed"

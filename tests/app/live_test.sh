@@ -91,10 +91,15 @@ case "$case_name" in
     grep -q '"event":"deleted".*-lc"' "$journal" || fail "the journal has no confirmed deletion"
     ;;
   sigkill_then_sweep)
+    # An earlier report in the same directory must survive the killed run whole.
+    mkdir -p out && echo '{"earlier":"results"}' >out/results.jsonl && echo '{"earlier":"card"}' >out/scorecard.json
     start_run
     wait_journal "$lc_created"
     kill -9 "$run_pid"
     expect_exit 137
+    [ "$(cat out/results.jsonl)" = '{"earlier":"results"}' ] || fail "the killed run replaced the earlier results.jsonl"
+    [ "$(cat out/scorecard.json)" = '{"earlier":"card"}' ] || fail "the killed run replaced the earlier scorecard"
+    head -1 out/results.jsonl.part | grep -q '"record":"header"' || fail "the killed run's lines are not in results.jsonl.part"
     [ "$(live_instances)" -ge 1 ] || fail "kill -9 left nothing to sweep: the test proves nothing"
     "$neograde" sweep --spec lambda --base-url "$base" --api-key "$key" --journal "$journal" --dry-run >dry.out 2>dry.err ||
       { cat dry.err >&2; fail "sweep --dry-run failed"; }

@@ -15,13 +15,38 @@ namespace neograde {
          });
 }
 
-// One word in single quotes for a POSIX shell (a ' becomes '\''): curl reproductions, and the
-// command lines ssh hands to the instance's shell.
+// One word quoted for the shell: in single quotes (a ' becomes '\''), or, when it holds control
+// bytes, in ANSI-C $'...' quoting (bash, zsh), so that a CR or LF never splits a curl
+// reproduction into lines. Curl reproductions, and the command lines ssh hands to the instance.
 [[nodiscard]] inline std::string shell_quote(std::string_view word) {
-  std::string out = "'";
+  const bool control = std::any_of(word.begin(), word.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7f;
+  });
+  if (!control) {
+    std::string out = "'";
+    for (char c : word) {
+      if (c == '\'') out += "'\\''";
+      else out += c;
+    }
+    return out + "'";
+  }
+  // ANSI-C quoting (bash, zsh, ksh): control bytes escaped, so the word stays on one line.
+  std::string out = "$'";
   for (char c : word) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\\' || c == '\'') out += '\\', out += c;
+    else if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (u < 0x20 || u == 0x7f) {
+      constexpr char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    } else {
+      out += c;
+    }
   }
   return out + "'";
 }

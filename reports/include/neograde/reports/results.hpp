@@ -31,7 +31,9 @@ struct run_header {
 // complete line readable.
 class results_writer {
  public:
-  // Truncates `path` and writes the header record. Throws std::runtime_error if it cannot.
+  // Writes the header record to `path`.part; finish() renames it to `path`, so that the previous
+  // results stay whole until this run has ended (after a crash, the .part file holds every line
+  // written, a torn last line at most). Throws std::runtime_error if it cannot.
   results_writer(const std::filesystem::path& path, const run_header& header);
   ~results_writer();
   results_writer(const results_writer&) = delete;
@@ -40,11 +42,13 @@ class results_writer {
   void outcome(const check_descriptor& d, const check_outcome& o);
   // The hardware record of --remote-exec: the instance, SSH, and the GPU smoke test's document.
   void hardware(const nlohmann::json& record);
-  // Writes the footer with the counts and measurements, and syncs the file to disk.
+  // Writes the footer with the counts and measurements, syncs the file, and moves it into place.
   void finish(const nlohmann::json& measurements);
 
  private:
   void line(const nlohmann::json& record);
+  std::filesystem::path path_;
+  std::filesystem::path part_;
   std::FILE* file_ = nullptr;
   std::string provider_;
   result_source source_;

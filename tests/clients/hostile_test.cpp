@@ -1,0 +1,470 @@
+// neograde against a hostile provider (issue 9): whatever a server sends, or fails to send, the
+// client returns a specific error or a correct result, gives up within a bound derived from its
+// deadlines, and keeps at most the configured number of bytes. Cases already covered elsewhere
+// (body over the cap with Content-Length, a silent server, a refused connection, a redirect to
+// another host, a garbage status line, a status below 100, an untrusted or wrong-host
+// certificate) are in http_client_test.cpp.
+#include <neograde/clients/http.hpp>
+
+#include <neograde/clients/curl.hpp>
+#include <neograde/clients/provider_client.hpp>
+#include <neograde/core/json_util.hpp>
+#include <neograde/core/redact.hpp>
+#include <neograde/emulator/tls_cert.hpp>
+
+#include "../support/hostile_server.hpp"
+#include "../support/scripted_server.hpp"
+#include "../support/specs.hpp"
+
+#include <openssl/ssl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+using namespace neograde;
+using namespace std::chrono_literals;
+using test::hostile_server;
+using test::scripted_reply;
+using test::scripted_server;
+
+namespace {
+
+constexpr std::size_t cap = 1024 * 1024;           // max_body_bytes in every case
+constexpr auto give_up_bound = 10s;                 // "gives up", not "is fast"
+constexpr long rss_growth_bound_kib = 64 * 1024;    // 64 MiB
+
+http::client_options hostile_options() {
+  http::client_options o;
+  o.connect_timeout = 1s;
+  o.handshake_timeout = 1s;
+  o.write_timeout = 1s;
+  o.read_timeout = 1s;
+  o.max_body_bytes = cap;
+  o.max_retries = 0;
+  o.sleep = [](std::chrono::milliseconds) {};
+  return o;
+}
+
+long peak_rss_kib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;  // KiB on Linux
+}
+
+// The time and the growth of the process's peak RSS across one case, kept in the XML report
+// (--gtest_output=xml) as elapsed_ms and rss_growth_kib for worst-case figures.
+class bounds {
+ public:
+  bounds() = default;
+  bounds(const bounds&) = delete;
+  bounds& operator=(const bounds&) = delete;
+  ~bounds() {
+    ::testing::Test::RecordProperty("elapsed_ms", std::to_string(elapsed().count()));
+    ::testing::Test::RecordProperty("rss_growth_kib", std::to_string(rss_growth_kib()));
+  }
+  [[nodiscard]] std::chrono::milliseconds elapsed() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_);
+  }
+  [[nodiscard]] long rss_growth_kib() const { return peak_rss_kib() - rss_; }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  long rss_ = peak_rss_kib();
+};
+
+// The error's message, kept in the XML report beside the figures.
+template <class Result>
+void record_error(const Result& r) {
+  if (!r.has_value()) ::testing::Test::RecordProperty("error", r.error().message());
+}
+
+std::string temp_file(const std::string& name, const std::string& content) {
+  auto path = std::filesystem::temp_directory_path() / ("neograde-hostile-" + std::to_string(::getpid()) + "-" + name);
+  std::ofstream(path) << content;
+  return path.string();
+}
+
+const std::string ok_head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n";
+
+// A Lambda-shaped offers document with one offer whose price field is `price` (raw JSON).
+std::string offers_with_price(const std::string& price) {
+  return R"({"data":{"gpu_1x_a10":{"instance_type":{"name":"gpu_1x_a10","price_cents_per_hour":)" + price +
+         R"(},"regions_with_capacity_available":[{"name":"us-east-1"}]}}})";
+}
+
+// The server counts a handshake a moment after the client has finished its side.
+bool handshakes_reach(const hostile_server& s, int n) {
+  for (auto end = std::chrono::steady_clock::now() + 2s; std::chrono::steady_clock::now() < end;
+       std::this_thread::sleep_for(10ms))
+    if (s.handshakes() >= n) return true;
+  return false;
+}
+
+bool has_cr_or_lf(const std::string& s) { return s.find_first_of("\r\n") != std::string::npos; }
+
+}  // namespace
+
+// 1. Valid chunks forever: the body limit counts chunked payload too.
+TEST(HostileBody, EndlessChunkedBodyStopsAtTheCap) {
+  hostile_server s(hostile_server::endless_chunked(64 * 1024));
+  http::client c(hostile_options());
+  bounds b;
+  auto r = c.send({"GET", s.url(), {}, {}});
+  record_error(r);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, http::client_errc::body_too_large) << r.error().message();
+  EXPECT_NE(r.error().message().find("limit is 1048576 bytes"), std::string::npos) << r.error().message();
+  EXPECT_LT(b.elapsed(), give_up_bound);
+  EXPECT_LT(b.rss_growth_kib(), rss_growth_bound_kib);
+  EXPECT_GE(s.bytes_sent(), cap);  // the server did offer more than the cap
+  EXPECT_TRUE(c.last_exchange().response_body.empty());
+}
+
+// 2. Slowloris: one byte of header every 200 ms, forever (here: for 20 s, after which the server
+// goes silent, so that a client whose deadline restarts with every byte fails this test at
+// about 21 s instead of hanging it). The read deadline bounds the whole response.
+TEST(Hostile, SlowlorisHeadersTimeOutWithinTheReadDeadline) {
+  hostile_server s(hostile_server::trickle("HTTP/1.1 200 OK\r\nX-Slow: ", "x", 200ms, 20s));
+  auto o = hostile_options();
+  o.read_timeout = 1s;
+  http::client c(o);
+  bounds b;
+  auto r = c.send({"GET", s.url(), {}, {}});
+  record_error(r);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, http::client_errc::timeout) << r.error().message();
+  EXPECT_NE(r.error().message().find("reading the response"), std::string::npos) << r.error().message();
+  EXPECT_LT(b.elapsed(), give_up_bound);  // 1 s here; a deadline restarted per byte takes ~21 s
+  EXPECT_GE(s.bytes_sent(), 3u);  // bytes did keep coming while the client waited
+}
+
+// 3. TCP accepted, then not a byte: the ClientHello is never answered.
+TEST(HostileTls, HandshakeThatNeverCompletesTimesOut) {
+  hostile_server s(hostile_server::silent());
+  auto o = hostile_options();
+  o.handshake_timeout = 500ms;
+  http::client c(o);
+  bounds b;
+  auto r = c.send({"GET", s.https_url(), {}, {}});
+  record_error(r);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, http::client_errc::timeout) << r.error().message();
+  EXPECT_NE(r.error().message().find("TLS handshake"), std::string::npos) << r.error().message();
+  EXPECT_LT(b.elapsed(), give_up_bound);
+  EXPECT_EQ(s.connections(), 1);
+}
+
+// A GET to a TLS server trusting `ca_pem` must fail the handshake, saying `why`, in bounded time.
+void expect_handshake_refused(const hostile_server& s, const std::string& ca_pem, const std::string& why) {
+  auto o = hostile_options();
+  o.extra_ca_file = temp_file("ca-" + std::to_string(s.port()) + ".pem", ca_pem);
+  http::client c(o);
+  bounds b;
+  auto r = c.send({"GET", s.url(), {}, {}});
+  record_error(r);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, http::client_errc::tls_handshake_failed) << r.error().message();
+  EXPECT_NE(r.error().message().find(why), std::string::npos) << r.error().message();
+  EXPECT_LT(b.elapsed(), give_up_bound);
+}
+
+// 4. A certificate the client trusts, but whose notAfter is past.
+TEST(HostileTls, ExpiredCertificateIsRefused) {
+  emulator::certificate_options co;
+  co.not_before_s = -30L * 24 * 3600;
+  co.not_after_s = -24L * 3600;
+  auto cert = emulator::make_self_signed({}, {"127.0.0.1"}, co);
+  hostile_server s(hostile_server::send_then_hold(scripted_server::response(200, "{}")),
+                   test::tls_setup{cert.certificate, cert.private_key});
+  expect_handshake_refused(s, cert.certificate, "certificate has expired");
+  EXPECT_EQ(s.handshakes(), 0);
+}
+
+// 4b. The outcome of a certificate for another name is tested in http_client_test.cpp; here, that
+// the message says what failed rather than "unspecified".
+TEST(HostileTls, CertificateForAnotherHostSaysSo) {
+  auto cert = emulator::make_self_signed({}, {"127.0.0.2"});
+  hostile_server s(hostile_server::send_then_hold(scripted_server::response(200, "{}")),
+                   test::tls_setup{cert.certificate, cert.private_key});
+  expect_handshake_refused(s, cert.certificate, "mismatch");
+}
+
+// 5. A trusted, valid, matching certificate with a 1024-bit RSA key (80 bits of security; NIST
+// SP 800-131A disallows it since 2013).
+TEST(HostileTls, WeakRsaKeyIsRefused) {
+  emulator::certificate_options co;
+  co.rsa_bits = 1024;
+  auto cert = emulator::make_self_signed({}, {"127.0.0.1"}, co);
+  test::tls_setup tls{cert.certificate, cert.private_key};
+  tls.legacy = true;
+  hostile_server s(hostile_server::send_then_hold(scripted_server::response(200, "{}")), tls);
+  // The server does serve it to a client that accepts weak keys.
+  ASSERT_EQ(test::probe_tls(s.port(), TLS1_2_VERSION, 0), "");
+  ASSERT_TRUE(handshakes_reach(s, 1));
+  expect_handshake_refused(s, cert.certificate, "key too weak");
+  EXPECT_EQ(s.handshakes(), 1);  // only the probe's
+}
+
+// 6. A server that speaks TLS 1.0 only; the client's minimum is TLS 1.2 (RFC 8996 deprecates
+// TLS 1.0 and 1.1).
+TEST(HostileTls, Tls10OnlyServerIsRefused) {
+  auto pair = emulator::make_self_signed({"localhost"}, {"127.0.0.1"});
+  test::tls_setup tls{pair.certificate, pair.private_key, TLS1_VERSION, TLS1_VERSION, true};
+  hostile_server s(hostile_server::send_then_hold(scripted_server::response(200, "{}")), tls);
+  ASSERT_EQ(test::probe_tls(s.port(), TLS1_VERSION, 0), "");  // it really does speak TLS 1.0
+  ASSERT_TRUE(handshakes_reach(s, 1));
+  expect_handshake_refused(s, pair.certificate, "protocol");
+  EXPECT_EQ(s.handshakes(), 1);  // only the probe's
+}
+
+// 7. A redirect to itself, with more redirects waiting: the 302 comes back after one request.
+TEST(Hostile, RedirectLoopIsReturnedNotFollowed) {
+  std::vector<scripted_reply> loop(5, scripted_reply{scripted_server::response(302, "", "Location: /loop\r\n"), false});
+  scripted_server s(loop);
+  http::client c(hostile_options());
+  bounds b;
+  auto r = c.send({"GET", s.url("/loop"), {{"Authorization", "Bearer k"}}, {}});
+  record_error(r);
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(r->status, 302);
+  EXPECT_EQ(r->header("Location"), "/loop");
+  EXPECT_EQ(s.requests().size(), 1u);
+  EXPECT_EQ(s.connections(), 1);
+  EXPECT_LT(b.elapsed(), give_up_bound);
+}
+
+// 8. Bytes that are not UTF-8 inside a JSON string: no JSON, and the evidence still serialises.
+TEST(HostileBody, InvalidUtf8InJsonIsNotJsonAndTheEvidenceSerialises) {
+  const std::string body = std::string(R"({"data":{"x":{"instance_type":{"name":"bad )") + "\xff\xfe" +
+                           R"(","price_cents_per_hour":75},"regions_with_capacity_available":[]}}})";
+  scripted_server s({{scripted_server::response(200, body)}});
+  const auto& spec = test::spec("lambda");
+  provider_client pc(spec, s.url(""), "key-one", hostile_options());
+  bounds b;
+  typed_result<std::vector<offer>> offers;
+  ASSERT_NO_THROW(offers = pc.list_offers());
+  EXPECT_TRUE(offers.call.success) << offers.call.describe();
+  EXPECT_FALSE(offers.call.json.has_value());
+  EXPECT_FALSE(offers.value.has_value());
+  EXPECT_EQ(offers.problem, "the response is not JSON");
+  const auto& evidence = offers.call.evidence;
+  EXPECT_EQ(evidence.response_body, body);  // kept byte for byte
+  std::string line, text;
+  EXPECT_NO_THROW(line = curl_command(redactor{}.apply(evidence), spec));
+  EXPECT_FALSE(has_cr_or_lf(line));
+  // Reports serialise with dump_json, which replaces what is not UTF-8 instead of throwing.
+  EXPECT_NO_THROW(text = dump_json(nlohmann::json(evidence)));
+  EXPECT_NE(text.find("\xef\xbf\xbd"), std::string::npos);  // U+FFFD
+  EXPECT_LT(b.elapsed(), give_up_bound);
+}
+
+// 9. 100,000 levels of nesting: refused before the recursive parser would overflow the stack.
+TEST(HostileBody, DeeplyNestedJsonIsRefusedNotRecursedInto) {
+  const std::string body = std::string(100'000, '[') + std::string(100'000, ']');
+  scripted_server s({{scripted_server::response(200, body)}});
+  provider_client pc(test::spec("lambda"), s.url(""), "key-one", hostile_options());
+  bounds b;
+  auto offers = pc.list_offers();
+  EXPECT_TRUE(offers.call.success) << offers.call.describe();
+  EXPECT_FALSE(offers.call.json.has_value());
+  EXPECT_FALSE(offers.value.has_value());
+  EXPECT_NE(offers.problem.find("not JSON"), std::string::npos) << offers.problem;
+  EXPECT_EQ(offers.call.evidence.response_body.size(), body.size());
+  EXPECT_LT(b.elapsed(), give_up_bound);
+}
+
+// 10. Numbers beyond double's range, as JSON numbers and as numeric strings: an offer's price is
+// absent or finite, never inf or NaN (a NaN price would poison cheapest_offer's comparisons).
+TEST(HostileBody, HugeNumbersGiveNoPriceOrAFiniteOne) {
+  const std::vector<std::string> prices = {"1e999999", "-1e999999", "123456789012345678901234567890",
+                                           R"("1e400")", R"("-1e400")", R"("1e-400")"};
+  std::vector<scripted_reply> replies;
+  for (const auto& p : prices) replies.push_back({scripted_server::response(200, offers_with_price(p))});
+  scripted_server s(replies);
+  provider_client pc(test::spec("lambda"), s.url(""), "key-one", hostile_options());
+  bounds b;
+  int mapped = 0;
+  for (const auto& p : prices) {
+    SCOPED_TRACE(p);
+    auto offers = pc.list_offers();
+    ASSERT_TRUE(offers.call.success) << offers.call.describe();
+    if (!offers.value) continue;
+    ASSERT_EQ(offers.value->size(), 1u);
+    const auto& price = offers.value->front().price_per_hour_usd;
+    if (price) {
+      EXPECT_TRUE(std::isfinite(*price)) << *price;
+      ++mapped;
+    }
+  }
+  EXPECT_GE(mapped, 1);  // 1.2e29 cents is absurd but finite: the mapping did run
+}
+
+// 10b. Numeric strings that std::stod reads as non-finite ("NaN", "inf"): no price (a NaN price
+// would make cheapest_offer's comparisons meaningless).
+TEST(HostileBody, NonFiniteNumericStringsGiveNoPrice) {
+  const std::vector<std::string> prices = {R"("NaN")", R"("inf")", R"("-Infinity")"};
+  std::vector<scripted_reply> replies;
+  for (const auto& p : prices) replies.push_back({scripted_server::response(200, offers_with_price(p))});
+  scripted_server s(replies);
+  provider_client pc(test::spec("lambda"), s.url(""), "key-one", hostile_options());
+  for (const auto& p : prices) {
+    SCOPED_TRACE(p);
+    auto offers = pc.list_offers();
+    ASSERT_TRUE(offers.value.has_value()) << offers.call.describe() << offers.problem;
+    ASSERT_EQ(offers.value->size(), 1u);
+    const auto& price = offers.value->front().price_per_hour_usd;
+    EXPECT_TRUE(!price || std::isfinite(*price)) << *price;
+  }
+}
+
+// 11. Duplicate member names (RFC 8259 §4: "SHOULD be unique"): the last one wins, every time.
+TEST(HostileBody, DuplicateKeysKeepTheLastDeterministically) {
+  const std::string body =
+      R"({"data":{"gpu_1x_a10":{"instance_type":{"name":"first","price_cents_per_hour":100},)"
+      R"("instance_type":{"name":"second","price_cents_per_hour":200},"regions_with_capacity_available":[]}},)"
+      R"("data":{"gpu_1x_a10":{"instance_type":{"name":"third","price_cents_per_hour":300},)"
+      R"("instance_type":{"name":"fourth","price_cents_per_hour":400},"regions_with_capacity_available":[]}}})";
+  scripted_server s({{scripted_server::response(200, body)}, {scripted_server::response(200, body)}});
+  provider_client pc(test::spec("lambda"), s.url(""), "key-one", hostile_options());
+  for (int i = 0; i < 2; ++i) {
+    auto offers = pc.list_offers();
+    ASSERT_TRUE(offers.value.has_value()) << offers.call.describe() << offers.problem;
+    ASSERT_EQ(offers.value->size(), 1u);
+    EXPECT_EQ(offers.value->front().instance_type, "fourth");
+    EXPECT_EQ(offers.value->front().price_per_hour_usd, 4.0);
+  }
+}
+
+// 12a. NUL bytes inside a body: kept, all of them, at their places.
+TEST(HostileBody, NulBytesInTheBodyAreKept) {
+  std::string body;
+  for (int i = 0; i < 1000; ++i) body += std::string("{\0}", 3);
+  scripted_server s({{scripted_server::response(200, body)}});
+  http::client c(hostile_options());
+  auto r = c.send({"GET", s.url(), {}, {}});
+  record_error(r);
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(r->body.size(), 3000u);
+  EXPECT_EQ(r->body, body);
+  EXPECT_EQ(c.last_exchange().response_body.size(), 3000u);
+  EXPECT_NO_THROW((void)dump_json(nlohmann::json(c.last_exchange())));
+}
+
+// 12b. A NUL byte inside a header value (RFC 9110 §5.5: field values MUST NOT contain NUL).
+TEST(Hostile, NulByteInAHeaderValueIsABadResponse) {
+  scripted_server s({{ok_head + "X-Nul: a" + std::string(1, '\0') + "b\r\nContent-Length: 2\r\n\r\n{}"}});
+  http::client c(hostile_options());
+  auto r = c.send({"GET", s.url(), {}, {}});
+  record_error(r);
+  ASSERT_FALSE(r.has_value()) << "kept X-Nul of " << r->header("X-Nul").size() << " bytes";
+  EXPECT_EQ(r.error().code, http::client_errc::bad_response) << r.error().message();
+}
+
+// 13. A bare CR inside a header value (RFC 9112 §2.2: a recipient MAY treat a bare CR as invalid
+// and reject the message) is refused; an obs-fold (RFC 9112 §5.2: replace it with a space) is kept
+// without its line break.
+TEST(Hostile, BareCrOrObsFoldInAHeaderLeavesNoLineBreak) {
+  scripted_server s({{ok_head + "X-Echo: a\rb\r\nContent-Length: 2\r\n\r\n{}"},
+                     {ok_head + "X-Echo: a\r\n b\r\nContent-Length: 2\r\n\r\n{}"}});
+  http::client c(hostile_options());
+  auto bare_cr = c.send({"GET", s.url(), {}, {}});
+  ASSERT_FALSE(bare_cr.has_value()) << "kept " << bare_cr->header("X-Echo");
+  EXPECT_EQ(bare_cr.error().code, http::client_errc::bad_response) << bare_cr.error().message();
+  auto folded = c.send({"GET", s.url(), {}, {}});
+  ASSERT_TRUE(folded.has_value()) << folded.error().message();
+  const auto value = folded->header("X-Echo");
+  EXPECT_FALSE(has_cr_or_lf(value)) << value;
+  EXPECT_TRUE(value.starts_with("a") && value.ends_with("b")) << value;
+  for (const auto& [k, v] : c.last_exchange().response_headers) EXPECT_FALSE(has_cr_or_lf(k + v)) << k;
+  // A reproduction of what the client kept is one line.
+  const auto line = curl_command(c.last_exchange(), test::spec("lambda"));
+  EXPECT_FALSE(has_cr_or_lf(line)) << line;
+}
+
+// 13b. A curl reproduction of an exchange whose request carries a line break (a header value, a
+// raw() body such as the fuzzer sends, a URL) is one line: control bytes are written as $'\r',
+// $'\n' (shell_quote) or percent-encoded in the URL.
+TEST(Hostile, CurlReproductionOfALineBreakIsOneLine) {
+  exchange e;
+  e.method = "POST";
+  e.url = "http://127.0.0.1:9/instances/a\rb";
+  e.request_headers = {{"X-Echo", "a\rb"}, {"X-Fold", "a\r\n b"}, {"Authorization", "<redacted>"}};
+  e.request_body = "{\"a\":\n1}";
+  const auto line = curl_command(e, test::spec("lambda"));
+  EXPECT_FALSE(has_cr_or_lf(line)) << line;
+}
+
+// 14. A gzip bomb (about 100 KiB inflating to 100 MiB): the client asks for no encoding and
+// inflates nothing, so the body kept is the compressed bytes, under the cap.
+TEST(HostileBody, GzipBombIsKeptCompressed) {
+  const auto bomb = test::gzip_bomb();
+  ASSERT_LT(bomb.size(), 128u * 1024);
+  scripted_server s({{ok_head + "Content-Encoding: gzip\r\nContent-Length: " + std::to_string(bomb.size()) +
+                      "\r\n\r\n" + bomb}});
+  http::client c(hostile_options());
+  bounds b;
+  auto r = c.send({"GET", s.url(), {}, {}});
+  record_error(r);
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(r->header("Content-Encoding"), "gzip");
+  EXPECT_EQ(r->body.size(), bomb.size());
+  EXPECT_LE(r->body.size(), cap);
+  EXPECT_EQ(r->body, bomb);
+  ASSERT_EQ(s.requests().size(), 1u);
+  std::string head = s.requests().front();
+  for (auto& ch : head) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  EXPECT_EQ(head.find("accept-encoding"), std::string::npos) << s.requests().front();
+  EXPECT_LT(b.elapsed(), give_up_bound);
+  EXPECT_LT(b.rss_growth_kib(), rss_growth_bound_kib);
+}
+
+// 15. Content-Length 10000, 100 bytes, then RST: an error, not a short success.
+TEST(Hostile, ResetMidBodyIsAReadFailure) {
+  hostile_server s(hostile_server::reset_after(ok_head + "Content-Length: 10000\r\n\r\n", 100));
+  http::client c(hostile_options());
+  bounds b;
+  auto r = c.send({"GET", s.url(), {}, {}});
+  record_error(r);
+  ASSERT_FALSE(r.has_value()) << "a " << r->body.size() << "-byte body";
+  EXPECT_EQ(r.error().code, http::client_errc::read_failed) << r.error().message();
+  EXPECT_NE(r.error().message().find("reset"), std::string::npos) << r.error().message();
+  EXPECT_LT(b.elapsed(), give_up_bound);
+  EXPECT_EQ(s.connections(), 1);  // not retried: the response had begun
+}
+
+// 16. An HTTP/0.9-style answer: a body with no status line, then close.
+TEST(Hostile, Http09StyleReplyIsABadResponse) {
+  scripted_server s({{R"({"a":1})"}});
+  http::client c(hostile_options());
+  bounds b;
+  auto r = c.send({"GET", s.url(), {}, {}});
+  record_error(r);
+  ASSERT_FALSE(r.has_value()) << "status " << r->status;
+  // No status line ever comes: the connection ends inside the start line ("partial message").
+  EXPECT_TRUE(r.error().code == http::client_errc::bad_response || r.error().code == http::client_errc::read_failed)
+      << r.error().message();
+  EXPECT_NE(r.error().message().find("partial message"), std::string::npos) << r.error().message();
+  EXPECT_LT(b.elapsed(), give_up_bound);
+}
+
+// 17. Content-Length: 10 GB, then nothing: refused from the header alone, without waiting for
+// (or allocating) the body; a client that waited would time out instead.
+TEST(HostileBody, TenGigabyteContentLengthIsRefusedAtOnce) {
+  hostile_server s(hostile_server::send_then_hold(ok_head + "Content-Length: 10000000000\r\n\r\n"));
+  auto o = hostile_options();
+  o.read_timeout = 5s;
+  http::client c(o);
+  bounds b;
+  auto r = c.send({"GET", s.url(), {}, {}});
+  record_error(r);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, http::client_errc::body_too_large) << r.error().message();
+  EXPECT_LT(b.elapsed(), o.read_timeout);  // it did not wait for the body
+  EXPECT_LT(b.rss_growth_kib(), rss_growth_bound_kib);
+}
