@@ -33,10 +33,14 @@ std::string reply_200(const std::string& body, const std::string& content_type =
          "\r\nConnection: close\r\n\r\n" + body;
 }
 
+// Invalid UTF-8 and a NUL inside a name, and a price of "NaN" (sizeof - 1: the NUL is part of it).
+constexpr char invalid_utf8_and_nul_text[] = "{\"data\":[{\"name\":\"\xff\xfe\x00\xc3\x28\",\"price\":\"NaN\"}]}";
+const std::string invalid_utf8_and_nul(invalid_utf8_and_nul_text, sizeof invalid_utf8_and_nul_text - 1);
+
 std::vector<hostile_case> cases() {
   return {
       {"deeply_nested_json", reply_200(std::string(100'000, '[') + std::string(100'000, ']'))},
-      {"invalid_utf8_and_nul", reply_200(std::string("{\"data\":[{\"name\":\"\xff\xfe\x00\xc3\x28\",\"price\":\"NaN\"}]}", 45))},
+      {"invalid_utf8_and_nul", reply_200(invalid_utf8_and_nul)},
       {"garbage_status_line", "HTTP/1.1 OK FINE\r\nConnection: close\r\n\r\n{}"},
       {"http09_body_only", "{\"data\":[]}"},
       {"html_error_page", "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/html\r\nConnection: close\r\nContent-Length: 23\r\n\r\n<html>Oops: crash</html>"},
