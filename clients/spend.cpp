@@ -107,7 +107,7 @@ std::optional<std::string> spend_ledger::admit(const std::string& name, const st
   if (auto no = refusal_locked(instance_type)) return no;
   pending_type_[name] = instance_type;
   try {
-    write(static_cast<int>(journal_event::intent), name, "", instance_type, "");
+    write(journal_event::intent, name, "", instance_type, "");
   } catch (const std::exception& e) {
     pending_type_.erase(name);
     return std::string("the journal cannot be written, so nothing is launched: ") + e.what();
@@ -115,11 +115,11 @@ std::optional<std::string> spend_ledger::admit(const std::string& name, const st
   return std::nullopt;
 }
 
-void spend_ledger::write(int event, const std::string& name, const std::string& id, const std::string& type,
+void spend_ledger::write(journal_event event, const std::string& name, const std::string& id, const std::string& type,
                          const std::string& detail) {
   if (!journal_) return;
   journal_entry e;
-  e.event = static_cast<journal_event>(event);
+  e.event = event;
   e.run_id = run_id_;
   e.provider = provider_;
   e.base_url = base_url_;
@@ -131,63 +131,57 @@ void spend_ledger::write(int event, const std::string& name, const std::string& 
   journal_->append(std::move(e));
 }
 
-void spend_ledger::created(const std::string& name, const std::string& id) {
-  std::lock_guard lock(mu_);
-  const auto type = pending_type_[name];
+void spend_ledger::record(journal_event event, const std::string& name, const std::string& id, const std::string& type,
+                          const std::string& detail) noexcept {
+  try {
+    write(event, name, id, type, detail);
+  } catch (const std::exception&) {
+    // After the fact: the intent is journaled, and a sweep finds the instance by its name.
+  }
+}
+
+std::string spend_ledger::count_locked(const std::string& name, const std::string& id) {
+  auto type = std::move(pending_type_[name]);
   pending_type_.erase(name);
   ++launched_;
   committed_ += estimate_locked(type).value_or(0);
   created_.push_back({name, id, false});
-  try {
-    write(static_cast<int>(journal_event::created), name, id, type, id.empty() ? "the response named no id" : "");
-  } catch (const std::exception&) {
-    // The intent is journaled: a sweep finds the instance by its name.
-  }
+  return type;
+}
+
+void spend_ledger::created(const std::string& name, const std::string& id) {
+  std::lock_guard lock(mu_);
+  const auto type = count_locked(name, id);
+  record(journal_event::created, name, id, type, id.empty() ? "the response named no id" : "");
 }
 
 void spend_ledger::refused(const std::string& name, const std::string& detail) {
   std::lock_guard lock(mu_);
   pending_type_.erase(name);
-  try {
-    write(static_cast<int>(journal_event::refused), name, "", "", detail);
-  } catch (const std::exception&) {
-  }
+  record(journal_event::refused, name, "", "", detail);
 }
 
 void spend_ledger::unanswered(const std::string& name, const std::string& detail) {
   std::lock_guard lock(mu_);
-  const auto type = pending_type_[name];
-  pending_type_.erase(name);
-  ++launched_;
-  committed_ += estimate_locked(type).value_or(0);
-  created_.push_back({name, "", false});
+  (void)count_locked(name, "");
   (void)detail;  // the intent stays open in the journal: sweep looks for the name
 }
 
 void spend_ledger::terminating(const std::string& id, const std::string& name) {
   std::lock_guard lock(mu_);
-  try {
-    write(static_cast<int>(journal_event::terminating), name, id, "", "");
-  } catch (const std::exception&) {
-  }
+  record(journal_event::terminating, name, id, "", "");
 }
 
 void spend_ledger::deleted(const std::string& id, const std::string& name) {
   std::lock_guard lock(mu_);
   for (auto& c : created_)
     if ((!id.empty() && c.id == id) || (!name.empty() && c.name == name)) c.deleted = true;
-  try {
-    write(static_cast<int>(journal_event::deleted), name, id, "", "");
-  } catch (const std::exception&) {
-  }
+  record(journal_event::deleted, name, id, "", "");
 }
 
 void spend_ledger::leaked(const std::string& id, const std::string& name, const std::string& detail) {
   std::lock_guard lock(mu_);
-  try {
-    write(static_cast<int>(journal_event::leaked), name, id, "", detail);
-  } catch (const std::exception&) {
-  }
+  record(journal_event::leaked, name, id, "", detail);
 }
 
 std::vector<spend_ledger::created_instance> spend_ledger::instances() const {

@@ -1,5 +1,6 @@
 #include <neograde/clients/cassette.hpp>
 
+#include "../support/http_options.hpp"
 #include "../support/scripted_server.hpp"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include <iterator>
 
 using namespace neograde;
+using test::fast_options;
 using namespace std::chrono_literals;
 using test::scripted_server;
 
@@ -52,14 +54,6 @@ cassette_header test_header() {
   h.time_scale = 1.0;
   h.recorded_at = "2026-11-30T00:00:00Z";
   return h;
-}
-
-http::client_options fast_options() {
-  http::client_options o;
-  o.connect_timeout = 2s;
-  o.read_timeout = 2s;
-  o.sleep = [](std::chrono::milliseconds) {};
-  return o;
 }
 
 // One recorded exchange answered with a response; a request with a body says it is JSON.

@@ -3,6 +3,7 @@
 #include <neograde/emulator/emulator.hpp>
 #include <neograde/emulator/tls_cert.hpp>
 
+#include "../support/http_options.hpp"
 #include "../support/scripted_server.hpp"
 #include "../support/specs.hpp"
 
@@ -12,19 +13,12 @@
 #include <fstream>
 
 using namespace neograde;
+using test::fast_options;
 using namespace std::chrono_literals;
 using test::scripted_reply;
 using test::scripted_server;
 
 namespace {
-
-http::client_options fast_options() {
-  http::client_options o;
-  o.connect_timeout = 2s;
-  o.read_timeout = 2s;
-  o.sleep = [](std::chrono::milliseconds) {};
-  return o;
-}
 
 std::string temp_file(const std::string& name, const std::string& content) {
   auto path = std::filesystem::temp_directory_path() / ("neograde-test-" + std::to_string(::getpid()) + "-" + name);

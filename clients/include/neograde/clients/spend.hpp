@@ -45,6 +45,7 @@ struct live_rules {
 };
 
 class journal;
+enum class journal_event;
 
 // The run's account of what it creates. Thread-safe.
 class spend_ledger {
@@ -92,8 +93,14 @@ class spend_ledger {
   [[nodiscard]] double committed_usd() const;
 
  private:
-  void write(int event, const std::string& name, const std::string& id, const std::string& type,
+  // Appends to the journal (live only); throws when it cannot. record() is for the events after
+  // a request: it never throws, since the intent before it is already on disk.
+  void write(journal_event event, const std::string& name, const std::string& id, const std::string& type,
              const std::string& detail);
+  void record(journal_event event, const std::string& name, const std::string& id, const std::string& type,
+              const std::string& detail) noexcept;
+  // Counts a create that may exist (answered or not) and returns its instance type.
+  std::string count_locked(const std::string& name, const std::string& id);
   std::optional<std::string> refusal_locked(const std::string& instance_type) const;
   std::optional<double> estimate_locked(const std::string& instance_type) const;
 
