@@ -2,7 +2,7 @@
 PRESET ?= dev
 NEOGRADE := build/$(PRESET)/app/neograde
 
-.PHONY: all deps configure build demo test fuzz-test clean
+.PHONY: all deps configure build demo test gpu-smoke-check fuzz-test clean
 
 all: build
 
@@ -18,10 +18,23 @@ build: configure
 demo: build
 	$(NEOGRADE) demo --out neograde-out
 
+# The whole test suite under AddressSanitizer and UndefinedBehaviorSanitizer (clang-14; the
+# libFuzzer targets replay their corpora and fuzz a few seconds each), then the GPU smoke test
+# built as it ships (CUDA when nvcc is found; no sanitizer) and checked to be portable.
 test: DEPS_TARGET = test
-test: build
-	ctest --preset $(PRESET)
-	@$(MAKE) --no-print-directory fuzz-test
+test: deps
+	@cmake --preset asan >/dev/null
+	@cmake --build --preset asan
+	ctest --preset asan
+	@$(MAKE) --no-print-directory gpu-smoke-check
+
+gpu-smoke-check:
+	@cmake -S gpu_smoke -B build/gpu_smoke -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build build/gpu_smoke
+	@for case in portable no_gpu; do \
+	  tests/gpu_smoke/smoke_cli_test.sh $$case build/gpu_smoke/neograde-gpu-smoke build/gpu_smoke/$$case tests/gpu_smoke/fixtures \
+	    || [ $$? -eq 77 ] || exit 1; \
+	done
 
 # The libFuzzer targets, built with clang-14, ASan and UBSan: each corpus replayed, then each
 # target fuzzed for a few seconds (ctest label fuzz).
