@@ -27,6 +27,7 @@ command add_fuzz(CLI::App& app) {
     int max_requests = 2000;
     double rate = 0;
     long duration = 0;
+    int max_findings = 0;
     int max_instances = 0;
     bool allow_spend = false;
     live_cli live;
@@ -43,6 +44,8 @@ command add_fuzz(CLI::App& app) {
   cmd->add_option("--rate", o->rate, "Requests per second (default: 5 against remote hosts, unlimited on loopback)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--duration", o->duration, "Stop after this many seconds (default: only --max-requests)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-findings", o->max_findings, "Stop once this many distinct findings are shrunk (default: no limit)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-instances", o->max_instances,
                   "Hard cap on instances created (default: 1 in live mode, 200 on loopback)")
@@ -62,6 +65,8 @@ command add_fuzz(CLI::App& app) {
     run.max_requests = o->max_requests;
     run.rate = o->rate;
     run.duration = std::chrono::seconds(o->duration);
+    if (o->max_findings > 0)
+      run.stop_when = [left = o->max_findings](const check_outcome&) mutable { return --left == 0; };
     run.max_instances = o->max_instances;
     run.allow_spend = o->allow_spend;
     run.treat_as_live = o->live.treat_as_live;

@@ -34,6 +34,7 @@ struct emu_instance {
   clock::time_point boot_done;
   std::optional<clock::time_point> terminated_at;
   std::optional<clock::time_point> restart_until;
+  mutable unsigned long running_reads = 0;  // for the flapping quirk
 };
 
 struct emu_key {
@@ -88,7 +89,6 @@ struct provider_model::impl {
   std::mt19937_64 rng{0x6e656f67726164ULL};  // deterministic ids for reproducible runs
   unsigned next_ip = 10;
   std::size_t created = 0;  // instances ever launched, over all accounts
-  unsigned long reads = 0;  // for the flapping quirk
   unsigned long slow_counter = 0;
   long long next_integer_id = 31'415'900;
   std::map<std::string, std::pair<std::size_t, clock::time_point>> tokens;  // OAuth2 access tokens
@@ -236,8 +236,10 @@ struct provider_model::impl {
   }
 
   nlohmann::json render_instance(const emu_instance& i, phase p) {
-    // flapping: a running instance reads as booting on every other read, without a restart.
-    if (p == phase::running && quirk("flapping") && (++reads % 2 == 0)) p = phase::booting;
+    // flapping: a running instance reads as booting on every other read of it (get or list),
+    // without a restart: counted per instance, so what one client sees does not depend on what
+    // others read in between.
+    if (p == phase::running && quirk("flapping") && (++i.running_reads % 2 == 0)) p = phase::booting;
     nlohmann::json obj = spec.emulator.value("instance_template", nlohmann::json::object());
     const auto& f = spec.instance_fields;
     write_field(obj, f, "id", i.id);
@@ -558,16 +560,16 @@ struct provider_model::impl {
     if (type == nullptr && !quirk("unknown_type_accepted"))
       return error_response("invalid_parameters", "Invalid instance type: " + type_name);
     // Providers whose launch names no region (Vast.ai buys a machine, not a region) get the
-    // first region that has capacity.
+    // first region that has capacity (any region for a type only unknown_type_accepted takes).
     const bool any_region = quirk("missing_field_accepted") || quirk("unknown_region_accepted");
-    if (region.empty() && (any_region || !(op.body && template_pointers(*op.body).contains("region"))) && type != nullptr)
+    if (region.empty() && (any_region || !(op.body && template_pointers(*op.body).contains("region")))) {
       for (const auto& [r, _] : spec.emulator.at("regions").items())
-        if (remaining(*type, r, now) > 0) {
+        if (type == nullptr || remaining(*type, r, now) > 0) {
           region = r;
           break;
         }
-    if (region.empty() && type != nullptr && (any_region || !(op.body && template_pointers(*op.body).contains("region"))))
-      return error_response("insufficient_capacity");
+      if (region.empty()) return error_response("insufficient_capacity");
+    }
     if (!spec.emulator.at("regions").contains(region))
       return error_response("invalid_parameters", "Invalid region: " + region);
     if (!key_name.empty() && spec.operation(operation_id::ssh_keys_add) != nullptr &&

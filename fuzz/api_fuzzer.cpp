@@ -189,7 +189,14 @@ fuzz_report run(const provider_spec& spec, const fuzz_options& given) {
     const auto gen = request_cases(t);
     sequences seqs(t);
     rc::Random root(options.seed);
-    for (std::uint64_t i = 0; !t.spent(); ++i) {
+    std::size_t judged = 0;  // findings stop_when has seen
+    const auto enough = [&] {
+      bool stop = false;
+      for (; judged < c.report.findings.size(); ++judged)
+        stop = stop || (options.stop_when && options.stop_when(c.report.findings[judged]));
+      return stop;
+    };
+    for (std::uint64_t i = 0; !t.spent() && !enough(); ++i) {
       const auto random = root.split();
       if (seqs.available() && i % 8 == 7) {
         ++sequence_runs;

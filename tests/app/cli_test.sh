@@ -137,6 +137,12 @@ case "$case_name" in
     run fuzz --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --seed 5 --max-requests 400 --out out2
     ids2=$(grep -o '"check_id":"[^"]*"' out2/findings.jsonl)
     [ "$ids1" = "$ids2" ] || fail "seed 5 found different things: $ids1 / $ids2"
+    # --max-findings 1: the same first finding, and the campaign ends there.
+    run fuzz --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --seed 5 --max-requests 400 --max-findings 1 --out out3
+    [ "$rc" -eq 1 ] || { cat err.txt >&2; fail "--max-findings 1: exit code $rc, expected 1"; }
+    ids3=$(grep -o '"check_id":"[^"]*"' out3/findings.jsonl)
+    [ "$ids3" = "$(head -n1 <<<"$ids1")" ] || fail "--max-findings 1 found: $ids3 (all: $ids1)"
+    if grep -q "1 findings from 400 requests" out.txt; then fail "--max-findings 1 spent the whole budget"; fi
     ;;
   malformed_spec)
     printf '{\n "spec_version": "1.0.0",\n "provider": 3\n}\n' >broken.json

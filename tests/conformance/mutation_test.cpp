@@ -113,6 +113,23 @@ TEST_P(QuirkFailsItsCheck, WithEvidence) {
   }
 }
 
+// The quirk acts on every emulator, whatever the shape of its launch: the peer comparison
+// with Dredd found unknown_type_accepted inert on RunPod and Vast.ai (launches that name no
+// region were answered "Invalid region").
+class UnknownTypeQuirk : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(UnknownTypeQuirk, FailsTheCheckOnEveryEmulatorWhereItPasses) {
+  const auto& spec = test::spec(GetParam());
+  const std::string id = "validation.launch.unknown_instance_type_rejected";
+  const auto clean = run_against(spec, {});
+  if (outcome_of(clean.report, id).result != outcome::pass) GTEST_SKIP() << id << " does not pass on the clean emulator";
+  auto run = run_against(spec, {"unknown_type_accepted"});
+  EXPECT_EQ(outcome_of(run.report, id).result, outcome::fail) << outcome_of(run.report, id).reason;
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, UnknownTypeQuirk, ::testing::ValuesIn(test::catalogue_providers()),
+                         [](const auto& info) { return test::test_name(info.param); });
+
 std::vector<std::string> check_ids() {
   std::vector<std::string> ids;
   for (const auto& c : conformance::catalogue()) ids.push_back(c.id);

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -29,7 +30,7 @@ struct fuzz_run {
 };
 
 fuzz_run run_fuzz(const provider_spec& spec, emulator::quirk_set quirks, std::uint64_t seed = 7, int max_requests = 2000,
-                  double scale = time_scale) {
+                  double scale = time_scale, std::function<bool(const check_outcome&)> stop_when = {}) {
   emulator::model_options m;
   m.api_keys = emulator::make_api_keys(spec, 2, "fuzz");
   m.quirks = std::move(quirks);
@@ -43,6 +44,7 @@ fuzz_run run_fuzz(const provider_spec& spec, emulator::quirk_set quirks, std::ui
   o.second_api_key = m.api_keys[1];
   o.seed = seed;
   o.max_requests = max_requests;
+  o.stop_when = std::move(stop_when);
   o.run_id = "fuzz0000";
   fuzz_run out{fuzz::run(spec, o), 0, m.api_keys};
   out.live_after = emu.model().live_instances();
@@ -139,8 +141,8 @@ class FuzzFindsQuirk : public ::testing::TestWithParam<reachable> {};
 TEST_P(FuzzFindsQuirk, WithAShrunkReproductionAndACurlLine) {
   const auto [quirk, oracle, scale] = GetParam();
   const auto& spec = test::spec("lambda");
-  auto run = run_fuzz(spec, {quirk}, 7, 3000, scale);
   const std::string prefix = std::string("fuzz.") + oracle + ".";
+  auto run = run_fuzz(spec, {quirk}, 7, 3000, scale, [&](const check_outcome& f) { return f.check_id.starts_with(prefix); });
   auto it = std::find_if(run.report.findings.begin(), run.report.findings.end(),
                          [&](const check_outcome& f) { return f.check_id.starts_with(prefix); });
   ASSERT_NE(it, run.report.findings.end()) << quirk << " not found as " << oracle << "; found:" << describe(run.report);
@@ -189,6 +191,18 @@ TEST(FuzzBudget, NeverSendsMoreThanMaxRequestsAndShrinksWithinIt) {
   EXPECT_LE(run.report.measurements["requests"].get<long>(), 150);
   EXPECT_FALSE(run.report.findings.empty());
   EXPECT_EQ(run.live_after, 0u);
+}
+
+TEST(FuzzBudget, StopsWhereStopWhenSays) {
+  const auto& spec = test::spec("lambda");
+  auto all = run_fuzz(spec, {"malformed_json_500", "html_errors", "unicode_500"}, 3, 1500);
+  ASSERT_GE(all.report.findings.size(), 2u) << describe(all.report);
+  auto first = run_fuzz(spec, {"malformed_json_500", "html_errors", "unicode_500"}, 3, 1500, time_scale,
+                        [](const check_outcome&) { return true; });
+  ASSERT_EQ(first.report.findings.size(), 1u) << describe(first.report);
+  EXPECT_EQ(first.report.findings[0].check_id, all.report.findings[0].check_id);
+  EXPECT_LT(first.report.measurements["requests"].get<long>(), all.report.measurements["requests"].get<long>());
+  EXPECT_EQ(first.live_after, 0u);
 }
 
 TEST(FuzzShrinking, AFailingRequestIsShrunkToTheSimplestThatStillFails) {

@@ -42,6 +42,9 @@ struct fuzz_options {
   std::string run_id;          // names what the run creates: neograde-<run_id>-...
   std::function<void(result_source, double time_scale)> on_start;
   std::function<void(const check_descriptor&, const check_outcome&)> on_finding;
+  // Asked after each new finding (shrunk and reported): true ends the campaign there, e.g. after
+  // the first N findings or once a given oracle has fired. Empty: run to the budget.
+  std::function<bool(const check_outcome&)> stop_when;
   std::function<void(const std::string&)> on_progress;  // one line of progress (stderr)
 };
 
