@@ -32,8 +32,9 @@ gpu-smoke-check:
 	@cmake -S gpu_smoke -B build/gpu_smoke -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build build/gpu_smoke
 	@for case in portable no_gpu; do \
-	  tests/gpu_smoke/smoke_cli_test.sh $$case build/gpu_smoke/neograde-gpu-smoke build/gpu_smoke/$$case tests/gpu_smoke/fixtures \
-	    || [ $$? -eq 77 ] || exit 1; \
+	  rc=0; tests/gpu_smoke/smoke_cli_test.sh $$case $(CURDIR)/build/gpu_smoke/neograde-gpu-smoke \
+	    $(CURDIR)/build/gpu_smoke/$$case $(CURDIR)/tests/gpu_smoke/fixtures || rc=$$?; \
+	  case $$rc in 0) echo "gpu-smoke-check: $$case passed" ;; 77) echo "gpu-smoke-check: $$case skipped" ;; *) exit 1 ;; esac; \
 	done
 
 # The libFuzzer targets, built with clang-14, ASan and UBSan: each corpus replayed, then each

@@ -4,17 +4,13 @@
 #include <map>
 
 namespace neograde {
-namespace {
 
-// 404 or 410, or the spec's own not-found error (RunPod's GraphQL answers 200 with an error).
-bool gone(const provider_spec& spec, const call_result& r) {
+bool answers_gone(const provider_spec& spec, const call_result& r) {
   if (r.status() == 404 || r.status() == 410) return true;
   auto it = spec.errors.kinds.find("not_found");
   return it != spec.errors.kinds.end() && r.error && r.status() == it->second.status &&
          (it->second.code.empty() || r.error->code == it->second.code);
 }
-
-}  // namespace
 
 teardown_result terminate_and_confirm(provider_client& client, std::vector<teardown_target> known,
                                       const std::function<bool(const instance&)>& also,
@@ -89,7 +85,7 @@ teardown_result terminate_and_confirm(provider_client& client, std::vector<teard
           ++it;
           continue;
         }
-        if (gone(client.spec(), g.call) || (g.value && g.value->state == instance_state::terminated)) {
+        if (answers_gone(client.spec(), g.call) || (g.value && g.value->state == instance_state::terminated)) {
           out.confirmed.push_back({it->first, it->second.name, g.value ? g.value->provider_status : "gone (" + g.call.describe() + ")"});
           client.ledger().deleted(it->first, it->second.name);
           it = pending.erase(it);

@@ -5,6 +5,7 @@
 
 #include "context.hpp"
 
+#include <neograde/clients/teardown.hpp>
 #include <neograde/core/json_util.hpp>
 
 #include <algorithm>
@@ -105,11 +106,12 @@ class scenario {
     }
   }
 
-  // Polls until the instance runs, within the spec's time to running from `since`.
+  // Polls until the instance runs, within the spec's time to running from `since` (looking at
+  // least once: with no delays the deadline is now).
   std::optional<instance> wait_running(const std::string& id, time_point since, std::string& last_status,
                                        exchange& last) {
     const auto deadline = since + ctx_.scaled(ctx_.spec.timing.time_to_running_s);
-    while (ctx_.now() < deadline) {
+    for (;;) {
       auto [seen, ev] = observe(id);
       last = ev;
       if (seen) {
@@ -117,9 +119,9 @@ class scenario {
         if (seen->state == instance_state::running) return seen;
         if (seen->state == instance_state::failed || seen->state == instance_state::terminated) return std::nullopt;
       }
+      if (ctx_.now() >= deadline) return std::nullopt;
       sleep();
     }
-    return std::nullopt;
   }
 
   // Launches the cheapest advertised offer, moving to the next when capacity is refused
@@ -375,7 +377,7 @@ class scenario {
     const auto deadline = ctx_.now() + ctx_.scaled(ctx_.spec.timing.time_to_gone_s);
     std::vector<std::string> alive = extra;
     exchange last;
-    while (!alive.empty() && ctx_.now() < deadline) {
+    for (;;) {  // at least one look, as in wait_running
       std::vector<std::string> still;
       for (const auto& x : alive) {
         auto [seen, ev] = observe(x);
@@ -383,7 +385,8 @@ class scenario {
         if (seen && seen->state != instance_state::terminated && seen->state != instance_state::stopping) still.push_back(x);
       }
       alive = std::move(still);
-      if (!alive.empty()) sleep();
+      if (alive.empty() || ctx_.now() >= deadline) break;
+      sleep();
     }
     if (alive.empty()) emit(make(many_id, outcome::pass, "both instances terminated by one request", {t.evidence}));
     else emit(make(many_id, outcome::fail, std::to_string(alive.size()) + " of 2 instances still running after one terminate request naming both",
@@ -455,7 +458,7 @@ class scenario {
       if (entry && entry->state == instance_state::running)
         return emit(make(gone_id, outcome::fail, "the list still shows the instance running (\"" + entry->provider_status +
                                                      "\") after terminate: a ghost that may still bill", ev));
-      const bool gone_in_get = !has_get || got.call.status() == 404 || got.call.status() == 410 ||
+      const bool gone_in_get = !has_get || answers_gone(ctx_.spec, got.call) ||
                                (got.value && got.value->state == instance_state::terminated);
       const bool gone_in_list = listed.value && (!entry || entry->state == instance_state::terminated);
       if (gone_in_get && gone_in_list) {

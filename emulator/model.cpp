@@ -390,12 +390,14 @@ struct provider_model::impl {
     }
     auto t = tenant(id + ":" + secret);
     if (!t) return error_response("unauthorized");
-    const double lifetime = emu_number("token_lifetime_s", 3600);
+    // A lifetime, not a delay: it shrinks with the time scale, but never below a second, so
+    // that with no delays at all a token still outlives the requests it was fetched for.
+    const double lifetime = std::max(emu_number("token_lifetime_s", 3600) * opts.time_scale, 1.0);
     std::string token = "emu_token_" + new_hex();
-    tokens[token] = {*t, now + scaled(lifetime)};
+    tokens[token] = {*t, now + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(lifetime))};
     return json_response(200, {{"access_token", token},
                                {"token_type", "Bearer"},
-                               {"expires_in", lifetime * opts.time_scale},
+                               {"expires_in", lifetime},
                                {"refresh_token", "emu_refresh_" + new_hex()},
                                {"scope", "cloud-api-v1"}});
   }
@@ -434,23 +436,56 @@ struct provider_model::impl {
     return colon == std::string::npos ? out : out.substr(0, colon);
   }
 
-  // Token bucket per credential; nullopt when allowed, else the response to send.
-  std::optional<http::response> throttle(const http::request& req, clock::time_point now) {
-    if (!opts.rate_limit || !spec.emulator.contains("rate_limit")) return std::nullopt;
+  // Requests per second a bucket refills with: the spec's, sped up with the time scale but at
+  // most 20-fold, so that a burst can still be probed.
+  [[nodiscard]] double refill_rate() const {
+    return spec.emulator.at("rate_limit").at("per_second").get<double>() / std::max(opts.time_scale, 0.05);
+  }
+
+  // The rate-limit headers the spec declares, for a bucket with `remaining` requests left that
+  // is full again in `reset_s` seconds: RateLimit and RateLimit-Policy
+  // (draft-ietf-httpapi-ratelimit-headers, as RunPod sends them on every authenticated
+  // response), ratelimit-limit/-remaining/-reset (an epoch second, as DigitalOcean sends them).
+  // Retry-After belongs to the 429 alone.
+  [[nodiscard]] header_list rate_headers(long remaining, long reset_s) const {
     const auto& rl = spec.emulator.at("rate_limit");
-    // Rates speed up with the time scale, but at most 20-fold, so that a burst can still be probed.
-    const double rate = rl.at("per_second").get<double>() / std::max(opts.time_scale, 0.05);
+    const auto declared = rl.value("headers", std::vector<std::string>{});
+    auto has = [&](const char* h) { return std::find(declared.begin(), declared.end(), h) != declared.end(); };
     const double burst = rl.at("burst").get<double>();
+    const auto limit = std::to_string(static_cast<long>(burst));
+    header_list h;
+    if (has("ratelimit")) h.emplace_back("RateLimit", "\"burst\";r=" + std::to_string(remaining) + ";t=" + std::to_string(reset_s));
+    if (has("ratelimit-policy"))
+      h.emplace_back("RateLimit-Policy", "\"burst\";q=" + limit + ";w=" + std::to_string(static_cast<long>(std::ceil(burst / refill_rate()))));
+    if (has("ratelimit-x")) {
+      const auto epoch = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+      h.emplace_back("ratelimit-limit", limit);
+      h.emplace_back("ratelimit-remaining", std::to_string(remaining));
+      h.emplace_back("ratelimit-reset", std::to_string(epoch + reset_s));
+    }
+    return h;
+  }
+
+  // Token bucket per credential: nullopt when allowed (`advertised` then holds the headers that
+  // tell the client where its bucket stands), else the 429 to send. With the rate limit off the
+  // bucket is always full.
+  std::optional<http::response> throttle(const http::request& req, clock::time_point now, header_list& advertised) {
+    if (!spec.emulator.contains("rate_limit")) return std::nullopt;
+    const auto& rl = spec.emulator.at("rate_limit");
+    const double burst = rl.at("burst").get<double>();
+    if (!opts.rate_limit) {
+      advertised = rate_headers(static_cast<long>(burst), 0);
+      return std::nullopt;
+    }
+    const double rate = refill_rate();
     const std::string who = header_of(req, "Authorization");
     auto [it, fresh] = buckets.try_emplace(who, bucket{burst, now});
     auto& b = it->second;
     b.tokens = std::min(burst, b.tokens + std::chrono::duration<double>(now - b.last).count() * rate);
     b.last = now;
-    const auto headers = rl.value("headers", std::vector<std::string>{});
-    auto has = [&](const char* h) { return std::find(headers.begin(), headers.end(), h) != headers.end(); };
-    const long limit = static_cast<long>(burst);
     if (b.tokens >= 1) {
       b.tokens -= 1;
+      advertised = rate_headers(static_cast<long>(b.tokens), static_cast<long>(std::ceil((burst - b.tokens) / rate)));
       return std::nullopt;
     }
     const long wait_s = static_cast<long>(std::ceil((1 - b.tokens) / rate));
@@ -463,17 +498,10 @@ struct provider_model::impl {
       r = error_response("rate_limited");
     }
     if (quirk("no_retry_after_header")) return r;
-    if (has("retry-after")) r.headers.emplace_back("Retry-After", std::to_string(wait_s));
-    // draft-ietf-httpapi-ratelimit-headers, as RunPod sends them.
-    if (has("ratelimit")) r.headers.emplace_back("RateLimit", "\"burst\";r=0;t=" + std::to_string(wait_s));
-    if (has("ratelimit-policy"))
-      r.headers.emplace_back("RateLimit-Policy", "\"burst\";q=" + std::to_string(limit) + ";w=" + std::to_string(static_cast<long>(std::ceil(burst / rate))));
-    if (has("ratelimit-x")) {
-      r.headers.emplace_back("ratelimit-limit", std::to_string(limit));
-      r.headers.emplace_back("ratelimit-remaining", "0");
-      r.headers.emplace_back("ratelimit-reset", std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
-                                                                   std::chrono::system_clock::now().time_since_epoch()).count() + wait_s));
-    }
+    const auto declared = rl.value("headers", std::vector<std::string>{});
+    if (std::find(declared.begin(), declared.end(), "retry-after") != declared.end())
+      r.headers.emplace_back("Retry-After", std::to_string(wait_s));
+    for (auto& h : rate_headers(0, wait_s)) r.headers.push_back(std::move(h));
     return r;
   }
 
@@ -841,12 +869,13 @@ struct provider_model::impl {
     return true;
   }
 
-  http::response dispatch(const http::request& req) {
+  // `advertised`: the rate-limit headers every authenticated answer carries.
+  http::response dispatch(const http::request& req, header_list& advertised) {
     const auto now = opts.now();
     const auto qpos = req.url.find('?');
     const std::string path = req.url.substr(0, qpos);
     const std::string raw_query = qpos == std::string::npos ? std::string() : req.url.substr(qpos + 1);
-    if (auto limited = throttle(req, now)) return *limited;
+    if (auto limited = throttle(req, now, advertised)) return *limited;
     if (!path.starts_with(base_path)) return unknown_path();
     std::string rel = path.substr(base_path.size());
     if (rel.empty()) rel = "/";
@@ -1002,7 +1031,9 @@ http::response provider_model::handle(const http::request& req) {
   // Every fourth read is slow: enough to push p95 over the expectation.
   if (impl_->quirk("slow_responses") && (req.method == "GET" || req.method == "HEAD") && ++impl_->slow_counter % 4 == 0)
     std::this_thread::sleep_for(latency_threshold(impl_->spec, impl_->opts.time_scale) * 3 / 2);
-  auto r = impl_->dispatch(req);
+  header_list advertised;
+  auto r = impl_->dispatch(req, advertised);
+  if (r.status != 401) r.headers.insert(r.headers.end(), advertised.begin(), advertised.end());
   if (req.method == "HEAD") r.body.clear();
   // An origin server with a clock MUST send Date (RFC 9110 §6.6.1).
   if (!impl_->quirk("no_date_header")) r.headers.emplace_back("Date", http_date_now());

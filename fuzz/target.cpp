@@ -32,6 +32,9 @@ target::target(const provider_spec& spec, const fuzz_options& options)
   interval_s_ = rate > 0 ? 1.0 / rate : 0.0;
   auto http = options.http;
   http.before_attempt = [this] { before_attempt(); };
+  // Findings carry the exchange that decided them (last_exchange); a campaign of many thousand
+  // requests keeps no transcript, so its memory does not grow with its length.
+  http.transcript_limit = 0;
   auto ledger = std::make_shared<spend_ledger>(permission, rules, options.run_id, spec.provider.id, options.base_url);
   primary_ = std::make_unique<provider_client>(spec, options.base_url, options.api_key, http);
   primary_->set_spend_ledger(ledger);

@@ -178,6 +178,43 @@ TEST_F(LambdaModel, RateLimitAnswers429WithRetryAfter) {
   EXPECT_EQ(call("GET", "/instances").status, 200);
 }
 
+// RunPod v2 and DigitalOcean document their rate-limit headers on every authenticated
+// response, not only on the 429: the emulator sends them where its bucket stands.
+TEST(RateLimitHeaders, EveryAuthenticatedAnswerSaysWhereTheBucketStands) {
+  for (const bool limited : {true, false}) {
+    model_options o;
+    o.api_keys = {"key-a"};
+    o.rate_limit = limited;
+    const auto now = clock::now();
+    o.now = [now] { return now; };
+    const auto header = [](const http::response& r, std::string_view name) {
+      for (const auto& [k, v] : r.headers)
+        if (k == name) return v;
+      return std::string();
+    };
+    provider_model runpod(test::spec("runpod"), o);
+    const http::request pods{"GET", runpod.base_path() + "/pods", {{"Authorization", "Bearer key-a"}}, {}};
+    auto first = runpod.handle(pods);
+    ASSERT_EQ(first.status, 200) << first.body;
+    auto second = runpod.handle(pods);
+    EXPECT_EQ(header(first, "RateLimit").substr(0, 13), limited ? "\"burst\";r=59;" : "\"burst\";r=60;");
+    EXPECT_EQ(header(second, "RateLimit").substr(0, 13), limited ? "\"burst\";r=58;" : "\"burst\";r=60;");
+    EXPECT_EQ(header(first, "RateLimit-Policy").substr(0, 13), "\"burst\";q=60;");
+    EXPECT_TRUE(header(first, "Retry-After").empty());
+    const http::request anonymous{"GET", runpod.base_path() + "/pods", {}, {}};
+    EXPECT_TRUE(header(runpod.handle(anonymous), "RateLimit").empty()) << "a 401 is nobody's bucket";
+
+    o.api_keys = {"key-do"};
+    provider_model digitalocean(test::spec("digitalocean"), o);
+    const http::request droplets{"GET", digitalocean.base_path() + "/v2/droplets", {{"Authorization", "Bearer key-do"}}, {}};
+    auto r = digitalocean.handle(droplets);
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_FALSE(header(r, "ratelimit-limit").empty());
+    EXPECT_EQ(std::stol(header(r, "ratelimit-remaining")), std::stol(header(r, "ratelimit-limit")) - (limited ? 1 : 0));
+    EXPECT_FALSE(header(r, "ratelimit-reset").empty());
+  }
+}
+
 class LambdaModelHtmlErrors : public LambdaModel {
  protected:
   LambdaModelHtmlErrors() : LambdaModel({"html_errors"}) {}

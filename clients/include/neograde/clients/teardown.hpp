@@ -44,4 +44,8 @@ struct teardown_result {
                                                     const std::function<bool(const instance&)>& also,
                                                     const teardown_options& options);
 
+// Whether a read of one instance says it no longer exists: 404 or 410, or the spec's own
+// not-found error (RunPod's GraphQL answers 200 with an error).
+[[nodiscard]] bool answers_gone(const provider_spec& spec, const call_result& r);
+
 }  // namespace neograde
