@@ -36,6 +36,7 @@ command add_emulate(CLI::App& app) {
     std::vector<std::string> quirks;
     double time_scale = 1.0;
     bool no_rate_limit = false;
+    bool no_head_content_length = false;
     std::string instance_address;
   };
   auto o = std::make_shared<options>();
@@ -51,6 +52,8 @@ command add_emulate(CLI::App& app) {
   cmd->add_option("--quirk", o->quirks, "Switch on a misbehaviour (repeatable; see `neograde checks`)");
   cmd->add_option("--time-scale", o->time_scale, "Multiply every delay by this (0.01 in tests)")->capture_default_str();
   cmd->add_flag("--no-rate-limit", o->no_rate_limit, "Do not answer 429 past the spec's rate limit");
+  cmd->add_flag("--no-head-content-length", o->no_head_content_length,
+                "Answer HEAD without Content-Length (by default it carries GET's length, as most servers do)");
   cmd->add_option("--instance-address", o->instance_address,
                   "Address running instances report (e.g. 127.0.0.1 where a test sshd listens)");
   return [o] {
@@ -64,6 +67,7 @@ command add_emulate(CLI::App& app) {
     if (o->time_scale < 0) throw usage_error("--time-scale must not be negative");
     model.time_scale = o->time_scale;
     model.rate_limit = !o->no_rate_limit;
+    model.head_content_length = !o->no_head_content_length;
     model.instance_address = o->instance_address;
     emulator::server_options server{o->host, o->port, o->tls, o->cert, o->key};
 

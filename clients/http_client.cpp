@@ -290,21 +290,36 @@ struct client::impl {
       nothing_read = true;
       co_return fail(client_errc::write_failed, wec);
     }
-    bhttp::response_parser<bhttp::string_body> parser;
-    limit(parser, opts);
+    // One deadline for the whole response, interim ones included.
     lowest().expires_after(opts.read_timeout);
-    auto [rec, rn] = co_await bhttp::async_read(stream, buffer, parser, nothrow);
-    if (rec) {
-      nothing_read = (rec == bhttp::error::end_of_stream || rec == asio::error::connection_reset ||
-                      rec == asio::error::eof) && !parser.got_some();
-      if (auto known = parse_failure(rec, opts)) co_return known;
-      co_return fail(client_errc::read_failed, rec);
+    for (bool first = true;; first = false) {
+      bhttp::response_parser<bhttp::string_body> parser;
+      limit(parser, opts);
+      // A response to HEAD has no content, whatever its Content-Length or Transfer-Encoding say
+      // (RFC 9110 §9.3.2, §8.6; RFC 9112 §6.3 rule 1); most servers send the length a GET would
+      // have. Beast cannot know the method: without skip() it would wait for that many bytes.
+      // 1xx, 204 and 304 are read without content by Beast itself, whatever their headers say.
+      if (req.method() == bhttp::verb::head) parser.skip(true);
+      auto [rec, rn] = co_await bhttp::async_read(stream, buffer, parser, nothrow);
+      if (rec) {
+        nothing_read = first && !parser.got_some() &&
+                       (rec == bhttp::error::end_of_stream || rec == asio::error::connection_reset || rec == asio::error::eof);
+        if (auto known = parse_failure(rec, opts)) co_return known;
+        co_return fail(client_errc::read_failed, rec);
+      }
+      auto& res = parser.get();
+      if (auto bad = bad_status(res)) co_return bad;
+      // An interim response (100 Continue, 103 Early Hints) comes before the final one, on the
+      // same connection (RFC 9110 §15.2): skip it and read on. 101 is final: the connection now
+      // speaks another protocol, so it is returned and not reused.
+      if (res.result_int() < 200 && res.result() != bhttp::status::switching_protocols) continue;
+      out = to_response(res);
+      // Bytes beyond the end of the response were sent when nothing was asked (a body after a
+      // HEAD answer, more body than Content-Length said): the next response on this connection
+      // would start with them, so the connection is not reused.
+      if (!res.keep_alive() || res.result() == bhttp::status::switching_protocols || buffer.size() != 0) close();
+      co_return std::nullopt;
     }
-    auto& res = parser.get();
-    if (auto bad = bad_status(res)) co_return bad;
-    out = to_response(res);
-    if (!res.keep_alive()) close();
-    co_return std::nullopt;
   }
 
   asio::awaitable<std::optional<transport_error>> perform(const url_parts& t, bhttp::request<bhttp::string_body>& req,
@@ -420,24 +435,32 @@ boost::system::result<response, transport_error> client::send(const request& req
 
 boost::system::result<response, transport_error> parse_response(std::string_view bytes,
                                                                  const client_options& options) {
-  parser_type parser;
-  limit(parser, options);
-  parser.eager(true);
-  error_code ec;
   std::size_t used = 0;
-  while (!ec && used < bytes.size() && !parser.is_done()) {
-    auto n = parser.put(asio::buffer(bytes.data() + used, bytes.size() - used), ec);
-    if (ec == bhttp::error::need_more) ec = {};
-    if (n == 0 && !ec) break;
-    used += n;
+  for (;;) {
+    parser_type parser;
+    limit(parser, options);
+    parser.eager(true);
+    error_code ec;
+    while (!ec && used < bytes.size() && !parser.is_done()) {
+      auto n = parser.put(asio::buffer(bytes.data() + used, bytes.size() - used), ec);
+      if (ec == bhttp::error::need_more) ec = {};
+      if (n == 0 && !ec) break;
+      used += n;
+    }
+    // Nothing at all (the end of the bytes after an interim response) is a message cut short;
+    // put_eof() requires that something came.
+    if (!ec && !parser.got_some()) ec = bhttp::error::partial_message;
+    if (!ec && !parser.is_done()) parser.put_eof(ec);
+    if (ec) {
+      if (auto known = parse_failure(ec, options)) return *known;
+      return transport_error{make_error_code(client_errc::read_failed), ec.message()};
+    }
+    if (auto bad = bad_status(parser.get())) return *bad;
+    // Interim responses are skipped as on a connection (see round_trip).
+    const auto status = parser.get().result_int();
+    if (status < 200 && status != 101) continue;
+    return to_response(parser.get());
   }
-  if (!ec && !parser.is_done()) parser.put_eof(ec);
-  if (ec) {
-    if (auto known = parse_failure(ec, options)) return *known;
-    return transport_error{make_error_code(client_errc::read_failed), ec.message()};
-  }
-  if (auto bad = bad_status(parser.get())) return *bad;
-  return to_response(parser.get());
 }
 
 }  // namespace neograde::http

@@ -43,6 +43,26 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
+// Sets the framing headers of an answer as RFC 9110 §8.6 and RFC 9112 §6 have them; Beast's
+// prepare_payload() alone would write "Content-Length: 0" on 1xx and 204 (where a server MUST NOT
+// send it) and on HEAD answers (where it may only be the length GET's content would have).
+void frame(bhttp::response<bhttp::string_body>& res, bool head) {
+  const auto status = res.result_int();
+  if (status < 200 || status == 204 || status == 304) {
+    // No content, and no length: a 304's would have to be the 200's, which is not known here.
+    res.body().clear();
+    res.content_length(boost::none);
+    res.chunked(false);
+  } else if (head) {
+    // The model's Content-Length (GET's length, or none) stays as it is (chunked(false) would
+    // erase it too): the serializer writes the header and the empty body, that is nothing after
+    // the blank line, whatever the length says.
+    res.body().clear();
+  } else {
+    res.prepare_payload();
+  }
+}
+
 }  // namespace
 
 struct emulator::impl {
@@ -90,7 +110,7 @@ struct emulator::impl {
       for (const auto& [k, v] : out.headers) res.insert(k, v);
       res.body() = std::move(out.body);
       res.keep_alive(req.keep_alive());
-      res.prepare_payload();
+      frame(res, req.method() == bhttp::verb::head);
       lowest.expires_after(idle_timeout);
       auto [wec, wn] = co_await bhttp::async_write(stream, res, nothrow);
       if (wec || !res.keep_alive()) co_return;

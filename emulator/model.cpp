@@ -1034,7 +1034,13 @@ http::response provider_model::handle(const http::request& req) {
   header_list advertised;
   auto r = impl_->dispatch(req, advertised);
   if (r.status != 401) r.headers.insert(r.headers.end(), advertised.begin(), advertised.end());
-  if (req.method == "HEAD") r.body.clear();
+  if (req.method == "HEAD") {
+    // The length GET's content would have, where a GET answer has content at all (never on 1xx,
+    // 204 or 304: RFC 9110 §8.6); the emulator's transport keeps it as it is.
+    if (impl_->opts.head_content_length && r.status >= 200 && r.status != 204 && r.status != 304)
+      r.headers.emplace_back("Content-Length", std::to_string(r.body.size()));
+    r.body.clear();
+  }
   // An origin server with a clock MUST send Date (RFC 9110 §6.6.1).
   if (!impl_->quirk("no_date_header")) r.headers.emplace_back("Date", http_date_now());
   r.headers.emplace_back(emulator_header_name, impl_->spec.provider.id);

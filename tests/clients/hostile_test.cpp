@@ -468,3 +468,187 @@ TEST(HostileBody, TenGigabyteContentLengthIsRefusedAtOnce) {
   EXPECT_LT(b.elapsed(), o.read_timeout);  // it did not wait for the body
   EXPECT_LT(b.rss_growth_kib(), rss_growth_bound_kib);
 }
+
+// --- HTTP framing as real servers do it (issue 17, point 9) -------------------------------
+// A response to HEAD, and any 1xx, 204 or 304, ends with its header section whatever its
+// Content-Length says (RFC 9110 §6.4.1, §9.3.2; RFC 9112 §6.3). Most servers send HEAD the
+// length GET would have; a client that believed it would wait for content that never comes.
+
+namespace {
+
+const std::string get_body = R"({"data":[]})";
+const std::string get_answer = ok_head + "Content-Length: 11\r\n\r\n" + get_body;
+
+// Answers a request for /next with get_answer, any other with `other`. (No request here has a
+// body, so each read of a head is one whole request.)
+test::hostile_behaviour other_then_get(std::string other) {
+  return hostile_server::answer_each([other = std::move(other)](const std::string& head) {
+    return head.find(" /next HTTP/1.1\r\n") != std::string::npos ? get_answer : other;
+  });
+}
+
+// The request heads' methods, in order.
+std::vector<std::string> methods(const hostile_server& s) {
+  std::vector<std::string> out;
+  for (const auto& head : s.requests()) out.push_back(head.substr(0, head.find(' ')));
+  return out;
+}
+
+// `first` (a request to s), then a GET on the same connection, which must read get_answer.
+void expect_get_after_on_one_connection(http::client& c, const hostile_server& s, const char* first) {
+  auto next = c.send({"GET", s.url("/next"), {}, {}});
+  record_error(next);
+  ASSERT_TRUE(next.has_value()) << next.error().message();
+  EXPECT_EQ(next->status, 200);
+  EXPECT_EQ(next->body, get_body);
+  EXPECT_EQ(s.connections(), 1);
+  EXPECT_EQ(methods(s), (std::vector<std::string>{first, "GET"}));
+}
+
+}  // namespace
+
+// A HEAD answer announcing 10 GB, ten thousand times the cap, and sending nothing more: the
+// client returns the status and headers at once, neither waiting for (a timeout) nor refusing
+// (body_too_large) content that a HEAD answer never has.
+TEST(HttpClientFraming, HeadIgnoresContentLength) {
+  hostile_server s(hostile_server::send_then_hold(ok_head + "Content-Length: 10000000000\r\n\r\n"));
+  http::client c(hostile_options());
+  bounds b;
+  auto r = c.send({"HEAD", s.url(), {}, {}});
+  record_error(r);
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->header("Content-Length"), "10000000000");
+  EXPECT_TRUE(r->body.empty());
+  EXPECT_TRUE(c.last_exchange().error.empty()) << c.last_exchange().error;
+  EXPECT_LT(b.elapsed(), give_up_bound);
+}
+
+// Transfer-Encoding: chunked on a HEAD answer announces no chunk either.
+TEST(HttpClientFraming, HeadIgnoresTransferEncoding) {
+  hostile_server s(hostile_server::send_then_hold(ok_head + "Transfer-Encoding: chunked\r\n\r\n"));
+  http::client c(hostile_options());
+  auto r = c.send({"HEAD", s.url(), {}, {}});
+  record_error(r);
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(r->status, 200);
+  EXPECT_TRUE(r->body.empty());
+}
+
+// The connection stays in step after a HEAD answer with a length: the next request on it reads
+// its own answer, not a body the HEAD answer never had.
+TEST(HttpClientFraming, HeadThenGetOnOneKeptAliveConnection) {
+  hostile_server s(other_then_get(ok_head + "Content-Length: 11\r\n\r\n"));
+  http::client c(hostile_options());
+  auto head = c.send({"HEAD", s.url(), {}, {}});
+  record_error(head);
+  ASSERT_TRUE(head.has_value()) << head.error().message();
+  EXPECT_EQ(head->status, 200);
+  EXPECT_EQ(head->header("Content-Length"), "11");
+  EXPECT_TRUE(head->body.empty());
+  expect_get_after_on_one_connection(c, s, "HEAD");
+}
+
+// The same over TLS, where the stream is read through OpenSSL's buffers.
+TEST(HttpClientFraming, HeadThenGetOnOneKeptAliveTlsConnection) {
+  auto pair = emulator::make_self_signed({"localhost"}, {"127.0.0.1"});
+  hostile_server s(other_then_get(ok_head + "Content-Length: 11\r\n\r\n"), test::tls_setup{pair.certificate, pair.private_key});
+  auto o = hostile_options();
+  o.extra_ca_file = temp_file("framing-ca.pem", pair.certificate);
+  http::client c(o);
+  auto head = c.send({"HEAD", s.url(), {}, {}});
+  record_error(head);
+  ASSERT_TRUE(head.has_value()) << head.error().message();
+  EXPECT_TRUE(head->body.empty());
+  expect_get_after_on_one_connection(c, s, "HEAD");
+}
+
+// 204 No Content with a Content-Length (RFC 9110 §8.6: a server MUST NOT send one; some do):
+// no content is read, and the connection stays usable.
+TEST(HttpClientFraming, NoContentIgnoresContentLength) {
+  hostile_server s(other_then_get("HTTP/1.1 204 No Content\r\nContent-Length: 1000\r\n\r\n"));
+  http::client c(hostile_options());
+  bounds b;
+  auto r = c.send({"DELETE", s.url("/instances/1"), {}, {}});
+  record_error(r);
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(r->status, 204);
+  EXPECT_TRUE(r->body.empty());
+  EXPECT_LT(b.elapsed(), give_up_bound);
+  expect_get_after_on_one_connection(c, s, "DELETE");
+}
+
+// 304 Not Modified with the length of the representation it stands for (RFC 9110 §8.6 allows it).
+TEST(HttpClientFraming, NotModifiedIgnoresContentLength) {
+  hostile_server s(other_then_get("HTTP/1.1 304 Not Modified\r\nETag: \"a\"\r\nContent-Length: 1000\r\n\r\n"));
+  http::client c(hostile_options());
+  bounds b;
+  auto r = c.send({"GET", s.url("/conditional"), {{"If-None-Match", "\"a\""}}, {}});
+  record_error(r);
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(r->status, 304);
+  EXPECT_EQ(r->header("ETag"), "\"a\"");
+  EXPECT_TRUE(r->body.empty());
+  EXPECT_LT(b.elapsed(), give_up_bound);
+  expect_get_after_on_one_connection(c, s, "GET");
+}
+
+// Interim responses (100 Continue, 103 Early Hints, one with a stray Content-Length) before the
+// final one: the final one is returned, and the connection stays in step.
+TEST(HttpClientFraming, InterimResponsesAreSkipped) {
+  hostile_server s(other_then_get("HTTP/1.1 100 Continue\r\n\r\n"
+                                  "HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\nContent-Length: 5\r\n\r\n" +
+                                  scripted_server::response(201, R"({"id":"i-1"})")));
+  http::client c(hostile_options());
+  auto r = c.send({"GET", s.url("/instances/i-1"), {}, {}});
+  record_error(r);
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(r->status, 201);
+  EXPECT_EQ(r->body, R"({"id":"i-1"})");
+  EXPECT_TRUE(r->header("Link").empty()) << "the headers are the final response's";
+  expect_get_after_on_one_connection(c, s, "GET");
+}
+
+// Only interim responses, then the end of the connection: a response cut short, not a 100.
+TEST(HttpClientFraming, InterimResponseAloneIsNotAnAnswer) {
+  scripted_server s({{"HTTP/1.1 100 Continue\r\n\r\n"}});
+  http::client c(hostile_options());
+  auto r = c.send({"GET", s.url(), {}, {}});
+  record_error(r);
+  ASSERT_FALSE(r.has_value()) << "status " << r->status;
+  EXPECT_EQ(r.error().code, http::client_errc::read_failed) << r.error().message();
+}
+
+// 101 Switching Protocols is final (RFC 9110 §15.2.2): it is returned, and the connection, which
+// no longer speaks HTTP/1.1, is not reused.
+TEST(HttpClientFraming, SwitchingProtocolsIsFinalAndEndsTheConnection) {
+  hostile_server s(other_then_get("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"));
+  http::client c(hostile_options());
+  auto r = c.send({"GET", s.url(), {{"Upgrade", "websocket"}, {"Connection", "Upgrade"}}, {}});
+  record_error(r);
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(r->status, 101);
+  auto next = c.send({"GET", s.url("/next"), {}, {}});
+  record_error(next);
+  ASSERT_TRUE(next.has_value()) << next.error().message();
+  EXPECT_EQ(next->body, get_body);
+  EXPECT_EQ(s.connections(), 2);
+}
+
+// A server that does send content after a HEAD answer (RFC 9110 §9.3.2: it MUST NOT), in the
+// same write: those bytes are not taken for the start of the next response, because a
+// connection with bytes left over after a response is not reused.
+TEST(HttpClientFraming, BytesAfterAHeadAnswerAreNotTheNextResponse) {
+  hostile_server s(other_then_get(ok_head + "Content-Length: 11\r\n\r\n" + get_body));
+  http::client c(hostile_options());
+  auto head = c.send({"HEAD", s.url(), {}, {}});
+  record_error(head);
+  ASSERT_TRUE(head.has_value()) << head.error().message();
+  EXPECT_TRUE(head->body.empty());
+  auto next = c.send({"GET", s.url("/next"), {}, {}});
+  record_error(next);
+  ASSERT_TRUE(next.has_value()) << next.error().message();
+  EXPECT_EQ(next->status, 200);
+  EXPECT_EQ(next->body, get_body);
+  EXPECT_EQ(s.connections(), 2);
+}

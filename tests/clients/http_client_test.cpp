@@ -193,6 +193,31 @@ TEST(ParseResponse, ReadsAResponseFromBytesWithTheClientsLimits) {
   EXPECT_FALSE(http::parse_response("HTTP/1.1 099 X\r\n\r\n").has_value());
 }
 
+// Bytes read offline frame as a connection does: interim responses are skipped, a 204 or 304 has
+// no content whatever its Content-Length, and interim responses alone are no answer.
+TEST(ParseResponse, FramesInterimAndContentlessResponsesAsAConnectionDoes) {
+  auto interim = http::parse_response(
+      "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
+      "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}");
+  ASSERT_TRUE(interim.has_value()) << interim.error().message();
+  EXPECT_EQ(interim->status, 200);
+  EXPECT_EQ(interim->body, "{}");
+  EXPECT_TRUE(interim->header("Link").empty());
+  for (const char* contentless : {"HTTP/1.1 204 No Content\r\nContent-Length: 1000\r\n\r\n",
+                                  "HTTP/1.1 304 Not Modified\r\nContent-Length: 1000\r\n\r\n"}) {
+    auto r = http::parse_response(contentless);
+    ASSERT_TRUE(r.has_value()) << contentless << r.error().message();
+    EXPECT_TRUE(r->body.empty()) << contentless;
+  }
+  auto upgrade = http::parse_response("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n");
+  ASSERT_TRUE(upgrade.has_value()) << upgrade.error().message();
+  EXPECT_EQ(upgrade->status, 101);
+  auto alone = http::parse_response("HTTP/1.1 100 Continue\r\n\r\n");
+  ASSERT_FALSE(alone.has_value()) << alone->status;
+  EXPECT_EQ(alone.error().code, http::client_errc::read_failed) << alone.error().message();
+  EXPECT_FALSE(http::parse_response("").has_value());
+}
+
 class HttpClientTls : public ::testing::Test {
  protected:
   void start(emulator::server_options server) {

@@ -90,6 +90,39 @@ TEST_F(LambdaModel, UnknownPathIs404AndWrongMethodIs405WithAllow) {
   EXPECT_EQ(header(r, "Allow"), "GET");
 }
 
+// HEAD is GET without content, carrying the length GET's content has (RFC 9110 §9.3.2, §8.6), as
+// most servers send it; errors too. OPTIONS is a 204, which has no length at all.
+TEST_F(LambdaModel, HeadCarriesTheLengthOfGetAndNoContent) {
+  add_key();
+  (void)launch();
+  const auto get = call("GET", "/instances");
+  const auto head = call("HEAD", "/instances");
+  ASSERT_EQ(get.status, 200) << get.body;
+  EXPECT_EQ(head.status, 200);
+  EXPECT_TRUE(head.body.empty()) << head.body;
+  EXPECT_GT(get.body.size(), 20u);
+  EXPECT_EQ(header(head, "Content-Length"), std::to_string(get.body.size()));
+  EXPECT_TRUE(header(get, "Content-Length").empty()) << "GET's length is the transport's to set";
+  const auto unknown = call("HEAD", "/no-such-thing");
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_TRUE(unknown.body.empty());
+  EXPECT_EQ(header(unknown, "Content-Length"), std::to_string(call("GET", "/no-such-thing").body.size()));
+  const auto options = call("OPTIONS", "/instances");
+  EXPECT_EQ(options.status, 204);
+  EXPECT_TRUE(header(options, "Content-Length").empty());
+}
+
+TEST(ModelHead, WithoutContentLengthWhenSwitchedOff) {
+  model_options o;
+  o.api_keys = {"key-a"};
+  o.head_content_length = false;
+  provider_model model(test::spec("lambda"), o);
+  const auto head = model.handle({"HEAD", "/api/v1/instances", {{"Authorization", "Bearer key-a"}}, {}});
+  EXPECT_EQ(head.status, 200);
+  EXPECT_TRUE(head.body.empty());
+  for (const auto& [k, v] : head.headers) EXPECT_NE(k, "Content-Length") << v;
+}
+
 TEST_F(LambdaModel, MalformedAndInvalidBodiesAre400) {
   auto r = call("POST", "/instance-operations/launch", "{\"region_name\": ");
   EXPECT_EQ(r.status, 400);

@@ -109,8 +109,10 @@ std::string hostile_connection::read_request_head(std::chrono::milliseconds limi
     }
     data.append(buf, static_cast<std::size_t>(n));
   }
-  std::lock_guard lock(server_.mu_);
-  server_.requests_.push_back(data);
+  if (!data.empty()) {
+    std::lock_guard lock(server_.mu_);
+    server_.requests_.push_back(data);
+  }
   return data;
 }
 
@@ -321,6 +323,15 @@ hostile_behaviour hostile_server::send_then_hold(std::string raw) {
 
 hostile_behaviour hostile_server::silent() {
   return [](hostile_connection& c) { c.hold(); };
+}
+
+hostile_behaviour hostile_server::answer_each(std::function<std::string(const std::string&)> reply) {
+  return [reply = std::move(reply)](hostile_connection& c) {
+    for (;;) {
+      const auto head = c.read_request_head();
+      if (head.empty() || !c.send(reply(head))) return;
+    }
+  };
 }
 
 // --- certificates and probes --------------------------------------------------------------

@@ -80,7 +80,7 @@ class hostile_server {
   [[nodiscard]] int connections() const { return connections_; }
   [[nodiscard]] int handshakes() const { return handshakes_; }  // TLS handshakes completed
   [[nodiscard]] std::size_t bytes_sent() const { return bytes_sent_; }  // over all connections
-  [[nodiscard]] std::vector<std::string> requests() const;  // request heads read
+  [[nodiscard]] std::vector<std::string> requests() const;  // request heads read (not empty ones)
 
   // Ready-made behaviours. Each reads the request head first.
   // Sends `head`, then `filler` over and over, one byte every `interval`, for at most `budget`;
@@ -95,6 +95,9 @@ class hostile_server {
   static hostile_behaviour send_then_hold(std::string raw);
   // Reads nothing and sends nothing: a TLS client waits for a ServerHello that never comes.
   static hostile_behaviour silent();
+  // Answers each request of a kept-alive connection with reply(request head), sent in one
+  // piece, until the peer closes it.
+  static hostile_behaviour answer_each(std::function<std::string(const std::string& request_head)> reply);
 
  private:
   friend class hostile_connection;

@@ -21,6 +21,9 @@ struct model_options {
   quirk_set quirks;
   double time_scale = 1.0;  // multiplies every delay (boot, terminate); 0.01 in tests
   bool rate_limit = true;
+  // A HEAD answer carries the Content-Length its GET would have, and no content (RFC 9110
+  // §9.3.2, §8.6), as nginx, Apache and most frameworks send it; false: no Content-Length.
+  bool head_content_length = true;
   // The address running instances report; empty: one per instance from 198.51.100.0/24 (RFC
   // 5737, reaches nothing). Tests point it at a local sshd for --remote-exec.
   std::string instance_address;
