@@ -46,6 +46,7 @@ command add_conformance(CLI::App& app) {
     int expect_count = 0;
     int max_instances = 1;
     live_cli live;
+    target_cli target;
     std::string record;
     std::string replay;
   };
@@ -62,6 +63,7 @@ command add_conformance(CLI::App& app) {
   cmd->add_option("--max-instances", o->max_instances, "Live mode: instances the run may create in all")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
   add_live_options(cmd, o->live);
+  add_target_options(cmd, o->target);
   cmd->add_option("--record", o->record,
                   "Write every exchange (secrets redacted) to this cassette, to re-grade the run later with --replay");
   cmd->add_option("--replay", o->replay,
@@ -99,6 +101,9 @@ command add_conformance(CLI::App& app) {
       run.run_id = conformance::new_run_id();
     }
     if (!http::parse_url(run.base_url)) throw usage_error("not an http(s) URL with a host: " + run.base_url);
+    // Before any request: a live run sends the user's variables (a replay the ones it recorded with).
+    apply_variables(spec, o->target, is_live_target(run.base_url, o->live.treat_as_live));
+    run.pins = {o->target.instance_type, o->target.region};
     // A replay needs no key: what the recording sent is redacted and nothing is sent. The stand-in
     // has the scheme's shape (id:secret for the composite ones), since some checks depend on it.
     const auto scheme = spec.auth.schemes.empty() ? auth_scheme::bearer : spec.auth.schemes.front().type;

@@ -31,6 +31,7 @@ command add_fuzz(CLI::App& app) {
     int max_instances = 0;
     bool allow_spend = false;
     live_cli live;
+    target_cli target;
   };
   auto o = std::make_shared<options>();
   auto* cmd = app.add_subcommand("fuzz", "Fuzz a provider API from its spec: generated requests and stateful sequences");
@@ -51,6 +52,7 @@ command add_fuzz(CLI::App& app) {
                   "Hard cap on instances created (default: 1 in live mode, 200 on loopback)")
       ->check(CLI::NonNegativeNumber);
   add_live_options(cmd, o->live);
+  add_target_options(cmd, o->target, /*pins=*/false);
   cmd->add_option("--out", o->out, "Directory for findings.jsonl")->capture_default_str();
   cmd->add_option("--ca-file", o->ca_file, "Extra CA certificate (PEM) to trust, e.g. the emulator's");
   cmd->add_flag("--allow-spend", o->allow_spend, "Allow launches (billable) against a non-loopback host; also needs NEOGRADE_LIVE=1");
@@ -59,6 +61,7 @@ command add_fuzz(CLI::App& app) {
     fuzz::fuzz_options run;
     run.base_url = o->base_url.empty() ? spec.base_url : o->base_url;
     if (!http::parse_url(run.base_url)) throw usage_error("not an http(s) URL with a host: " + run.base_url);
+    apply_variables(spec, o->target, is_live_target(run.base_url, o->live.treat_as_live));
     run.api_key = api_key_or_throw(spec, o->api_key);
     run.second_api_key = o->second_api_key;
     run.seed = o->seed;

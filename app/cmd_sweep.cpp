@@ -47,6 +47,7 @@ command add_sweep(CLI::App& app) {
     std::string older_than;
     std::string journal;
     bool dry_run = false;
+    target_cli target;
   };
   auto o = std::make_shared<options>();
   auto* cmd = app.add_subcommand("sweep", "Terminate instances that neograde runs left behind, and confirm they are gone");
@@ -59,10 +60,12 @@ command add_sweep(CLI::App& app) {
                   "their name are then listed, not terminated (their age is unknown)");
   cmd->add_option("--journal", o->journal, "The journal to read (default: $XDG_STATE_HOME/neograde/journal.jsonl)");
   cmd->add_flag("--dry-run", o->dry_run, "List what would be terminated; change nothing");
+  add_target_options(cmd, o->target, /*pins=*/false);
   return [o] {
     auto spec = load_spec_or_throw(o->spec);
     const std::string base_url = o->base_url.empty() ? spec.base_url : o->base_url;
     if (!http::parse_url(base_url)) throw usage_error("not an http(s) URL with a host: " + base_url);
+    apply_variables(spec, o->target, is_live_target(base_url, false));
     std::optional<long long> older_than;
     if (!o->older_than.empty() && !(older_than = parse_duration(o->older_than)))
       throw usage_error("--older-than: not a duration (90s, 30m, 2h, 1d): " + o->older_than);

@@ -40,10 +40,11 @@ run_summary run_and_report(const provider_spec& spec, conformance::run_options o
   std::optional<reports::results_writer> writer;
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   const auto started = std::chrono::steady_clock::now();
-  options.on_start = [&](result_source source, double scale) {
+  options.on_start = [&](result_source source, double scale, const nlohmann::json& selection) {
     writer.emplace(results_path, reports::run_header{options.run_id, &spec, source, options.base_url, scale,
                                                      spend_permission_for(options.base_url, options.allow_spend,
-                                                                          options.treat_as_live).allowed});
+                                                                          options.treat_as_live).allowed,
+                                                     selection});
   };
   options.on_outcome = [&](const check_descriptor& d, const check_outcome& o) {
     writer->outcome(d, o);
@@ -84,6 +85,38 @@ void add_live_options(CLI::App* cmd, live_cli& o) {
                   "Live mode: the append-only journal of what runs create (default: $XDG_STATE_HOME/neograde/journal.jsonl)");
   // Applies every live-mode rule to a loopback emulator: how those rules are tested.
   cmd->add_flag("--treat-as-live", o.treat_as_live)->group("");
+}
+
+void add_target_options(CLI::App* cmd, target_cli& o, bool pins) {
+  cmd->add_option("--set", o.sets,
+                  "A spec variable for this run, NAME=VALUE (repeatable; e.g. --set project_id=...); "
+                  "overrides the variable's environment variable")
+      ->type_name("NAME=VALUE");
+  if (!pins) return;
+  cmd->add_option("--instance-type", o.instance_type, "Launch only offers of this instance type");
+  cmd->add_option("--region", o.region, "Launch only offers in this region");
+}
+
+void apply_variables(provider_spec& spec, const target_cli& o, bool live) {
+  std::map<std::string, std::string> sets;
+  for (const auto& s : o.sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) throw usage_error("--set takes NAME=VALUE, not \"" + s + "\"");
+    sets[s.substr(0, eq)] = s.substr(eq + 1);
+  }
+  auto r = resolve_variables(spec, sets, live);
+  if (!r.unknown.empty()) {
+    std::string declared;
+    for (const auto& [name, _] : spec.variable_decls) declared += (declared.empty() ? "" : ", ") + name;
+    throw usage_error("--set " + r.unknown.front() + ": " + spec.provider.id + " has no such variable (it has: " +
+                      (declared.empty() ? "none" : declared) + ")");
+  }
+  if (!r.missing.empty()) {
+    std::string what;
+    for (const auto& m : r.missing) what += (what.empty() ? "" : "; ") + m;
+    throw usage_error("a live run of " + spec.provider.id + " needs " + what);
+  }
+  spec.variables = std::move(r.values);
 }
 
 std::filesystem::path write_report(const std::vector<nlohmann::json>& cards, const std::filesystem::path& out_dir) {

@@ -19,6 +19,10 @@ std::optional<outcome> provider_condition(const call_result& r, const provider_s
   const auto& code = r.error->code;
   auto has = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), code) != v.end(); };
   if (has(spec.errors.no_capacity_codes)) return outcome::no_capacity;
+  // A capacity refusal known by its message (a provider whose code is generic).
+  const auto message = lower(r.error->message);
+  for (const auto& part : spec.errors.no_capacity_messages)
+    if (!part.empty() && message.find(lower(part)) != std::string::npos) return outcome::no_capacity;
   if (has(spec.errors.quota_codes)) return outcome::quota;
   // The spec's error kinds: a kind is recognised by its message, or by its code when no other
   // kind shares that code (RunPod answers capacity and validation errors both "Bad Request").

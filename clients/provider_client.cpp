@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <set>
 
@@ -97,22 +98,6 @@ std::string run_tag_of(const std::string& name) {
   return end == std::string::npos ? "neograde" : name.substr(0, end);
 }
 
-
-std::optional<double> number_at(const nlohmann::json& obj, const field_path& f) {
-  const auto* v = find_pointer(obj, f.pointer);
-  if (v == nullptr) return std::nullopt;
-  // NaN and infinities ("NaN", "inf", 1e999) are no number a price or a size can be.
-  auto finite = [](double x) { return std::isfinite(x) ? std::optional<double>(x) : std::nullopt; };
-  if (v->is_number()) return finite(v->get<double>() * f.scale);
-  if (v->is_string()) {
-    try {
-      return finite(std::stod(v->get<std::string>()) * f.scale);
-    } catch (const std::exception&) {
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
-}
 
 std::vector<std::string> strings_at(const nlohmann::json& obj, const field_path& f) {
   std::vector<std::string> out;
@@ -382,14 +367,166 @@ instance provider_client::to_instance(const nlohmann::json& obj) const {
   return i;
 }
 
-offer provider_client::to_offer(const nlohmann::json& obj) const {
+namespace {
+
+// Offer field names with a meaning of their own; any other name is a launch parameter.
+bool is_offer_attribute(const std::string& name) {
+  static const std::set<std::string> names{"rows", "instance_type", "description", "price_per_hour_usd",
+                                           "regions_available", "region", "gpu", "available"};
+  return names.contains(name);
+}
+
+// A number at a value: JSON numbers, or decimal strings; NaN and infinities are no number.
+std::optional<double> number_of(const nlohmann::json* v, double scale) {
+  if (v == nullptr) return std::nullopt;
+  auto finite = [](double x) { return std::isfinite(x) ? std::optional<double>(x) : std::nullopt; };
+  if (v->is_number()) return finite(v->get<double>() * scale);
+  if (v->is_string()) {
+    try {
+      return finite(std::stod(v->get<std::string>()) * scale);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string text_of(const nlohmann::json* v) {
+  if (v == nullptr) return {};
+  if (v->is_string()) return v->get<std::string>();
+  if (v->is_number() || v->is_boolean()) return v->dump();
+  return {};
+}
+
+// Whether a value says "yes": true, a positive number, or a non-empty string other than a
+// number <= 0 or "false".
+bool truthy(const nlohmann::json* v) {
+  if (v == nullptr || v->is_null()) return false;
+  if (v->is_boolean()) return v->get<bool>();
+  if (v->is_number()) return v->get<double>() > 0;
+  if (v->is_string()) {
+    const auto& t = v->get_ref<const std::string&>();
+    if (t.empty() || iequals(t, "false")) return false;
+    if (auto n = number_of(v, 1)) return *n > 0;
+    return true;
+  }
+  return !v->empty();
+}
+
+}  // namespace
+
+std::vector<offer> provider_client::to_offers(const nlohmann::json& item) const {
   const auto& f = spec_.offer_fields;
-  offer o;
-  o.instance_type = text_field(obj, f, "instance_type");
-  o.description = text_field(obj, f, "description");
-  if (auto it = f.find("price_per_hour_usd"); it != f.end()) o.price_per_hour_usd = number_at(obj, it->second);
-  if (auto it = f.find("regions_available"); it != f.end()) o.regions_available = strings_at(obj, it->second);
-  return o;
+  std::vector<const nlohmann::json*> elements;
+  if (auto rows = f.find("rows"); rows != f.end()) {
+    if (const auto* arr = find_pointer(item, rows->second.pointer); arr != nullptr && arr->is_array())
+      for (const auto& e : *arr) elements.push_back(&e);
+  } else {
+    elements.push_back(&item);
+  }
+  std::vector<offer> out;
+  for (const auto* element : elements) {
+    // A pointer starting with "^" reads the enclosing item, any other the row's element.
+    auto at = [&](const field_path& fp) {
+      return fp.pointer.starts_with('^') ? find_pointer(item, std::string_view(fp.pointer).substr(1))
+                                         : find_pointer(*element, fp.pointer);
+    };
+    auto field = [&](const char* name) -> const field_path* {
+      auto it = f.find(name);
+      return it == f.end() ? nullptr : &it->second;
+    };
+    offer o;
+    if (const auto* fp = field("instance_type")) o.instance_type = text_of(at(*fp));
+    if (const auto* fp = field("description")) o.description = text_of(at(*fp));
+    if (const auto* fp = field("price_per_hour_usd")) o.price_per_hour_usd = number_of(at(*fp), fp->scale);
+    if (const auto* fp = field("gpu")) o.gpu = truthy(at(*fp));
+    if (const auto* fp = field("available")) o.available = truthy(at(*fp));
+    for (const auto& [name, fp] : f)
+      if (!is_offer_attribute(name))
+        if (auto v = text_of(at(fp)); !v.empty()) o.params[name] = v;
+    if (const auto* fp = field("region")) {
+      o.region = text_of(at(*fp));
+      out.push_back(std::move(o));
+    } else if (const auto* fp = field("regions_available")) {
+      // One row per region listed with capacity; none listed: a row without capacity.
+      std::vector<std::string> regions;
+      if (const auto* v = at(*fp); v != nullptr && v->is_array())
+        for (const auto& e : *v)
+          if (auto r = text_of(find_pointer(e, fp->each.value_or(""))); !r.empty()) regions.push_back(r);
+      if (regions.empty()) {
+        o.available = false;
+        out.push_back(std::move(o));
+      }
+      for (const auto& r : regions) {
+        auto row = o;
+        row.region = r;
+        out.push_back(std::move(row));
+      }
+    } else {
+      out.push_back(std::move(o));
+    }
+  }
+  return out;
+}
+
+nlohmann::json offer_selection::to_json() const {
+  nlohmann::json j{{"explanation", explanation}, {"rows", rows}, {"not_gpu", not_gpu}, {"unavailable", unavailable},
+                   {"unpriced", unpriced}, {"not_pinned", unpinned}, {"refused", refused}};
+  if (chosen) {
+    j["instance_type"] = chosen->instance_type;
+    j["region"] = chosen->region;
+    if (chosen->price_per_hour_usd) j["price_per_hour_usd"] = *chosen->price_per_hour_usd;
+    if (!chosen->params.empty()) j["params"] = chosen->params;
+  }
+  return j;
+}
+
+offer_selection select_offer(const provider_spec& spec, const std::vector<offer>& rows, const offer_pins& pins,
+                             const std::vector<std::string>& refused_keys) {
+  offer_selection s;
+  const bool priced = spec.offer_fields.contains("price_per_hour_usd");
+  // Rows that name no region launch where the spec's region variable says (or wherever the
+  // provider places them).
+  const bool rows_have_regions = spec.offer_fields.contains("region") || spec.offer_fields.contains("regions_available");
+  const auto region_var = spec.variables.contains("region") ? spec.variables.at("region") : std::string();
+  std::size_t candidates = 0;
+  for (auto row : rows) {
+    ++s.rows;
+    if (row.gpu && !*row.gpu) { ++s.not_gpu; continue; }
+    if (!row.available) { ++s.unavailable; continue; }
+    if (!rows_have_regions && row.region.empty()) row.region = region_var;
+    if ((!pins.instance_type.empty() && row.instance_type != pins.instance_type) ||
+        (!pins.region.empty() && row.region != pins.region)) { ++s.unpinned; continue; }
+    if (priced && !row.price_per_hour_usd) { ++s.unpriced; continue; }
+    if (std::find(refused_keys.begin(), refused_keys.end(), row.key()) != refused_keys.end()) { ++s.refused; continue; }
+    ++candidates;
+    if (!s.chosen || (row.price_per_hour_usd && (!s.chosen->price_per_hour_usd ||
+                                                 *row.price_per_hour_usd < *s.chosen->price_per_hour_usd)))
+      s.chosen = std::move(row);
+  }
+  std::string excluded;
+  auto part = [&](std::size_t n, const char* what) {
+    if (n > 0) excluded += (excluded.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+  };
+  part(s.not_gpu, "not GPU offers");
+  part(s.unavailable, "without capacity");
+  part(s.unpinned, "not matching --instance-type/--region");
+  part(s.unpriced, "without a price");
+  part(s.refused, "already refused for capacity");
+  const std::string of = "of " + std::to_string(s.rows) + " offer row(s) listed" + (excluded.empty() ? "" : ", " + excluded);
+  if (!s.chosen) {
+    s.explanation = "no offer row can be launched (" + of + ")";
+    return s;
+  }
+  std::string price;
+  if (s.chosen->price_per_hour_usd) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", *s.chosen->price_per_hour_usd);
+    price = " at $" + std::string(buf) + "/h";
+  }
+  s.explanation = s.chosen->key() + price + ": " + (priced ? "the cheapest" : "the first (the catalogue has no prices)") +
+                  " of " + std::to_string(candidates) + " launchable row(s) (" + of + ")";
+  return s;
 }
 
 ssh_key provider_client::to_ssh_key(const nlohmann::json& obj) const {
@@ -469,38 +606,34 @@ typed_result<std::vector<T>> mapped_walk(provider_client& c, operation_id id, Ma
 }
 
 typed_result<std::vector<offer>> provider_client::list_offers() {
-  auto out = mapped_walk<offer>(*this, operation_id::list_offers, [this](const auto& i) { return to_offer(i); });
-  if (out.value)
-    for (const auto& o : *out.value)
-      if (o.price_per_hour_usd) ledger_->note_price(o.instance_type, *o.price_per_hour_usd);
+  auto all = walk(operation_id::list_offers);
+  typed_result<std::vector<offer>> out{std::move(all.call), std::nullopt, std::move(all.problem)};
+  if (!all.value) return out;
+  std::vector<offer> rows;
+  for (const auto& item : *all.value)
+    for (auto& row : to_offers(item)) {
+      if (row.price_per_hour_usd) ledger_->note_price(row.instance_type, *row.price_per_hour_usd);
+      rows.push_back(std::move(row));
+    }
+  out.value = std::move(rows);
   return out;
 }
 
-std::optional<std::pair<std::string, std::string>> provider_client::cheapest_offer(const std::vector<std::string>& skip) {
+offer_selection provider_client::choose_offer(const std::vector<std::string>& refused) {
   auto offers = list_offers();
-  if (!offers.value) return std::nullopt;
-  // Offers without a region field are taken as available where the spec's "region" variable
-  // says (or wherever the provider places them).
-  const bool offers_have_regions = spec_.offer_fields.contains("regions_available");
-  std::optional<offer> chosen;
-  for (auto o : *offers.value) {
-    if (std::find(skip.begin(), skip.end(), o.instance_type) != skip.end()) continue;
-    if (!offers_have_regions) {
-      auto it = spec_.variables.find("region");
-      o.regions_available = {it == spec_.variables.end() ? std::string() : it->second};
-    }
-    if (o.regions_available.empty()) continue;
-    if (!chosen || o.price_per_hour_usd.value_or(1e9) < chosen->price_per_hour_usd.value_or(1e9)) chosen = o;
+  if (!offers.value) {
+    offer_selection s;
+    s.explanation = "the offers could not be listed: " + (offers.problem.empty() ? offers.call.describe() : offers.problem);
+    return s;
   }
-  if (!chosen) return std::nullopt;
-  return std::pair{chosen->instance_type, chosen->regions_available.front()};
+  return select_offer(spec_, *offers.value, pins, refused);
 }
 
 std::optional<std::string> provider_client::launched_id(const call_result& r, const std::string& client_id) const {
   if (!r.success || !r.response) return std::nullopt;
   const auto& op = *spec_.operation(operation_id::launch);
   std::optional<std::string> id;
-  if (op.text_response) {
+  if (op.text_response && !(op.text_or_json && r.json && r.json->is_object())) {
     // The body is the bare id (Verda), perhaps quoted or followed by a newline.
     std::string body = r.response->body;
     body.erase(0, body.find_first_not_of(" \t\r\n\""));
@@ -520,7 +653,13 @@ std::optional<std::string> provider_client::launched_id(const call_result& r, co
 }
 
 typed_result<std::string> provider_client::launch(const launch_request& req) {
-  template_vars vars{{"instance_type", req.instance_type}, {"name", req.name}, {"client_id", req.name}};
+  template_vars vars;
+  // The offer row's own parameters (a template id, a data centre) go first; the named ones win.
+  for (const auto& [k, v] : req.params) vars[k] = v;
+  vars["instance_type"] = req.instance_type;
+  vars["name"] = req.name;
+  vars["client_id"] = req.name;
+  if (!req.public_key.empty()) vars["public_key"] = req.public_key;
   if (!req.region.empty()) vars["region"] = req.region;
   if (!req.ssh_key_name.empty()) vars["ssh_key_name"] = req.ssh_key_name;
   typed_result<std::string> out{call(operation_id::launch, vars)};

@@ -1,5 +1,7 @@
 #include <neograde/clients/teardown.hpp>
 
+#include <neograde/core/json_util.hpp>
+
 #include <algorithm>
 #include <map>
 
@@ -7,6 +9,9 @@ namespace neograde {
 
 bool answers_gone(const provider_spec& spec, const call_result& r) {
   if (r.status() == 404 || r.status() == 410) return true;
+  // A read that succeeds with a null object (RunPod GraphQL's `data.pod: null`) finds nothing.
+  if (const auto* get = spec.operation(operation_id::get); r.success && r.json && get != nullptr && get->item)
+    if (const auto* obj = find_pointer(*r.json, *get->item); obj != nullptr && obj->is_null()) return true;
   auto it = spec.errors.kinds.find("not_found");
   return it != spec.errors.kinds.end() && r.error && r.status() == it->second.status &&
          (it->second.code.empty() || r.error->code == it->second.code);

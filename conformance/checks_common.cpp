@@ -25,8 +25,10 @@ check_outcome expect_4xx(std::string id, const call_result& r, const std::string
   return make(std::move(id), outcome::fail, what + " got HTTP " + std::to_string(r.status()) + ", expected 4xx", {r.evidence});
 }
 
-std::optional<std::pair<std::string, std::string>> launchable_offer(context& ctx, const std::vector<std::string>& skip) {
-  return ctx.client.cheapest_offer(skip);
+std::optional<offer> launchable_offer(context& ctx, const std::vector<std::string>& refused) {
+  auto s = ctx.client.choose_offer(refused);
+  if (!ctx.measurements.contains("offer_selection")) ctx.measurements["offer_selection"] = s.to_json();
+  return s.chosen;
 }
 
 bool is_client_error(const call_result& r) { return r.status() >= 400 && r.status() < 500; }

@@ -134,9 +134,10 @@ class scenario {
       if (!target) break;
       order_ = *target;
       launched_at_ = ctx_.now();
-      launch_ = client_.launch({target->first, target->second, ctx_.ssh_key_name, ctx_.prefix() + "lc"});
+      launch_ = client_.launch({target->instance_type, target->region, ctx_.ssh_key_name, ctx_.prefix() + "lc",
+                                target->params, ctx_.public_key});
       if (launch_.call.success || provider_condition(launch_.call, ctx_.spec) != outcome::no_capacity) break;
-      refused.push_back(target->first);
+      refused.push_back(target->key());
       refusals.push_back(launch_.call.evidence);
     }
     const double attempts = static_cast<double>(refused.size() + (launch_.call.success ? 1 : 0));
@@ -147,7 +148,7 @@ class scenario {
                     refused.front() + " first)",
                 refusals));
     else if (launch_.call.success)
-      emit(make(capacity_id, outcome::pass, "the advertised offer " + order_.first + " launched", {launch_.call.evidence}));
+      emit(make(capacity_id, outcome::pass, "the advertised offer " + order_.key() + " launched", {launch_.call.evidence}));
   }
 
   void steps() {
@@ -160,7 +161,7 @@ class scenario {
         return skip_all(*c, "the launch met a provider condition: " + launch_.call.describe());
       }
       emit(make(launch_id, launch_.call.response ? outcome::fail : outcome::errored,
-                "launching " + order_.first + " in " + order_.second + " (advertised as available) failed: " +
+                "launching " + order_.key() + " (advertised as available) failed: " +
                     launch_.call.describe(),
                 {launch_.call.evidence}));
       return skip_all(outcome::skipped, "depends on a successful launch");
@@ -171,7 +172,7 @@ class scenario {
       return skip_all(outcome::skipped, "depends on the launch returning an id");
     }
     const std::string id = *launch_.value;
-    emit(make(launch_id, outcome::pass, "launched " + order_.first + " as " + id, {launch_.call.evidence}));
+    emit(make(launch_id, outcome::pass, "launched " + order_.key() + " as " + id, {launch_.call.evidence}));
 
     visible(id);
     std::string last_status = "unknown";
@@ -246,10 +247,10 @@ class scenario {
   void matches_order(const instance& got, const exchange& ev) {
     const auto& f = ctx_.spec.instance_fields;
     std::vector<std::string> wrong;
-    if (f.contains("instance_type") && got.instance_type != order_.first)
-      wrong.push_back("type \"" + got.instance_type + "\" (ordered \"" + order_.first + "\")");
-    if (f.contains("region") && !order_.second.empty() && got.region != order_.second)
-      wrong.push_back("region \"" + got.region + "\" (ordered \"" + order_.second + "\")");
+    if (f.contains("instance_type") && got.instance_type != order_.instance_type)
+      wrong.push_back("type \"" + got.instance_type + "\" (ordered \"" + order_.instance_type + "\")");
+    if (f.contains("region") && !order_.region.empty() && got.region != order_.region)
+      wrong.push_back("region \"" + got.region + "\" (ordered \"" + order_.region + "\")");
     if (f.contains("name") && !got.name.empty() && got.name != ctx_.prefix() + "lc")
       wrong.push_back("name \"" + got.name + "\"");
     if (f.contains("ssh_key_names") && !ctx_.ssh_key_name.empty() &&
@@ -364,7 +365,8 @@ class scenario {
     for (int i = 0; i < 2 && !not_sent; ++i) {
       auto target = launchable_offer(ctx_);
       if (!target) break;
-      auto l = client_.launch({target->first, target->second, ctx_.ssh_key_name, ctx_.prefix() + "extra" + std::to_string(i)});
+      auto l = client_.launch({target->instance_type, target->region, ctx_.ssh_key_name,
+                               ctx_.prefix() + "extra" + std::to_string(i), target->params, ctx_.public_key});
       if (l.value) extra.push_back(*l.value);
       if (l.call.not_sent) not_sent = l.call.describe();
     }
@@ -481,7 +483,7 @@ class scenario {
   context& ctx_;
   provider_client& client_;
   std::set<std::string> decided_;
-  std::pair<std::string, std::string> order_;
+  offer order_;
   typed_result<std::string> launch_;
   time_point launched_at_;
   bool was_running_ = false;

@@ -90,10 +90,10 @@ struct context {
 
 [[nodiscard]] bool is_client_error(const call_result& r);
 
-// The cheapest offer advertised as available: instance type and region (empty when offers carry
-// no region and the spec names none). `skip` lists offers already refused.
-[[nodiscard]] std::optional<std::pair<std::string, std::string>> launchable_offer(
-    context& ctx, const std::vector<std::string>& skip = {});
+// The offer row the run launches (select_offer: GPU, with capacity, priced, pinned, cheapest);
+// `refused` lists the keys of rows already refused for capacity. The first selection is kept in
+// the run's measurements ("offer_selection"), so the results say which offer and why.
+[[nodiscard]] std::optional<offer> launchable_offer(context& ctx, const std::vector<std::string>& refused = {});
 
 // --remote-exec on the running instance: waits for SSH, copies and runs neograde-gpu-smoke,
 // and returns the hardware record (never throws; problems are recorded in it).

@@ -18,6 +18,15 @@
 
 namespace neograde::conformance {
 
+// How long one instance is expected to be billed, for the budget: boot, the checks while it
+// runs (a quarter of an hour; with --remote-exec also the SSH wait and the smoke test), and
+// termination, in provider time.
+double billed_seconds(const provider_spec& spec, const run_options& options) {
+  double hold = 900;
+  if (options.remote) hold += options.remote->ssh_wait_s + options.remote->smoke_timeout_s;
+  return spec.timing.time_to_running_s + hold + spec.timing.time_to_gone_s;
+}
+
 bool is_loopback_url(const std::string& url) {
   auto u = http::parse_url(url);
   return u && http::is_loopback(*u);
@@ -119,24 +128,14 @@ void delete_key(detail::context& ctx) {
   ctx.ssh_key_id.clear();
 }
 
-// How long one instance is expected to be billed, for the budget: boot, the checks while it
-// runs (a quarter of an hour; with --remote-exec also the SSH wait and the smoke test), and
-// termination, in provider time.
-double billed_seconds(const provider_spec& spec, const run_options& options) {
-  double hold = 900;
-  if (options.remote) hold += options.remote->ssh_wait_s + options.remote->smoke_timeout_s;
-  return spec.timing.time_to_running_s + hold + spec.timing.time_to_gone_s;
-}
-
 // Before the first create of a live run: the credentials work, an offer has capacity, its price
 // is known and it fits the budget. Returns why not.
 std::optional<std::string> pre_check(provider_client& client, const spend_ledger& ledger) {
-  auto offers = client.list_offers();
-  if (!offers.value) return "the offers could not be listed (" + offers.call.describe() + ")";
-  auto target = client.cheapest_offer();
-  if (!target) return "no offer lists available capacity";
-  if (!ledger.estimate_usd(target->first)) return "the offer " + target->first + " has no price, so its cost cannot be bounded";
-  if (auto no = ledger.would_refuse(target->first)) return *no;
+  auto s = client.choose_offer();
+  if (!s.chosen) return s.explanation;
+  if (!ledger.estimate_usd(s.chosen->instance_type))
+    return "the offer " + s.chosen->key() + " has no price, so its cost cannot be bounded";
+  if (auto no = ledger.would_refuse(s.chosen->instance_type)) return *no;
   return std::nullopt;
 }
 
@@ -186,11 +185,15 @@ run_report run(const provider_spec& spec, const run_options& options) {
   provider_client client(spec, options.base_url, options.api_key, options.http);
   std::optional<provider_client> second;
   if (!options.second_api_key.empty()) second.emplace(spec, options.base_url, options.second_api_key, options.http);
-  // One request first, so that the target's identity (emulator or not) is known.
-  (void)client.call(operation_id::list_offers);
+  client.pins = options.pins;
+  if (second) second->pins = options.pins;
+  // The catalogue first: the target's identity (emulator or not) is then known, and the offer
+  // row the run would launch, with why, goes into the results header.
+  const auto selection = client.choose_offer().to_json();
+  report.measurements["offer_selection"] = selection;
   report.source = options.source.value_or(client.target_is_emulator() ? result_source::emulated : result_source::live);
   report.time_scale = client.target_is_emulator() ? client.emulator_time_scale() : 1.0;
-  if (options.on_start) options.on_start(report.source, report.time_scale);
+  if (options.on_start) options.on_start(report.source, report.time_scale, selection);
 
   detail::context ctx{spec, options, client, second ? &*second : nullptr, report.time_scale, client.target_is_emulator(),
                       {}, report.measurements, error_oracle(spec), {}, {}, "", "", "", "", nullptr, {}, clock};

@@ -95,6 +95,7 @@ provider_spec build(const nlohmann::json& doc) {
   if (e.contains("in_success_body")) s.errors.in_success_body = e.at("in_success_body").get<std::string>();
   s.errors.no_capacity_codes = e.value("no_capacity_codes", std::vector<std::string>{});
   s.errors.quota_codes = e.value("quota_codes", std::vector<std::string>{});
+  s.errors.no_capacity_messages = e.value("no_capacity_messages", std::vector<std::string>{});
 
   for (auto& [word, state] : doc.at("states").items()) {
     auto canonical = instance_state_from_string(state.get<std::string>());
@@ -131,7 +132,9 @@ provider_spec build(const nlohmann::json& doc) {
     op.items_are_object_values = o.value("items_are_object_values", false);
     if (o.contains("item")) op.item = o.at("item").get<std::string>();
     op.fields = to_fields(o.value("fields", nlohmann::json::object()));
-    op.text_response = o.value("response_format", "json") == "text";
+    const auto format = o.value("response_format", "json");
+    op.text_response = format == "text" || format == "text_or_json";
+    op.text_or_json = format == "text_or_json";
     if (o.contains("graphql")) {
       const auto& g = o.at("graphql");
       op.graphql_operation = g.at("operation").get<std::string>();
@@ -155,7 +158,28 @@ provider_spec build(const nlohmann::json& doc) {
     }
     s.operations.emplace(op.id, std::move(op));
   }
-  s.variables = doc.value("variables", std::map<std::string, std::string>{});
+  const auto variables = doc.value("variables", nlohmann::json::object());
+  for (const auto& [name, v] : variables.items()) {
+    variable_decl d;
+    if (v.is_string()) {
+      d.default_value = d.emulator = v.get<std::string>();
+    } else {
+      if (v.contains("emulator")) d.emulator = v.at("emulator").get<std::string>();
+      if (v.contains("default")) d.default_value = v.at("default").get<std::string>();
+      d.env = v.value("env", "");
+      d.required = v.value("required", false);
+      d.description = v.value("description", "");
+      d.source = v.value("source", "");
+    }
+    if (auto value = d.emulator ? d.emulator : d.default_value) s.variables[name] = *value;
+    s.variable_decls[name] = std::move(d);
+  }
+  if (doc.contains("absent_status")) {
+    const auto& a = doc.at("absent_status");
+    s.absent_state = instance_state_from_string(a.at("state").get<std::string>());
+    if (*s.absent_state == instance_state::unknown)
+      throw spec_fault("/absent_status/state", "not a canonical state: " + a.at("state").dump());
+  }
   for (const auto& d : doc.value("deviations", nlohmann::json::array()))
     s.deviations.push_back({d.at("check").get<std::string>(), d.at("reason").get<std::string>(), d.at("source").get<std::string>()});
   s.emulator = doc.value("emulator", nlohmann::json::object());
@@ -183,6 +207,7 @@ const operation_spec* provider_spec::operation(operation_id id) const {
 }
 
 instance_state provider_spec::canonical_state(const std::string& provider_status) const {
+  if (provider_status.empty() && absent_state) return *absent_state;
   auto it = states.find(provider_status);
   return it == states.end() ? instance_state::unknown : it->second;
 }
@@ -191,6 +216,31 @@ const deviation* provider_spec::deviation_for(const std::string& check_id) const
   for (const auto& d : deviations)
     if (d.check_id == check_id) return &d;
   return nullptr;
+}
+
+resolved_variables resolve_variables(const provider_spec& spec, const std::map<std::string, std::string>& sets,
+                                     bool live,
+                                     const std::function<std::optional<std::string>(const std::string&)>& getenv) {
+  auto env = [&](const std::string& name) -> std::optional<std::string> {
+    if (name.empty()) return std::nullopt;
+    if (getenv) return getenv(name);
+    const char* v = std::getenv(name.c_str());
+    return v != nullptr && *v != '\0' ? std::optional<std::string>(v) : std::nullopt;
+  };
+  resolved_variables out;
+  for (const auto& [name, value] : sets)
+    if (!spec.variable_decls.contains(name)) out.unknown.push_back(name);
+  for (const auto& [name, d] : spec.variable_decls) {
+    std::optional<std::string> value;
+    if (auto it = sets.find(name); it != sets.end()) value = it->second;
+    else if (!live) value = d.emulator ? d.emulator : d.default_value;
+    else if (auto e = env(d.env)) value = e;
+    else value = d.default_value;  // never the emulator's placeholder
+    if (value) out.values[name] = *value;
+    else if (live && d.required)
+      out.missing.push_back(name + " (set " + (d.env.empty() ? "" : d.env + " or ") + "--set " + name + "=...)");
+  }
+  return out;
 }
 
 std::chrono::milliseconds latency_threshold(const provider_spec& spec, double time_scale) {

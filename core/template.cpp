@@ -18,6 +18,8 @@ std::optional<std::string> placeholder_name(const nlohmann::json& v) {
   return s.substr(2, s.size() - 4);
 }
 
+std::string to_text(const nlohmann::json& v);
+
 // Renders one node; nullopt means "drop this node" (an unset variable).
 std::optional<nlohmann::json> render_node(const nlohmann::json& node, const template_vars& vars) {
   if (auto name = placeholder_name(node)) {
@@ -27,8 +29,17 @@ std::optional<nlohmann::json> render_node(const nlohmann::json& node, const temp
   }
   if (node.is_object()) {
     nlohmann::json out = nlohmann::json::object();
-    for (auto& [k, v] : node.items())
-      if (auto r = render_node(v, vars)) out[k] = std::move(*r);
+    for (auto& [k, v] : node.items()) {
+      auto r = render_node(v, vars);
+      if (!r) continue;
+      // A key that is exactly "{{var}}" is the variable's text (TensorDock names the GPU by key).
+      if (auto name = placeholder_name(k)) {
+        auto it = vars.find(*name);
+        if (it != vars.end()) out[to_text(it->second)] = std::move(*r);
+      } else {
+        out[k] = std::move(*r);
+      }
+    }
     return out;
   }
   if (node.is_array()) {
@@ -50,8 +61,11 @@ void collect(const nlohmann::json& node, const std::string& at,
     return;
   }
   if (node.is_object()) {
-    for (auto& [k, v] : node.items())
+    for (auto& [k, v] : node.items()) {
+      // A key placeholder's pointer ends in the placeholder itself: its value is the key there.
+      if (placeholder_name(k)) out.emplace(*placeholder_name(k), at + "/" + pointer_escape(k));
       collect(v, at + "/" + pointer_escape(k), out);
+    }
   } else if (node.is_array()) {
     for (std::size_t i = 0; i < node.size(); ++i) collect(node[i], at + "/" + std::to_string(i), out);
   }

@@ -9,4 +9,19 @@ instance_state instance_state_from_string(std::string_view s) {
   return nlohmann::json(std::string(s)).get<instance_state>();
 }
 
+std::string offer::key() const {
+  std::string k = instance_type;
+  if (!region.empty()) k += " @ " + region;
+  if (!params.empty()) {
+    k += " {";
+    bool first = true;
+    for (const auto& [name, value] : params) {
+      k += (first ? "" : ", ") + name + "=" + value;
+      first = false;
+    }
+    k += "}";
+  }
+  return k;
+}
+
 }  // namespace neograde

@@ -511,6 +511,12 @@ struct provider_model::impl {
     template_vars vars;
     for (const auto& [name, ptr] : template_pointers(tmpl)) {
       const auto parent = parent_pointer(ptr);
+      if (ptr.ends_with("}}") && ptr.substr(parent.size() + 1).starts_with("{{")) {
+        // A key placeholder: the key of the body's object there (when it has exactly one).
+        if (const auto* obj = find_pointer(body, parent); obj != nullptr && obj->is_object() && obj->size() == 1)
+          vars[name] = obj->begin().key();
+        continue;
+      }
       const auto* tparent = find_pointer(tmpl, parent);
       if (tparent != nullptr && tparent->is_array() && tparent->size() == 1) {
         if (const auto* v = find_pointer(body, parent)) vars[name] = *v;
@@ -540,26 +546,72 @@ struct provider_model::impl {
 
   // ---- operations ------------------------------------------------------------------------
 
+  // One offer row as the emulator renders it, with the enclosing item's fields (`^` pointers).
+  struct emu_row {
+    std::map<std::string, nlohmann::json> parent;
+    nlohmann::json object;
+  };
+
+  // The offer rows of one instance type: one with the regions that have capacity, or, where the
+  // spec reads one region per row, one per region the type is sold in (available or not).
+  std::vector<emu_row> offer_rows(const nlohmann::json& t, clock::time_point now) {
+    const auto& regions = spec.emulator.at("regions");
+    const auto name = t.at("name").get<std::string>();
+    const auto& f = spec.offer_fields;
+    emu_row base{{}, t.value("object", nlohmann::json::object())};
+    auto write = [&](emu_row& row, const std::string& field, const nlohmann::json& value) {
+      auto it = f.find(field);
+      if (it == f.end()) return;
+      if (it->second.pointer.starts_with('^')) row.parent[field] = value;  // the enclosing item's
+      else write_field(row.object, f, field, value);
+    };
+    write(base, "instance_type", name);
+    if (t.contains("description")) write(base, "description", t.at("description"));
+    nlohmann::json price = t.at("price_per_hour_usd");
+    write(base, "price_per_hour_usd", price);
+    if (quirk("offers_schema_drift"))
+      if (auto it = f.find("price_per_hour_usd"); it != f.end() && !it->second.pointer.starts_with('^'))
+        set_pointer(base.object, it->second.pointer, find_pointer(base.object, it->second.pointer)->dump());
+    if (quirk("negative_price")) write(base, "price_per_hour_usd", -price.get<double>());
+    const auto params = t.value("params", nlohmann::json::object());
+    for (const auto& [param, value] : params.items()) write(base, param, value);
+    // "available": a count where the provider writes one (type integer), else a boolean.
+    auto availability = [&](long left) {
+      auto it = f.find("available");
+      return it != f.end() && it->second.as_integer ? nlohmann::json(std::max(left, 0L)) : nlohmann::json(left > 0);
+    };
+    std::vector<emu_row> rows;
+    if (f.contains("region")) {
+      for (const auto& [r, _] : regions.items()) {
+        if (!t.at("capacity").contains(r)) continue;
+        auto row = base;
+        write(row, "region", r);
+        write(row, "available", availability(remaining(t, r, now)));
+        rows.push_back(std::move(row));
+      }
+      return rows;
+    }
+    std::vector<std::string> available;
+    long total = 0;
+    for (const auto& [r, _] : regions.items())
+      if (const long left = remaining(t, r, now); left > 0) {
+        available.push_back(r);
+        total += left;
+      }
+    write(base, "regions_available", available);
+    write(base, "available", availability(total));
+    rows.push_back(std::move(base));
+    return rows;
+  }
+
   http::response list_offers(const operation_spec& op, clock::time_point now, const std::string& raw_query) {
     nlohmann::json collection = op.items_are_object_values ? nlohmann::json::object() : nlohmann::json::array();
+    const auto rows_field = spec.offer_fields.find("rows");
     const auto& regions = spec.emulator.at("regions");
-    for (const auto& t : spec.emulator.at("instance_types")) {
-      nlohmann::json item = t.value("object", nlohmann::json::object());
-      const auto name = t.at("name").get<std::string>();
-      std::vector<std::string> available;
-      for (const auto& [r, _] : regions.items())
-        if (remaining(t, r, now) > 0) available.push_back(r);
-      write_field(item, spec.offer_fields, "instance_type", name);
-      if (t.contains("description")) write_field(item, spec.offer_fields, "description", t.at("description"));
-      nlohmann::json price = t.at("price_per_hour_usd");
-      write_field(item, spec.offer_fields, "price_per_hour_usd", price);
-      if (quirk("offers_schema_drift"))
-        if (auto it = spec.offer_fields.find("price_per_hour_usd"); it != spec.offer_fields.end())
-          set_pointer(item, it->second.pointer, find_pointer(item, it->second.pointer)->dump());
-      write_field(item, spec.offer_fields, "regions_available", available);
-      if (quirk("negative_price"))
-        if (auto it = spec.offer_fields.find("price_per_hour_usd"); it != spec.offer_fields.end())
-          write_field(item, spec.offer_fields, "price_per_hour_usd", -price.get<double>());
+    // With `rows`, catalogue items enclose their rows, grouped by the enclosing item's fields
+    // (Paperspace's OS templates enclose machine types; TensorDock's locations enclose GPUs).
+    std::vector<std::pair<std::map<std::string, nlohmann::json>, nlohmann::json>> groups;
+    auto add = [&](nlohmann::json item, const std::string& name) {
       if (op.items_are_object_values) {
         if (quirk("duplicate_offers")) collection[name + "_again"] = item;  // a second key, the same type
         collection[name] = std::move(item);
@@ -567,6 +619,36 @@ struct provider_model::impl {
         if (quirk("duplicate_offers")) collection.push_back(item);
         collection.push_back(std::move(item));
       }
+    };
+    for (const auto& t : spec.emulator.at("instance_types")) {
+      for (auto& row : offer_rows(t, now)) {
+        if (rows_field == spec.offer_fields.end()) {
+          add(std::move(row.object), t.at("name").get<std::string>());
+          continue;
+        }
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == row.parent; });
+        if (it == groups.end()) {
+          // The enclosing item: the type's parent_object, or the region's object when rows are
+          // grouped by region (TensorDock's locations).
+          nlohmann::json item = t.value("parent_object", nlohmann::json::object());
+          if (auto r = row.parent.find("region"); r != row.parent.end() && r->second.is_string() &&
+                                                  regions.contains(r->second.get<std::string>()))
+            item.update(regions.at(r->second.get<std::string>()));
+          for (const auto& [field, value] : row.parent)
+            set_pointer(item, spec.offer_fields.at(field).pointer.substr(1), value);
+          set_pointer(item, rows_field->second.pointer, nlohmann::json::array());
+          groups.emplace_back(row.parent, std::move(item));
+          it = std::prev(groups.end());
+        }
+        auto& arr = it->second[nlohmann::json::json_pointer(rows_field->second.pointer)];
+        if (quirk("duplicate_offers")) arr.push_back(row.object);
+        arr.push_back(std::move(row.object));
+      }
+    }
+    for (auto& [key, item] : groups) {
+      (void)key;
+      if (op.items_are_object_values) collection[std::to_string(collection.size())] = std::move(item);
+      else collection.push_back(std::move(item));
     }
     if (!op.items_are_object_values) return page_of(op, std::move(collection), raw_query);
     nlohmann::json body = response_template(op);
@@ -603,6 +685,15 @@ struct provider_model::impl {
     if (!key_name.empty() && spec.operation(operation_id::ssh_keys_add) != nullptr &&
         std::none_of(acct.keys.begin(), acct.keys.end(), [&](const auto& k) { return k.name == key_name; }))
       return error_response("invalid_parameters", "Unknown SSH key: " + key_name);
+    // A type sold with launch parameters of its own (a template, a data centre) is launched with
+    // them: another template for this machine type is refused, as the real API refuses it.
+    if (type != nullptr && op.body) {
+      const auto sent = template_pointers(*op.body);
+      const auto params = type->value("params", nlohmann::json::object());
+      for (const auto& [param, value] : params.items())
+        if (sent.contains(param) && var(param.c_str()) != first_string(value))
+          return error_response("invalid_parameters", "Invalid " + param + " for " + type_name + ": " + var(param.c_str()));
+    }
     if (type != nullptr && remaining(*type, region, now) <= 0) return error_response("insufficient_capacity");
 
     emu_instance inst;

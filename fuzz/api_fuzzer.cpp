@@ -103,9 +103,9 @@ struct campaign {
     if (!t.may_launch()) return;
     // Against this machine, every offer (more capacity to fuzz with); elsewhere the cheapest.
     std::vector<std::string> skip;
-    while (auto offer = t.primary().cheapest_offer(skip)) {
-      t.offers.push_back(*offer);
-      skip.push_back(offer->first);
+    while (auto chosen = t.primary().choose_offer(skip).chosen) {
+      t.offers.push_back(*chosen);
+      skip.push_back(chosen->key());
       if (!t.loopback() || t.offers.size() >= 8) break;
     }
     const auto* launch = spec.operation(operation_id::launch);

@@ -89,8 +89,8 @@ class target {
   void tally(const call_result& r, const std::string& generator);
   [[nodiscard]] nlohmann::json tallies() const;
 
-  // Offers to launch with: instance type and region.
-  std::vector<std::pair<std::string, std::string>> offers;
+  // Offer rows to launch with (type, region and the row's launch parameters).
+  std::vector<offer> offers;
   std::string ssh_key_name;  // the run's SSH key, when launches need one
   std::vector<std::string> created;  // ids of every instance a launch returned, for teardown
 

@@ -65,8 +65,10 @@ template_vars base_vars(target& t, const std::string& name) {
   template_vars vars;
   for (const auto& [k, v] : t.spec().variables) vars[k] = v;
   const bool have_offer = !t.offers.empty();
-  vars["instance_type"] = have_offer ? t.offers.front().first : "neograde-none";
-  vars["region"] = have_offer ? t.offers.front().second : "neograde-none";
+  if (have_offer)
+    for (const auto& [k, v] : t.offers.front().params) vars[k] = v;
+  vars["instance_type"] = have_offer ? t.offers.front().instance_type : "neograde-none";
+  vars["region"] = have_offer ? t.offers.front().region : "neograde-none";
   vars["ssh_key_name"] = t.ssh_key_name.empty() ? "neograde-none" : t.ssh_key_name;
   vars["name"] = name;
   vars["public_key"] = public_key;
@@ -143,7 +145,10 @@ class builder {
     }
     add(gens, 1, unknown_path());
     add(gens, 2, wrong_method());
-    if (t_.spec().auth.schemes.front().type != auth_scheme::query) add(gens, 1, credentials_in_query());
+    // A provider that documents query-string keys (any of its schemes) may serve them.
+    const auto& schemes = t_.spec().auth.schemes;
+    if (std::none_of(schemes.begin(), schemes.end(), [](const auto& m) { return m.type == auth_scheme::query; }))
+      add(gens, 1, credentials_in_query());
     return weighted(std::move(gens));
   }
 

@@ -80,10 +80,11 @@ struct launch_instance : command {
       w.step("launch (skipped: instance cap)");
       return;
     }
-    const auto [type, region] = w.t.offers[static_cast<std::size_t>(w.t.launched()) % w.t.offers.size()];
+    const auto& row = w.t.offers[static_cast<std::size_t>(w.t.launched()) % w.t.offers.size()];
+    const auto& type = row.instance_type;
     const auto name = w.t.fresh_name("s");
-    w.step("launch " + type + " in " + region + " as " + name);
-    auto r = w.t.primary().launch({type, region, w.t.ssh_key_name, name});
+    w.step("launch " + row.key() + " as " + name);
+    auto r = w.t.primary().launch({type, row.region, w.t.ssh_key_name, name, row.params, public_key});
     if (r.call.not_sent) {
       w.incomplete = true;  // the spend budget said no: nothing was sent
       w.step("launch (" + r.call.describe() + ")");
@@ -116,7 +117,8 @@ struct launch_refused : command {
   void run(const model&, world& w) const override {
     if (!w.t.may_launch() || w.t.offers.empty()) return;
     const auto name = w.t.fresh_name("x");
-    auto [type, region] = w.t.offers.front();
+    const auto& row = w.t.offers.front();
+    auto type = row.instance_type, region = row.region;
     // Only what the launch request carries can be unknown.
     const auto* launch = w.t.spec().operation(operation_id::launch);
     const auto sent = launch->body ? template_pointers(*launch->body) : std::map<std::string, std::string>{};
@@ -125,7 +127,7 @@ struct launch_refused : command {
     if (!(unknown_region ? region_sent : type_sent)) return;
     (unknown_region ? region : type) = "neograde-no-such-" + std::string(unknown_region ? "region" : "type");
     w.step("launch " + type + " in " + region + " as " + name + " (must be refused)");
-    auto r = w.t.primary().launch({type, region, w.t.ssh_key_name, name});
+    auto r = w.t.primary().launch({type, region, w.t.ssh_key_name, name, row.params, public_key});
     if (r.call.not_sent) {
       w.incomplete = true;  // the spend budget said no: nothing was sent
       w.step("launch (" + r.call.describe() + ")");

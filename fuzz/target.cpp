@@ -54,7 +54,7 @@ target::target(const provider_spec& spec, const fuzz_options& options)
 bool target::may_launch() const {
   const int cap = opts_.max_instances > 0 ? opts_.max_instances : (loopback_ ? 200 : 10);
   return spend_allowed_ && launched_ < cap && spec_.operation(operation_id::launch) != nullptr &&
-         !primary_->ledger().would_refuse(offers.empty() ? std::string() : offers.front().first);
+         !primary_->ledger().would_refuse(offers.empty() ? std::string() : offers.front().instance_type);
 }
 
 bool target::spent() const {

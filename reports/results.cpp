@@ -47,6 +47,7 @@ results_writer::results_writer(const std::filesystem::path& path, const run_head
         {"base_url", h.base_url},
         {"time_scale", h.time_scale},
         {"allow_spend", h.allow_spend},
+        {"offer_selection", h.offer_selection},
         {"started_at", utc_now_iso8601()}});
 }
 

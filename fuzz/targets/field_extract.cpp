@@ -41,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& obj : objects) {
     auto inst = client.to_instance(obj);
     NEOGRADE_ORACLE(inst.state == spec.canonical_state(inst.provider_status));
-    (void)client.to_offer(obj);
+    (void)client.to_offers(obj);
     (void)client.to_ssh_key(obj);
   }
   return 0;

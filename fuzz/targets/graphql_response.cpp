@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (result.json && op.items) {
     for (const auto& obj : client.collection(*result.json, *op.items, op.items_are_object_values)) {
       (void)client.to_instance(obj);
-      (void)client.to_offer(obj);
+      (void)client.to_offers(obj);
     }
   }
   if (result.json && op.item)

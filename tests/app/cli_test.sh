@@ -41,6 +41,52 @@ case "$case_name" in
       if grep -rqF -- "$k" out || grep -rqF -- "$secret" out; then fail "an API key leaked into the output"; fi
     done
     ;;
+  preflight)
+    # Every provider's emulator treated as live: ready, read-only, with the offer it would launch,
+    # its cost and what the run would create. The required variables come from the environment
+    # (their emulator values, set by CMake), as a live user would set them.
+    NEOGRADE_LIVE=1 run preflight --spec "$PROVIDER" --base-url "$(base_url)" --api-key "$(key 1)" \
+      --second-api-key "$(key 2)" --treat-as-live --allow-spend --max-spend 1000
+    [ "$rc" -eq 0 ] || { cat out.txt err.txt >&2; fail "exit code $rc, expected 0 (ready)"; }
+    grep -q '^the API key works' out.txt || fail "no key line"
+    grep -q '^offer: ' out.txt || fail "no offer line"
+    # What the run would create, or (a catalogue without prices) why live launching would be refused.
+    grep -qE '^(would create an instance |the run launches nothing: the pre-check would refuse)' out.txt ||
+      fail "no line saying what would be created"
+    grep -q '^READY$' out.txt || fail "not READY"
+    run preflight --spec "$PROVIDER" --base-url "$(base_url)" --api-key "$(key 1)" --treat-as-live --json
+    [ "$rc" -eq 0 ] || { cat out.txt err.txt >&2; fail "--json: exit code $rc"; }
+    grep -q '"ready": true' out.txt || fail "--json: not ready"
+    grep -q '"allowed": false' out.txt || fail "--json: spending allowed without --allow-spend and NEOGRADE_LIVE=1"
+    grep -q '"check": "isolation.instance.get_denied"' out.txt || fail "--json: isolation not predicted skipped without a second key"
+    run preflight --spec "$PROVIDER" --base-url "$(base_url)" --api-key not-a-key --treat-as-live
+    [ "$rc" -eq 1 ] || fail "a rejected key: exit code $rc, expected 1 (not ready)"
+    grep -q 'API key was rejected' out.txt || fail "a rejected key is not named"
+    if grep -q 'not-a-key' out.txt err.txt; then fail "the key was printed"; fi
+    ;;
+  preflight_missing_variable)
+    # A required variable unset on a live run: exit 2 naming it and its environment variable,
+    # before any request (the URL is a closed port: a request would be "cannot reach").
+    env -u CRUSOE_PROJECT_ID "$neograde" preflight --spec crusoe --base-url http://127.0.0.1:9/v1alpha5 \
+      --api-key id:c2VjcmV0 --treat-as-live >out.txt 2>err.txt
+    rc=$?
+    [ "$rc" -eq 2 ] || { cat out.txt err.txt >&2; fail "exit code $rc, expected 2"; }
+    one_error_line "project_id (set CRUSOE_PROJECT_ID or --set project_id=...)"
+    env -u CRUSOE_PROJECT_ID "$neograde" conformance --spec crusoe --base-url http://127.0.0.1:9/v1alpha5 \
+      --api-key id:c2VjcmV0 --treat-as-live --out out >out.txt 2>err.txt
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "conformance: exit code $rc, expected 2"
+    one_error_line "CRUSOE_PROJECT_ID"
+    [ ! -e out/results.jsonl ] || fail "conformance wrote results without its variables"
+    run preflight --spec crusoe --base-url http://127.0.0.1:9/v1alpha5 --api-key id:c2VjcmV0 --set projectid=x
+    [ "$rc" -eq 2 ] || fail "--set of an unknown variable: exit code $rc, expected 2"
+    one_error_line "has no such variable"
+    # With the variable set, the same command gets as far as the network (and says so).
+    run preflight --spec crusoe --base-url http://127.0.0.1:9/v1alpha5 --api-key id:c2VjcmV0 --treat-as-live \
+      --set project_id=00000000-0000-0000-0000-000000000000
+    [ "$rc" -eq 1 ] || fail "an unreachable provider: exit code $rc, expected 1 (not ready)"
+    grep -q 'cannot reach' out.txt || fail "the unreachable provider is not named"
+    ;;
   conformance_quirk)
     run conformance --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --out out
     [ "$rc" -eq 1 ] || fail "exit code $rc, expected 1 under a quirk"

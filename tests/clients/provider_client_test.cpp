@@ -25,11 +25,14 @@ TEST_F(ProviderClient, MapsOffersThroughTheSpec) {
   provider_client c(spec_, emu_->base_url(), "key-one");
   auto offers = c.list_offers();
   ASSERT_TRUE(offers.value.has_value()) << offers.call.describe();
-  ASSERT_EQ(offers.value->size(), 3u);
-  const auto& a10 = *std::find_if(offers.value->begin(), offers.value->end(),
-                                  [](const auto& o) { return o.instance_type == "gpu_1x_a10"; });
-  EXPECT_DOUBLE_EQ(a10.price_per_hour_usd.value(), 0.75);  // 75 cents, scaled
-  EXPECT_EQ(a10.regions_available, (std::vector<std::string>{"us-east-1", "us-west-1"}));
+  // One row per (type, region with capacity).
+  std::vector<std::string> a10_regions;
+  for (const auto& o : *offers.value)
+    if (o.instance_type == "gpu_1x_a10") {
+      EXPECT_DOUBLE_EQ(o.price_per_hour_usd.value(), 0.75);  // 75 cents, scaled
+      a10_regions.push_back(o.region);
+    }
+  EXPECT_EQ(a10_regions, (std::vector<std::string>{"us-east-1", "us-west-1"}));
   EXPECT_TRUE(c.target_is_emulator());
 }
 
@@ -71,4 +74,124 @@ TEST_F(ProviderClient, AuthModes) {
   EXPECT_EQ(c.call(operation_id::list).status(), 200);
   const auto text = nlohmann::json(c.transport().transcript()).dump();
   EXPECT_EQ(text.find("key-one"), std::string::npos);
+}
+
+namespace {
+
+// Lambda's spec with another offer mapping: catalogue items that enclose rows (as Paperspace's
+// OS templates enclose machine types), one region per row, a GPU marker, availability, and a
+// launch parameter read from the enclosing item.
+provider_spec rows_spec() {
+  auto doc = test::spec_json("lambda");
+  doc["offer_fields"] = {{"rows", "/machines"},
+                         {"instance_type", "/label"},
+                         {"region", "/dc"},
+                         {"gpu", "/gpuModel"},
+                         {"available", "/isAvailable"},
+                         {"price_per_hour_usd", "/price"},
+                         {"template_id", "^/id"}};
+  auto s = parse_spec(doc.dump(), "rows.json");
+  if (!s) throw std::runtime_error(s.error().what());
+  return std::move(*s);
+}
+
+const nlohmann::json rows_item = nlohmann::json::parse(R"({"id": "t0nspur5", "machines": [
+  {"label": "H100", "dc": "ny2", "gpuModel": "H100", "isAvailable": true, "price": 5.95},
+  {"label": "C5", "dc": "ny2", "gpuModel": "", "isAvailable": true, "price": 0.08},
+  {"label": "A100", "dc": "ams1", "gpuModel": "A100", "isAvailable": false, "price": 3.09},
+  {"label": "A6000", "dc": "ny2", "gpuModel": "A6000", "isAvailable": true}]})");
+
+}  // namespace
+
+TEST(OfferRows, EachElementIsARowCarryingTheEnclosingItemsParameters) {
+  const auto spec = rows_spec();
+  provider_client c(spec, "http://127.0.0.1:1", "k");
+  auto rows = c.to_offers(rows_item);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].instance_type, "H100");
+  EXPECT_EQ(rows[0].region, "ny2");
+  EXPECT_EQ(rows[0].gpu, true);
+  EXPECT_TRUE(rows[0].available);
+  EXPECT_EQ(rows[0].params, (std::map<std::string, std::string>{{"template_id", "t0nspur5"}}));
+  EXPECT_EQ(rows[0].key(), "H100 @ ny2 {template_id=t0nspur5}");
+  EXPECT_EQ(rows[1].gpu, false);  // an empty GPU model: a CPU machine
+  EXPECT_FALSE(rows[2].available);
+  EXPECT_FALSE(rows[3].price_per_hour_usd.has_value());
+}
+
+TEST(OfferRows, RegionsAvailableGiveOneRowPerRegionAndNoneARowWithoutCapacity) {
+  const auto& spec = test::spec("lambda");
+  provider_client c(spec, "http://127.0.0.1:1", "k");
+  auto item = nlohmann::json::parse(R"({"instance_type": {"name": "gpu_1x_a10", "price_cents_per_hour": 75},
+      "regions_with_capacity_available": [{"name": "us-east-1"}, {"name": "us-west-1"}]})");
+  auto rows = c.to_offers(item);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].region, "us-east-1");
+  EXPECT_EQ(rows[1].region, "us-west-1");
+  EXPECT_FALSE(rows[0].gpu.has_value());  // the spec cannot tell: every row counts as a GPU offer
+  item["regions_with_capacity_available"] = nlohmann::json::array();
+  rows = c.to_offers(item);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_FALSE(rows[0].available);
+}
+
+TEST(OfferSelection, TheCheapestLaunchableGpuRowWithReasons) {
+  const auto spec = rows_spec();
+  provider_client c(spec, "http://127.0.0.1:1", "k");
+  auto rows = c.to_offers(rows_item);
+  auto s = select_offer(spec, rows, {});
+  ASSERT_TRUE(s.chosen.has_value()) << s.explanation;
+  // The C5 is cheaper but has no GPU; the A100 has no capacity; the A6000 has no price.
+  EXPECT_EQ(s.chosen->instance_type, "H100");
+  EXPECT_EQ(s.rows, 4u);
+  EXPECT_EQ(s.not_gpu, 1u);
+  EXPECT_EQ(s.unavailable, 1u);
+  EXPECT_EQ(s.unpriced, 1u);
+  EXPECT_NE(s.explanation.find("H100 @ ny2"), std::string::npos) << s.explanation;
+  EXPECT_NE(s.explanation.find("1 not GPU offers"), std::string::npos) << s.explanation;
+  EXPECT_EQ(s.to_json()["params"]["template_id"], "t0nspur5");
+}
+
+TEST(OfferSelection, PinsAndRefusalsNarrowTheChoice) {
+  const auto spec = rows_spec();
+  provider_client c(spec, "http://127.0.0.1:1", "k");
+  auto rows = c.to_offers(rows_item);
+  rows.push_back(rows[0]);
+  rows.back().instance_type = "H200";
+  rows.back().price_per_hour_usd = 7.0;
+  auto pinned = select_offer(spec, rows, {"H200", ""});
+  ASSERT_TRUE(pinned.chosen.has_value());
+  EXPECT_EQ(pinned.chosen->instance_type, "H200");
+  EXPECT_EQ(pinned.unpinned, 2u);  // the H100 and the A6000 (the C5 and A100 fail earlier)
+  auto elsewhere = select_offer(spec, rows, {"", "ams1"});
+  EXPECT_FALSE(elsewhere.chosen.has_value());
+  EXPECT_NE(elsewhere.explanation.find("no offer row can be launched"), std::string::npos);
+  auto after_refusal = select_offer(spec, rows, {}, {"H100 @ ny2 {template_id=t0nspur5}"});
+  ASSERT_TRUE(after_refusal.chosen.has_value());
+  EXPECT_EQ(after_refusal.chosen->instance_type, "H200");
+  EXPECT_EQ(after_refusal.refused, 1u);
+}
+
+TEST_F(ProviderClient, LaunchSendsTheRowsParametersAndTheEmulatorChecksThem) {
+  // Lambda's emulator with a type that must be launched with its own template.
+  auto doc = test::spec_json("lambda");
+  doc["emulator"]["instance_types"][0]["params"] = {{"template_id", "tmpl-a"}};
+  doc["operations"]["launch"]["body"]["template_id"] = "{{template_id}}";
+  doc["operations"]["launch"].erase("request_schema");
+  auto spec = parse_spec(doc.dump(), "tmpl.json");
+  ASSERT_TRUE(spec.has_value()) << spec.error().what();
+  emulator::model_options m;
+  m.api_keys = {"key-one"};
+  m.time_scale = 0;
+  emulator::emulator emu(*spec, m);
+  emu.start();
+  provider_client c(*spec, emu.base_url(), "key-one");
+  const std::string type = doc["emulator"]["instance_types"][0]["name"];
+  const std::string region = doc["emulator"]["instance_types"][0]["capacity"].begin().key();
+  ASSERT_TRUE(c.add_ssh_key("k", "ssh-ed25519 AAAA test").value.has_value());
+  auto wrong = c.launch({type, region, "k", "neograde-t1", {{"template_id", "tmpl-b"}}});
+  EXPECT_FALSE(wrong.call.success) << "another template for this type must be refused";
+  EXPECT_EQ(wrong.call.status(), 400);
+  auto right = c.launch({type, region, "k", "neograde-t2", {{"template_id", "tmpl-a"}}});
+  EXPECT_TRUE(right.call.success) << right.call.describe();
 }

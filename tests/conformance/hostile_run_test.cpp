@@ -70,7 +70,7 @@ TEST_P(HostileProvider, TheRunEndsWithAVerdictForEveryCheckAndTheReportIsMade) {
   const auto dir = std::filesystem::temp_directory_path() / ("neograde-hostile-" + std::to_string(::getpid()) + "-" + GetParam().name);
   std::filesystem::create_directories(dir);
   std::optional<reports::results_writer> writer;
-  o.on_start = [&](result_source source, double scale) {
+  o.on_start = [&](result_source source, double scale, const nlohmann::json&) {
     writer.emplace(dir / "results.jsonl", reports::run_header{o.run_id, &spec, source, o.base_url, scale, true});
   };
   o.on_outcome = [&](const check_descriptor& d, const check_outcome& out) { writer->outcome(d, out); };

@@ -103,3 +103,86 @@ TEST(SpecLoad, ANumberTooLargeForADoubleIsAnErrorNotACrash) {
   ASSERT_FALSE(r.has_value());
   EXPECT_NE(r.error().message.find("not valid JSON"), std::string::npos) << r.error().message;
 }
+
+namespace {
+
+provider_spec with_variables(const nlohmann::json& variables) {
+  auto doc = test::spec_json("lambda");
+  doc["variables"] = variables;
+  auto s = parse_spec(doc.dump(), "test.json");
+  if (!s) throw std::runtime_error(s.error().what());
+  return std::move(*s);
+}
+
+const nlohmann::json project_and_image = {
+    {"project_id", {{"emulator", "placeholder-project"}, {"env", "TEST_PROJECT_ID"}, {"required", true},
+                    {"description", "the project"}}},
+    {"image", {{"default", "ubuntu-22.04"}, {"emulator", "emu-image"}, {"env", "TEST_IMAGE"}, {"description", "image"}}},
+    {"ssh_user", {{"env", "TEST_SSH_USER"}, {"description", "optional, no value anywhere"}}},
+    {"api_path", "/v1"}};
+
+auto no_env = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
+
+}  // namespace
+
+TEST(SpecVariables, LoadedWithTheEmulatorsValues) {
+  auto s = with_variables(project_and_image);
+  EXPECT_EQ(s.variables.at("project_id"), "placeholder-project");
+  EXPECT_EQ(s.variables.at("image"), "emu-image");
+  EXPECT_EQ(s.variables.at("api_path"), "/v1");
+  EXPECT_FALSE(s.variables.contains("ssh_user"));
+  EXPECT_TRUE(s.variable_decls.at("project_id").required);
+}
+
+TEST(SpecVariables, LiveRunsNeverSendThePlaceholder) {
+  auto s = with_variables(project_and_image);
+  auto r = resolve_variables(s, {}, /*live=*/true, no_env);
+  ASSERT_EQ(r.missing.size(), 1u);
+  EXPECT_NE(r.missing.front().find("project_id"), std::string::npos);
+  EXPECT_NE(r.missing.front().find("TEST_PROJECT_ID"), std::string::npos);
+  EXPECT_FALSE(r.values.contains("project_id"));
+  EXPECT_EQ(r.values.at("image"), "ubuntu-22.04");  // the real default, not the emulator's
+  EXPECT_EQ(r.values.at("api_path"), "/v1");        // a fixed variable
+  EXPECT_FALSE(r.values.contains("ssh_user"));
+}
+
+TEST(SpecVariables, SetBeatsTheEnvironmentWhichBeatsTheDefault) {
+  auto s = with_variables(project_and_image);
+  auto env = [](const std::string& name) -> std::optional<std::string> {
+    if (name == "TEST_PROJECT_ID") return "from-env";
+    if (name == "TEST_IMAGE") return "image-from-env";
+    return std::nullopt;
+  };
+  auto r = resolve_variables(s, {{"project_id", "from-set"}}, true, env);
+  EXPECT_TRUE(r.missing.empty());
+  EXPECT_EQ(r.values.at("project_id"), "from-set");
+  EXPECT_EQ(r.values.at("image"), "image-from-env");
+}
+
+TEST(SpecVariables, EmulatorRunsTakeTheEmulatorsValuesUnlessSet) {
+  auto s = with_variables(project_and_image);
+  auto env = [](const std::string&) -> std::optional<std::string> { return "ignored-on-the-emulator"; };
+  auto r = resolve_variables(s, {{"image", "mine"}, {"typo", "x"}}, false, env);
+  EXPECT_TRUE(r.missing.empty());
+  EXPECT_EQ(r.values.at("project_id"), "placeholder-project");
+  EXPECT_EQ(r.values.at("image"), "mine");
+  EXPECT_EQ(r.unknown, std::vector<std::string>{"typo"});
+}
+
+TEST(SpecVariables, ADeclarationNeedsADescription) {
+  EXPECT_THROW(with_variables({{"project_id", {{"env", "X"}}}}), std::runtime_error);
+}
+
+TEST(SpecStates, AbsentStatusHasTheDeclaredMeaning) {
+  auto doc = test::spec_json("lambda");
+  auto plain = parse_spec(doc.dump(), "test.json");
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(plain->canonical_state(""), instance_state::unknown);
+  doc["absent_status"] = {{"state", "pending"}, {"source", "test"}};
+  auto s = parse_spec(doc.dump(), "test.json");
+  ASSERT_TRUE(s.has_value()) << s.error().what();
+  EXPECT_EQ(s->canonical_state(""), instance_state::pending);
+  EXPECT_EQ(s->canonical_state("active"), instance_state::running);
+  doc["absent_status"]["state"] = "limbo";
+  EXPECT_EQ(parse_error(doc).pointer.rfind("/absent_status", 0), 0u);
+}

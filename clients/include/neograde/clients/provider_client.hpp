@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,7 +58,20 @@ struct launch_request {
   std::string region;
   std::string ssh_key_name;
   std::string name;
+  std::map<std::string, std::string> params;  // the offer row's launch parameters
+  std::string public_key;                     // the run's SSH public key ({{public_key}})
 };
+
+// Which offer row a run launches, and why: GPU rows only (when the spec can tell), with capacity,
+// priced when the provider prices, matching the pins, not already refused; the cheapest first.
+struct offer_selection {
+  std::optional<offer> chosen;
+  std::string explanation;  // one sentence: what was chosen and why, or why nothing was
+  std::size_t rows = 0, not_gpu = 0, unavailable = 0, unpriced = 0, unpinned = 0, refused = 0;
+  [[nodiscard]] nlohmann::json to_json() const;
+};
+[[nodiscard]] offer_selection select_offer(const provider_spec& spec, const std::vector<offer>& rows,
+                                           const offer_pins& pins, const std::vector<std::string>& refused_keys = {});
 
 class provider_client {
  public:
@@ -77,11 +91,13 @@ class provider_client {
                                 const std::string& body = {}, const std::string& content_type = {},
                                 auth_mode auth = auth_mode::key, operation_id as = operation_id::unknown);
 
+  // Every offer row of the (possibly paginated) catalogue.
   [[nodiscard]] typed_result<std::vector<offer>> list_offers();
   [[nodiscard]] typed_result<std::string> launch(const launch_request& req);
-  // The cheapest offer advertised as available: instance type and region (empty when offers
-  // carry no region and the spec names none). `skip` lists instance types already refused.
-  [[nodiscard]] std::optional<std::pair<std::string, std::string>> cheapest_offer(const std::vector<std::string>& skip = {});
+  // The offer row a run launches (select_offer over list_offers, with this client's pins);
+  // `refused` lists row keys already refused for capacity.
+  [[nodiscard]] offer_selection choose_offer(const std::vector<std::string>& refused = {});
+  offer_pins pins;
   // The instance id a successful launch response carries (or the client-chosen id it used).
   [[nodiscard]] std::optional<std::string> launched_id(const call_result& r, const std::string& client_id) const;
   // Reads one instance; for providers without get-by-id, finds it in the list.
@@ -96,7 +112,8 @@ class provider_client {
 
   // Mapping of provider objects onto canonical types, through the spec's field pointers.
   [[nodiscard]] instance to_instance(const nlohmann::json& obj) const;
-  [[nodiscard]] offer to_offer(const nlohmann::json& obj) const;
+  // The offer rows one catalogue item stands for (several with `rows` or `regions_available`).
+  [[nodiscard]] std::vector<offer> to_offers(const nlohmann::json& obj) const;
   [[nodiscard]] ssh_key to_ssh_key(const nlohmann::json& obj) const;
   // Every item of a (possibly paginated) collection operation. `page_size` overrides the spec's
   // page size; `page_sizes` receives the number of items of each page.

@@ -45,7 +45,8 @@ struct teardown_result {
                                                     const teardown_options& options);
 
 // Whether a read of one instance says it no longer exists: 404 or 410, or the spec's own
-// not-found error (RunPod's GraphQL answers 200 with an error).
+// not-found error (RunPod's GraphQL answers 200 with an error), or a successful read whose object is
+// null (RunPod GraphQL's `data.pod: null` for a deleted pod).
 [[nodiscard]] bool answers_gone(const provider_spec& spec, const call_result& r);
 
 }  // namespace neograde

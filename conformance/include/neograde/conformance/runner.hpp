@@ -43,11 +43,13 @@ struct run_options {
   http::client_options http;
   std::string run_id;          // names what the run creates: neograde-<run_id>-...
   std::optional<remote_exec_options> remote;
+  offer_pins pins;             // --instance-type, --region: which offer rows the run may launch
   // Replay: the clock the run sees (the cassette's) and the label of its results.
   run_clock* clock = nullptr;  // null: the real one
   std::optional<result_source> source;  // null: emulated or live, as the target identifies itself
-  // Called once the target is known (emulated or live), before the first outcome.
-  std::function<void(result_source, double time_scale)> on_start;
+  // Called once the target is known (emulated or live), before the first outcome, with the offer
+  // selection (provider_client.hpp, offer_selection::to_json).
+  std::function<void(result_source, double time_scale, const nlohmann::json& offer_selection)> on_start;
   std::function<void(const check_descriptor&, const check_outcome&)> on_outcome;
 };
 
@@ -67,6 +69,10 @@ struct run_report {
 struct preflight_failure {
   std::string message;
 };
+
+// How long one instance is expected to be billed, for the budget: boot, a quarter of an hour of
+// checks (with --remote-exec also the SSH wait and the smoke test), and termination.
+[[nodiscard]] double billed_seconds(const provider_spec& spec, const run_options& options);
 
 // `identified`, when given, receives what the target is: emulated or live.
 [[nodiscard]] std::optional<preflight_failure> preflight(const provider_spec& spec, const run_options& options,

@@ -23,7 +23,9 @@ namespace neograde {
 // that are not UTF-8 become U+FFFD instead of an exception. Use it for every such document.
 [[nodiscard]] std::string dump_json(const nlohmann::json& doc, int indent = -1);
 
-// Resolves an RFC 6901 pointer; nullptr when the pointer is malformed or does not resolve.
+// Resolves an RFC 6901 pointer; nullptr when the pointer is malformed or does not resolve. A
+// token "[key=value]" on an array selects its first element whose member `key` is `value`
+// (a string, or a number or boolean as JSON writes it): "/networks/v4/[type=public]/ip_address".
 [[nodiscard]] const nlohmann::json* find_pointer(const nlohmann::json& doc,
                                                  std::string_view pointer) noexcept;
 
@@ -34,7 +36,8 @@ namespace neograde {
 // Escapes one reference token for a JSON pointer (RFC 6901: '~' -> ~0, '/' -> ~1).
 [[nodiscard]] std::string pointer_escape(std::string_view token);
 
-// Sets value at pointer, creating intermediate objects (and array slots) as needed.
+// Sets value at pointer, creating intermediate objects (and array slots) as needed; a
+// "[key=value]" token writes into the matching element, appending {key: value} when none matches.
 void set_pointer(nlohmann::json& doc, std::string_view pointer, nlohmann::json value);
 
 }  // namespace neograde

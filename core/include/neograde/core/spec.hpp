@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -77,6 +78,9 @@ struct error_spec {
   std::map<std::string, error_kind> kinds;
   std::vector<std::string> no_capacity_codes;   // provider conditions, not defects
   std::vector<std::string> quota_codes;
+  // Case-insensitive parts of an error message that mark a capacity refusal whatever its code
+  // (DigitalOcean answers every validation error "unprocessable_entity").
+  std::vector<std::string> no_capacity_messages;
 };
 
 enum class operation_id {
@@ -125,6 +129,7 @@ struct operation_spec {
   std::optional<std::string> item;           // pointer to the single object in a response
   std::map<std::string, field_path> fields;  // operation-specific fields, e.g. launch's instance_id
   bool text_response = false;                // the body is plain text (e.g. a bare instance id)
+  bool text_or_json = false;                 // ...or, sometimes, JSON read through `fields`/`item` (Verda)
   std::optional<std::string> graphql_operation;  // GraphQL: the operation name in the query
   std::optional<pagination_spec> pagination;
 };
@@ -150,6 +155,17 @@ struct provider_info {
   nlohmann::json transparency;
 };
 
+// A variable a run supplies (a project id, an image): where a live run takes it from, and what
+// the emulator uses. Placeholder (emulator) values are never sent to a live host.
+struct variable_decl {
+  std::optional<std::string> emulator;       // the value the embedded emulator serves
+  std::optional<std::string> default_value;  // a real value live runs use when nothing is set
+  std::string env;                           // environment variable a live run reads
+  bool required = false;                     // a live run cannot start without it
+  std::string description;
+  std::string source;
+};
+
 // A check the provider is known to miss by design, declared with its source, so that the check
 // reports the deviation (skipped, with the reason) instead of being weakened.
 struct deviation {
@@ -171,7 +187,12 @@ struct provider_spec {
   std::map<std::string, field_path> offer_fields;
   std::map<std::string, field_path> ssh_key_fields;
   std::map<operation_id, operation_spec> operations;
-  std::map<std::string, std::string> variables;  // fixed path/body variables, e.g. a project id
+  // Path and body variables, e.g. a project id: as loaded, the emulator's values (or the
+  // defaults); a live run replaces them with resolve_variables' answer.
+  std::map<std::string, std::string> variables;
+  std::map<std::string, variable_decl> variable_decls;  // every variable, fixed ones included
+  // What a null or absent status word means (Vast.ai's null actual_status: pending); unset: unknown.
+  std::optional<instance_state> absent_state;
   std::vector<deviation> deviations;
   nlohmann::json emulator;  // interpreted by the emulator only
   nlohmann::json raw;
@@ -180,6 +201,18 @@ struct provider_spec {
   [[nodiscard]] instance_state canonical_state(const std::string& provider_status) const;
   [[nodiscard]] const deviation* deviation_for(const std::string& check_id) const;
 };
+
+// The variables a run sends. Live: `--set` values, then the environment, then the spec's
+// default; a required variable with none of them is `missing` ("CRUSOE_PROJECT_ID (project_id)").
+// Not live: `--set` values, then the emulator's value. `getenv` defaults to the process environment.
+struct resolved_variables {
+  std::map<std::string, std::string> values;
+  std::vector<std::string> missing;  // "project_id (set CRUSOE_PROJECT_ID or --set project_id=...)"
+  std::vector<std::string> unknown;  // --set names the spec does not declare
+};
+[[nodiscard]] resolved_variables resolve_variables(
+    const provider_spec& spec, const std::map<std::string, std::string>& sets, bool live,
+    const std::function<std::optional<std::string>(const std::string&)>& getenv = {});
 
 // The p95 latency a target is held to: the spec's, on the emulator's time scale, but never below
 // 100 ms (loopback timing under load is not the provider's).

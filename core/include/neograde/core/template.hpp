@@ -17,7 +17,9 @@ using template_vars = std::map<std::string, nlohmann::json>;
 
 [[nodiscard]] std::string render_path(const std::string& tmpl, const template_vars& vars);
 
-// The inverse of render_body: for each "{{name}}" in tmpl, the JSON pointer where it sits.
+// The inverse of render_body: for each "{{name}}" in tmpl, the JSON pointer where it sits. A
+// placeholder used as an object key ({"gpus": {"{{instance_type}}": {"count": 1}}}) sits at a
+// pointer whose last token is the placeholder; its value is that object's (single) key.
 [[nodiscard]] std::map<std::string, std::string> template_pointers(const nlohmann::json& tmpl);
 
 // Matches a concrete path against a path template; fills `params` and returns true on a match.

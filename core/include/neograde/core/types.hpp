@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,11 +39,26 @@ struct instance {
   std::vector<std::string> ssh_key_names;
 };
 
+// One launchable row of a provider's catalogue: an instance type in a region, with whatever
+// else the launch needs (a template id, a GPU key, a data centre), read through the spec's
+// offer fields (docs/spec-format.md, "Offers").
 struct offer {
   std::string instance_type;
+  std::string region;  // "" when the row names none (the provider places it, or the spec's region variable)
   std::string description;
   std::optional<double> price_per_hour_usd;
-  std::vector<std::string> regions_available;
+  std::optional<bool> gpu;  // whether it has a GPU; nullopt when the spec cannot tell
+  bool available = true;    // capacity advertised
+  std::map<std::string, std::string> params;  // launch parameters, sent as {{name}} in the launch body
+
+  // The row's full identity: type, region and parameters ("a100 @ us-east-1 {template_id=t1}").
+  [[nodiscard]] std::string key() const;
+};
+
+// What the user pinned (--instance-type, --region): offer selection keeps only matching rows.
+struct offer_pins {
+  std::string instance_type;
+  std::string region;
 };
 
 struct ssh_key {

@@ -25,6 +25,7 @@ struct run_header {
   std::string base_url;
   double time_scale = 1.0;
   bool allow_spend = false;
+  nlohmann::json offer_selection;  // which offer row the run launches, and why (null: not known)
 };
 
 // Appends records line by line, flushing each, so that an interrupted run leaves every
