@@ -65,19 +65,37 @@ std::string text(const nlohmann::json& v) { return v.is_string() ? v.get<std::st
 
 // Compares the members an expectation lists with an instance as the client mapped it.
 void expect_instance(const provider_spec& spec, const instance& got, const nlohmann::json& want, const std::string& where) {
-  if (want.contains("id")) EXPECT_EQ(got.id, text(want["id"])) << where;
-  if (want.contains("status")) EXPECT_EQ(got.provider_status, want["status"].is_null() ? "" : text(want["status"])) << where;
-  if (want.contains("state")) EXPECT_EQ(to_string(got.state), want["state"].get<std::string>()) << where;
-  if (want.contains("ip")) {
-    if (want["ip"].is_null()) EXPECT_FALSE(got.ip.has_value()) << where << ": address " << got.ip.value_or("");
-    else EXPECT_EQ(got.ip.value_or("(none)"), want["ip"].get<std::string>()) << where;
+  if (want.contains("id")) {
+    EXPECT_EQ(got.id, text(want["id"])) << where;
   }
-  if (want.contains("region")) EXPECT_EQ(got.region, text(want["region"])) << where;
-  if (want.contains("instance_type")) EXPECT_EQ(got.instance_type, text(want["instance_type"])) << where;
-  if (want.contains("name")) EXPECT_EQ(got.name, text(want["name"])) << where;
+  if (want.contains("status")) {
+    EXPECT_EQ(got.provider_status, want["status"].is_null() ? "" : text(want["status"])) << where;
+  }
+  if (want.contains("state")) {
+    EXPECT_EQ(to_string(got.state), want["state"].get<std::string>()) << where;
+  }
+  if (want.contains("ip")) {
+    if (want["ip"].is_null()) {
+      EXPECT_FALSE(got.ip.has_value()) << where << ": address " << got.ip.value_or("");
+    } else {
+      EXPECT_EQ(got.ip.value_or("(none)"), want["ip"].get<std::string>()) << where;
+    }
+  }
+  if (want.contains("region")) {
+    EXPECT_EQ(got.region, text(want["region"])) << where;
+  }
+  if (want.contains("instance_type")) {
+    EXPECT_EQ(got.instance_type, text(want["instance_type"])) << where;
+  }
+  if (want.contains("name")) {
+    EXPECT_EQ(got.name, text(want["name"])) << where;
+  }
   // Every status a real payload carries is documented (or, when absent, has a declared meaning).
-  if (got.provider_status.empty()) EXPECT_TRUE(spec.absent_state.has_value()) << where << ": a null or absent status has no declared meaning";
-  else EXPECT_TRUE(spec.states.contains(got.provider_status)) << where << ": status \"" << got.provider_status << "\" is not in the vocabulary";
+  if (got.provider_status.empty()) {
+    EXPECT_TRUE(spec.absent_state.has_value()) << where << ": a null or absent status has no declared meaning";
+  } else {
+    EXPECT_TRUE(spec.states.contains(got.provider_status)) << where << ": status \"" << got.provider_status << "\" is not in the vocabulary";
+  }
 }
 
 bool row_matches(const offer& row, const nlohmann::json& want) {
@@ -111,9 +129,11 @@ TEST_P(PayloadCorpus, MapsThroughTheSpecAsTheSourceSays) {
   // A payload the spec is known to misread, recorded with why (tests/fixtures/payloads/<provider>/
   // misread.json): reported as skipped, never as passing, until the spec can read it.
   const auto misread_file = fs::path(NEOGRADE_TEST_PAYLOADS_DIR) / p.provider / "misread.json";
-  if (fs::exists(misread_file))
-    if (auto known = nlohmann::json::parse(read_file(misread_file)); known.contains(p.name))
+  if (fs::exists(misread_file)) {
+    if (auto known = nlohmann::json::parse(read_file(misread_file)); known.contains(p.name)) {
       GTEST_SKIP() << where << ": the spec is known to misread it: " << known[p.name].get<std::string>();
+    }
+  }
   ASSERT_TRUE(meta.contains("source") && !meta["source"].get<std::string>().empty()) << where << ": no source";
   ASSERT_TRUE(fs::exists(p.body)) << where << ": no body file";
   const auto kind = meta.at("operation").get<std::string>();
@@ -132,8 +152,12 @@ TEST_P(PayloadCorpus, MapsThroughTheSpecAsTheSourceSays) {
     EXPECT_FALSE(r.success) << where << ": an error payload reads as a success";
     ASSERT_TRUE(r.error.has_value()) << where;
     if (r.json) validate(spec.errors.envelope_schema, *r.json, where + " (error envelope)");
-    if (want.contains("code")) EXPECT_EQ(r.error->code, text(want["code"])) << where;
-    if (want.contains("message")) EXPECT_EQ(r.error->message, text(want["message"])) << where;
+    if (want.contains("code")) {
+      EXPECT_EQ(r.error->code, text(want["code"])) << where;
+    }
+    if (want.contains("message")) {
+      EXPECT_EQ(r.error->message, text(want["message"])) << where;
+    }
     if (want.contains("condition")) {
       const auto c2 = provider_condition(r, spec);
       const std::string got = c2 ? nlohmann::json(*c2).get<std::string>() : "null";
@@ -150,11 +174,13 @@ TEST_P(PayloadCorpus, MapsThroughTheSpecAsTheSourceSays) {
     std::vector<offer> rows;
     for (const auto& item : c.collection(*r.json, op->items.value_or(""), op->items_are_object_values))
       for (auto& row : c.to_offers(item)) rows.push_back(std::move(row));
-    if (want.contains("rows")) EXPECT_EQ(rows.size(), want["rows"].get<std::size_t>()) << where;
-    if (want.contains("gpu_rows"))
-      EXPECT_EQ(static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [](const offer& o) { return o.gpu.value_or(true); })),
-                want["gpu_rows"].get<std::size_t>())
-          << where;
+    if (want.contains("rows")) {
+      EXPECT_EQ(rows.size(), want["rows"].get<std::size_t>()) << where;
+    }
+    if (want.contains("gpu_rows")) {
+      const auto gpu_rows = std::count_if(rows.begin(), rows.end(), [](const offer& o) { return o.gpu.value_or(true); });
+      EXPECT_EQ(static_cast<std::size_t>(gpu_rows), want["gpu_rows"].get<std::size_t>()) << where;
+    }
     for (const auto& w : want.value("rows_include", nlohmann::json::array())) {
       const bool found = std::any_of(rows.begin(), rows.end(), [&](const offer& o) { return row_matches(o, w); });
       std::string listed;
@@ -163,14 +189,20 @@ TEST_P(PayloadCorpus, MapsThroughTheSpecAsTheSourceSays) {
     }
   } else if (kind == "list") {
     auto items = c.collection(*r.json, op->items.value_or(""), op->items_are_object_values);
-    if (want.contains("count")) EXPECT_EQ(items.size(), want["count"].get<std::size_t>()) << where;
+    if (want.contains("count")) {
+      EXPECT_EQ(items.size(), want["count"].get<std::size_t>()) << where;
+    }
     const auto& instances = want.value("instances", nlohmann::json::array());
     for (std::size_t i = 0; i < instances.size() && i < items.size(); ++i)
       expect_instance(spec, c.to_instance(items[i]), instances[i], where + " item " + std::to_string(i));
   } else if (kind == "get" || kind == "launch") {
-    if (want.contains("instance_id")) EXPECT_EQ(c.launched_id(r, "").value_or(""), text(want["instance_id"])) << where;
+    if (want.contains("instance_id")) {
+      EXPECT_EQ(c.launched_id(r, "").value_or(""), text(want["instance_id"])) << where;
+    }
     // A read that finds nothing (RunPod GraphQL's 200 with data.pod: null).
-    if (want.contains("gone")) EXPECT_EQ(answers_gone(spec, r), want["gone"].get<bool>()) << where;
+    if (want.contains("gone")) {
+      EXPECT_EQ(answers_gone(spec, r), want["gone"].get<bool>()) << where;
+    }
     const bool has_object = want.contains("id") || want.contains("status") || want.contains("state") || want.contains("ip");
     if (has_object) {
       const auto* obj = find_pointer(*r.json, op->item.value_or(""));
