@@ -391,12 +391,8 @@ std::optional<double> number_of(const nlohmann::json* v, double scale) {
   return std::nullopt;
 }
 
-std::string text_of(const nlohmann::json* v) {
-  if (v == nullptr) return {};
-  if (v->is_string()) return v->get<std::string>();
-  if (v->is_number() || v->is_boolean()) return v->dump();
-  return {};
-}
+// A scalar as text (string_at's reading), "" for anything else or nothing.
+std::string text_of(const nlohmann::json* v) { return v == nullptr ? std::string() : string_at(*v, "").value_or(""); }
 
 // Whether a value says "yes": true, a positive number, or a non-empty string other than a
 // number <= 0 or "false".
@@ -424,16 +420,16 @@ std::vector<offer> provider_client::to_offers(const nlohmann::json& item) const 
   } else {
     elements.push_back(&item);
   }
+  auto field = [&](const char* name) -> const field_path* {
+    auto it = f.find(name);
+    return it == f.end() ? nullptr : &it->second;
+  };
   std::vector<offer> out;
   for (const auto* element : elements) {
     // A pointer starting with "^" reads the enclosing item, any other the row's element.
     auto at = [&](const field_path& fp) {
       return fp.pointer.starts_with('^') ? find_pointer(item, std::string_view(fp.pointer).substr(1))
                                          : find_pointer(*element, fp.pointer);
-    };
-    auto field = [&](const char* name) -> const field_path* {
-      auto it = f.find(name);
-      return it == f.end() ? nullptr : &it->second;
     };
     offer o;
     if (const auto* fp = field("instance_type")) o.instance_type = text_of(at(*fp));
@@ -652,7 +648,7 @@ std::optional<std::string> provider_client::launched_id(const call_result& r, co
   return id;
 }
 
-typed_result<std::string> provider_client::launch(const launch_request& req) {
+template_vars provider_client::launch_vars(const launch_request& req) const {
   template_vars vars;
   // The offer row's own parameters (a template id, a data centre) go first; the named ones win.
   for (const auto& [k, v] : req.params) vars[k] = v;
@@ -662,7 +658,11 @@ typed_result<std::string> provider_client::launch(const launch_request& req) {
   if (!req.public_key.empty()) vars["public_key"] = req.public_key;
   if (!req.region.empty()) vars["region"] = req.region;
   if (!req.ssh_key_name.empty()) vars["ssh_key_name"] = req.ssh_key_name;
-  typed_result<std::string> out{call(operation_id::launch, vars)};
+  return vars;
+}
+
+typed_result<std::string> provider_client::launch(const launch_request& req) {
+  typed_result<std::string> out{call(operation_id::launch, launch_vars(req))};
   if (!out.call.success) return out;
   out.value = launched_id(out.call, req.name);
   if (!out.value) out.problem = out.call.json || spec_.operation(operation_id::launch)->text_response

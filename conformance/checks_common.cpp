@@ -26,9 +26,7 @@ check_outcome expect_4xx(std::string id, const call_result& r, const std::string
 }
 
 std::optional<offer> launchable_offer(context& ctx, const std::vector<std::string>& refused) {
-  auto s = ctx.client.choose_offer(refused);
-  if (!ctx.measurements.contains("offer_selection")) ctx.measurements["offer_selection"] = s.to_json();
-  return s.chosen;
+  return ctx.client.choose_offer(refused).chosen;
 }
 
 bool is_client_error(const call_result& r) { return r.status() >= 400 && r.status() < 500; }

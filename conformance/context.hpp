@@ -91,8 +91,8 @@ struct context {
 [[nodiscard]] bool is_client_error(const call_result& r);
 
 // The offer row the run launches (select_offer: GPU, with capacity, priced, pinned, cheapest);
-// `refused` lists the keys of rows already refused for capacity. The first selection is kept in
-// the run's measurements ("offer_selection"), so the results say which offer and why.
+// `refused` lists the keys of rows already refused for capacity. (The runner records the first
+// selection, with why, in the results header.)
 [[nodiscard]] std::optional<offer> launchable_offer(context& ctx, const std::vector<std::string>& refused = {});
 
 // --remote-exec on the running instance: waits for SSH, copies and runs neograde-gpu-smoke,

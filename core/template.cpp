@@ -63,7 +63,7 @@ void collect(const nlohmann::json& node, const std::string& at,
   if (node.is_object()) {
     for (auto& [k, v] : node.items()) {
       // A key placeholder's pointer ends in the placeholder itself: its value is the key there.
-      if (placeholder_name(k)) out.emplace(*placeholder_name(k), at + "/" + pointer_escape(k));
+      if (auto name = placeholder_name(k)) out.emplace(*name, at + "/" + pointer_escape(k));
       collect(v, at + "/" + pointer_escape(k), out);
     }
   } else if (node.is_array()) {

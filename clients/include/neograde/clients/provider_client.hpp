@@ -94,6 +94,8 @@ class provider_client {
   // Every offer row of the (possibly paginated) catalogue.
   [[nodiscard]] typed_result<std::vector<offer>> list_offers();
   [[nodiscard]] typed_result<std::string> launch(const launch_request& req);
+  // The template variables a launch of `req` sends (the spec's fixed variables come on top).
+  [[nodiscard]] template_vars launch_vars(const launch_request& req) const;
   // The offer row a run launches (select_offer over list_offers, with this client's pins);
   // `refused` lists row keys already refused for capacity.
   [[nodiscard]] offer_selection choose_offer(const std::vector<std::string>& refused = {});
