@@ -79,22 +79,27 @@ std::optional<double> spend_ledger::estimate_usd(const std::string& instance_typ
   return estimate_locked(instance_type);
 }
 
+std::optional<std::string> budget_refusal(const live_rules& rules, int launched, double committed_usd,
+                                          std::optional<double> estimate_usd, const std::string& what) {
+  const auto& b = rules.budget;
+  if (launched + 1 > b.max_instances)
+    return "the budget allows " + std::to_string(b.max_instances) + " instance(s) per run (--max-instances) and " +
+           std::to_string(launched) + " were created";
+  if (!estimate_usd) return "no offer price is known, so the cost cannot be bounded (--max-spend)";
+  if (committed_usd + *estimate_usd > b.max_spend_usd + 1e-9)
+    return "launching " + what + " is estimated at " + money(*estimate_usd) + " (" +
+           std::to_string(static_cast<long>(std::lround(rules.billed_seconds_per_instance / 60))) +
+           " min billed), with " + money(committed_usd) + " already committed; that exceeds --max-spend " +
+           money(b.max_spend_usd);
+  return std::nullopt;
+}
+
 std::optional<std::string> spend_ledger::refusal_locked(const std::string& instance_type) const {
   if (!permission_.allowed) return permission_.refusal;
   if (!rules_.live) return std::nullopt;
-  const auto& b = rules_.budget;
-  if (launched_ + 1 > b.max_instances)
-    return "the budget allows " + std::to_string(b.max_instances) + " instance(s) per run (--max-instances) and " +
-           std::to_string(launched_) + " were created";
-  const auto estimate = estimate_locked(instance_type);
-  if (!estimate) return "no offer price is known, so the cost cannot be bounded (--max-spend)";
-  if (committed_ + *estimate > b.max_spend_usd + 1e-9)
-    return "launching " + (prices_.contains(instance_type) ? instance_type : "an instance of a type without a listed price (priced as the dearest offer)") +
-           " is estimated at " + money(*estimate) + " (" +
-           std::to_string(static_cast<long>(std::lround(rules_.billed_seconds_per_instance / 60))) +
-           " min billed), with " + money(committed_) + " already committed; that exceeds --max-spend " +
-           money(b.max_spend_usd);
-  return std::nullopt;
+  return budget_refusal(rules_, launched_, committed_, estimate_locked(instance_type),
+                        prices_.contains(instance_type) ? instance_type
+                                                        : "an instance of a type without a listed price (priced as the dearest offer)");
 }
 
 std::optional<std::string> spend_ledger::would_refuse(const std::string& instance_type) const {

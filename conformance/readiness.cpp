@@ -125,25 +125,25 @@ readiness assess_readiness(const provider_spec& spec, const run_options& options
   // Spending: permission, price, estimated cost, budget. A live run whose pre-check would refuse
   // (no offer, no price, over the budget) still runs, read-only: its launching checks are skipped.
   auto spend = spend_permission_for(options.base_url, options.allow_spend, options.treat_as_live);
-  const double hours = billed_seconds(spec, options) / 3600;
+  const live_rules rules{live, options.budget, {}, billed_seconds(spec, options)};
+  const double hours = rules.billed_seconds_per_instance / 3600;
   nlohmann::json cost{{"billed_hours_per_instance", hours}};
   const int instances = live ? options.budget.max_instances : 3;
   if (spend.allowed && selection.chosen) {
     const auto& o = *selection.chosen;
+    std::optional<double> each;
     if (o.price_per_hour_usd) {
-      const double each = *o.price_per_hour_usd * hours;
+      each = *o.price_per_hour_usd * hours;
       cost["max_instances"] = instances;
-      cost["estimated_usd_per_instance"] = each;
-      cost["estimated_usd"] = each * instances;
-      say("estimated cost: " + usd(each) + " per instance (" + usd(*o.price_per_hour_usd) + "/h for about " +
-          std::to_string(static_cast<int>(hours * 60)) + " min), " + usd(each * instances) + " for at most " +
+      cost["estimated_usd_per_instance"] = *each;
+      cost["estimated_usd"] = *each * instances;
+      say("estimated cost: " + usd(*each) + " per instance (" + usd(*o.price_per_hour_usd) + "/h for about " +
+          std::to_string(static_cast<int>(hours * 60)) + " min), " + usd(*each * instances) + " for at most " +
           std::to_string(instances) + " instance(s)" + (live ? "; budget --max-spend " + usd(options.budget.max_spend_usd) : ""));
-      if (live && each > options.budget.max_spend_usd)
-        spend = {false, "the pre-check would refuse: one instance of " + o.key() + " is estimated at " + usd(each) +
-                            ", over --max-spend " + usd(options.budget.max_spend_usd)};
-    } else if (live) {
-      spend = {false, "the pre-check would refuse: the offer " + o.key() + " has no price, so its cost cannot be bounded"};
     }
+    // The ledger's own rule, as the run's pre-check applies it before the first create.
+    if (live)
+      if (auto no = budget_refusal(rules, 0, 0, each, o.key())) spend = {false, "the pre-check would refuse: " + *no};
   } else if (spend.allowed && live) {
     spend = {false, "the pre-check would refuse: " + selection.explanation};
   }

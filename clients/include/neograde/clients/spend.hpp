@@ -44,6 +44,12 @@ struct live_rules {
   double billed_seconds_per_instance = 0;  // how long one instance is expected to be billed
 };
 
+// Why live mode's budget refuses one more instance of `what`, estimated at `estimate_usd`
+// (nullopt: no price known), after `launched` instances committing `committed_usd`; nullopt when
+// it fits. The ledger's rule, also for predicting it (neograde preflight).
+[[nodiscard]] std::optional<std::string> budget_refusal(const live_rules& rules, int launched, double committed_usd,
+                                                        std::optional<double> estimate_usd, const std::string& what);
+
 class journal;
 enum class journal_event;
 
