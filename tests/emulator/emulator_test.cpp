@@ -4,6 +4,7 @@
 #include <neograde/clients/http.hpp>
 
 #include "../support/http_options.hpp"
+#include "../support/network.hpp"
 #include "../support/specs.hpp"
 
 #include <arpa/inet.h>
@@ -22,17 +23,10 @@ namespace {
 // Sends `bytes` to 127.0.0.1:port in one write and reads until the server closes (at most 10 s:
 // a bound for a broken server, not a measure).
 std::string raw_exchange(std::uint16_t port, const std::string& bytes) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int fd = test::connect_loopback(port, 10);
   if (fd < 0) return {};
-  timeval tv{10, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(port);
   std::string out;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size())) {
+  if (::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size())) {
     char buf[4096];
     for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) out.append(buf, static_cast<std::size_t>(n));
   }

@@ -1,4 +1,5 @@
 #include "hostile_server.hpp"
+#include "network.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -345,24 +346,14 @@ std::string probe_tls(std::uint16_t port, int version, int security_level) {
   SSL_CTX_set_min_proto_version(ctx.get(), version);
   SSL_CTX_set_max_proto_version(ctx.get(), version);
   SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_NONE, nullptr);
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return "socket failed";
-  timeval tv{2, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(port);
+  const int fd = connect_loopback(port, 2);
+  if (fd < 0) return "connect failed";
   std::string result;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    result = "connect failed";
-  } else {
-    ssl_ptr ssl(SSL_new(ctx.get()));
-    ERR_clear_error();
-    if (!ssl || SSL_set_fd(ssl.get(), fd) != 1 || SSL_connect(ssl.get()) != 1) result = openssl_reason("handshake failed");
-    else (void)SSL_shutdown(ssl.get());
-  }
+  ssl_ptr ssl(SSL_new(ctx.get()));
+  ERR_clear_error();
+  if (!ssl || SSL_set_fd(ssl.get(), fd) != 1 || SSL_connect(ssl.get()) != 1) result = openssl_reason("handshake failed");
+  else (void)SSL_shutdown(ssl.get());
+  ssl.reset();
   ::close(fd);
   return result;
 }
