@@ -352,8 +352,8 @@ std::vector<nlohmann::json> provider_client::collection(const nlohmann::json& do
   return out;
 }
 
-instance provider_client::to_instance(const nlohmann::json& obj) const {
-  const auto& f = spec_.instance_fields;
+instance provider_client::to_instance(const nlohmann::json& obj, operation_id from) const {
+  const auto f = spec_.instance_fields_of(from);
   instance i;
   i.id = text_field(obj, f, "id");
   i.name = text_field(obj, f, "name");
@@ -409,6 +409,28 @@ bool truthy(const nlohmann::json* v) {
   return !v->empty();
 }
 
+// A field's number: its value, plus each term's value times its factor, times the scale. Any
+// missing part: no number.
+template <class At>
+std::optional<double> number_field(const field_path& fp, const At& at) {
+  auto n = number_of(at(fp.pointer), 1);
+  for (const auto& t : fp.plus) {
+    if (!n) break;
+    auto term = number_of(at(t.pointer), 1);
+    n = term ? std::optional<double>(*n + *term * t.times) : std::nullopt;
+  }
+  if (n) *n *= fp.scale;
+  return n;
+}
+
+// Whether a quantity says "some": a level word past the first (with `levels`), else truthy.
+bool available_at(const field_path& fp, const nlohmann::json* v) {
+  if (fp.levels.empty()) return truthy(v);
+  const auto word = text_of(v);
+  auto it = std::find_if(fp.levels.begin(), fp.levels.end(), [&](const auto& l) { return iequals(l, word); });
+  return it != fp.levels.end() && it != fp.levels.begin();
+}
+
 }  // namespace
 
 std::vector<offer> provider_client::to_offers(const nlohmann::json& item) const {
@@ -427,16 +449,26 @@ std::vector<offer> provider_client::to_offers(const nlohmann::json& item) const 
   std::vector<offer> out;
   for (const auto* element : elements) {
     // A pointer starting with "^" reads the enclosing item, any other the row's element.
-    auto at = [&](const field_path& fp) {
-      return fp.pointer.starts_with('^') ? find_pointer(item, std::string_view(fp.pointer).substr(1))
-                                         : find_pointer(*element, fp.pointer);
+    auto at_pointer = [&](const std::string& p) {
+      return p.starts_with('^') ? find_pointer(item, std::string_view(p).substr(1)) : find_pointer(*element, p);
     };
+    auto at = [&](const field_path& fp) { return at_pointer(fp.pointer); };
     offer o;
     if (const auto* fp = field("instance_type")) o.instance_type = text_of(at(*fp));
     if (const auto* fp = field("description")) o.description = text_of(at(*fp));
-    if (const auto* fp = field("price_per_hour_usd")) o.price_per_hour_usd = number_of(at(*fp), fp->scale);
+    if (const auto* fp = field("price_per_hour_usd")) o.price_per_hour_usd = number_field(*fp, at_pointer);
     if (const auto* fp = field("gpu")) o.gpu = truthy(at(*fp));
-    if (const auto* fp = field("available")) o.available = truthy(at(*fp));
+    if (const auto* fp = field("available")) o.available = available_at(*fp, at(*fp));
+    for (const auto& req : spec_.offer_requirements) {
+      if (!o.misfit.empty()) break;
+      const auto n = number_field(req.at, at_pointer);
+      char buf[96];
+      if (!n) continue;  // not stated: the row cannot be judged, so it is not excluded
+      if (req.at_least && *n < *req.at_least) std::snprintf(buf, sizeof buf, "%s is %g, under %g", req.at.pointer.c_str(), *n, *req.at_least);
+      else if (req.at_most && *n > *req.at_most) std::snprintf(buf, sizeof buf, "%s is %g, over %g", req.at.pointer.c_str(), *n, *req.at_most);
+      else continue;
+      o.misfit = std::string(buf) + " (" + req.why + ")";
+    }
     for (const auto& [name, fp] : f)
       if (!is_offer_attribute(name))
         if (auto v = text_of(at(fp)); !v.empty()) o.params[name] = v;
@@ -467,7 +499,8 @@ std::vector<offer> provider_client::to_offers(const nlohmann::json& item) const 
 
 nlohmann::json offer_selection::to_json() const {
   nlohmann::json j{{"explanation", explanation}, {"rows", rows}, {"not_gpu", not_gpu}, {"unavailable", unavailable},
-                   {"unpriced", unpriced}, {"not_pinned", unpinned}, {"refused", refused}};
+                   {"unpriced", unpriced}, {"not_pinned", unpinned}, {"refused", refused},
+                   {"not_fitting", misfit}};
   if (chosen) {
     j["instance_type"] = chosen->instance_type;
     j["region"] = chosen->region;
@@ -490,6 +523,7 @@ offer_selection select_offer(const provider_spec& spec, const std::vector<offer>
     ++s.rows;
     if (row.gpu && !*row.gpu) { ++s.not_gpu; continue; }
     if (!row.available) { ++s.unavailable; continue; }
+    if (!row.misfit.empty()) { ++s.misfit; continue; }
     if (!rows_have_regions && row.region.empty()) row.region = region_var;
     if ((!pins.instance_type.empty() && row.instance_type != pins.instance_type) ||
         (!pins.region.empty() && row.region != pins.region)) { ++s.unpinned; continue; }
@@ -506,6 +540,7 @@ offer_selection select_offer(const provider_spec& spec, const std::vector<offer>
   };
   part(s.not_gpu, "not GPU offers");
   part(s.unavailable, "without capacity");
+  part(s.misfit, "that the launch body does not fit");
   part(s.unpinned, "not matching --instance-type/--region");
   part(s.unpriced, "without a price");
   part(s.refused, "already refused for capacity");
@@ -686,12 +721,12 @@ typed_result<instance> provider_client::get(const std::string& id) {
   const auto& op = *spec_.operation(operation_id::get);
   const auto* obj = out.call.json ? find_pointer(*out.call.json, op.item.value_or("")) : nullptr;
   if (obj == nullptr || !obj->is_object()) out.problem = "the response carries no instance object";
-  else out.value = to_instance(*obj);
+  else out.value = to_instance(*obj, operation_id::get);
   return out;
 }
 
 typed_result<std::vector<instance>> provider_client::list() {
-  return mapped_walk<instance>(*this, operation_id::list, [this](const auto& i) { return to_instance(i); });
+  return mapped_walk<instance>(*this, operation_id::list, [this](const auto& i) { return to_instance(i, operation_id::list); });
 }
 
 call_result provider_client::terminate(const std::string& id) {
@@ -701,6 +736,27 @@ call_result provider_client::terminate(const std::string& id) {
 }
 
 call_result provider_client::restart(const std::string& id) { return call(operation_id::restart, {{"id", id}}); }
+
+std::optional<std::string> provider_client::action_id(operation_id op, const call_result& accepted) const {
+  const auto* o = spec_.operation(op);
+  if (o == nullptr || !o->action || !accepted.json) return std::nullopt;
+  auto id = string_at(*accepted.json, o->action->id_pointer);
+  if (id && id->empty()) id.reset();
+  return id;
+}
+
+typed_result<std::string> provider_client::action_status(operation_id op, const std::string& id) {
+  const auto& a = *spec_.operation(op)->action;
+  template_vars vars{{"action_id", id}};
+  for (const auto& [k, v] : spec_.variables) vars.emplace(k, v);
+  typed_result<std::string> out{raw("GET", render_path(a.path, vars))};
+  if (!out.call.success) return out;
+  if (auto status = out.call.json ? string_at(*out.call.json, a.status_pointer) : std::nullopt; status && !status->empty())
+    out.value = *status;
+  else
+    out.problem = "the action carries no status at " + a.status_pointer;
+  return out;
+}
 
 typed_result<std::vector<ssh_key>> provider_client::list_ssh_keys() {
   return mapped_walk<ssh_key>(*this, operation_id::ssh_keys_list, [this](const auto& i) { return to_ssh_key(i); });

@@ -341,12 +341,58 @@ class scenario {
     if (!r.success) return emit(make(restart_id, r.response ? outcome::fail : outcome::errored, "restart failed: " + r.describe(), {r.evidence}));
     restarting_ = true;
     const auto since = ctx_.now();
+    // An accepted action must complete before the instance's state means anything.
+    auto action = await_action(operation_id::restart, r, since);
+    if (action.result != outcome::pass) {
+      restarting_ = false;
+      return emit(make(restart_id, action.result, action.message, {r.evidence, action.last}));
+    }
     std::string status;
     exchange last;
     auto running = wait_running(id, since, status, last);
     restarting_ = false;
-    if (running) emit(make(restart_id, outcome::pass, "running again after " + std::to_string(seconds_since(since)) + " s", {r.evidence, last}));
-    else emit(make(restart_id, outcome::fail, "status \"" + status + "\" " + std::to_string(seconds_since(since)) + " s after restart", {r.evidence, last}));
+    std::vector<exchange> evidence{r.evidence};
+    if (!action.message.empty()) evidence.push_back(action.last);
+    evidence.push_back(last);
+    const auto after = std::to_string(seconds_since(since)) + " s";
+    if (running) emit(make(restart_id, outcome::pass, action.message + "running again after " + after, evidence));
+    else emit(make(restart_id, outcome::fail, action.message + "status \"" + status + "\" " + after + " after restart", evidence));
+  }
+
+  // Follows the action an accepted operation answers with (the spec's `action`) until it reports
+  // done, failed, something undocumented, or the time to running passes. pass: it completed
+  // ("action N completed after t s; " as message), or the operation declares no action.
+  struct action_outcome {
+    outcome result = outcome::pass;
+    std::string message;
+    exchange last;
+  };
+  action_outcome await_action(operation_id op, const call_result& accepted, time_point since) {
+    const auto& declared = ctx_.spec.operation(op)->action;
+    if (!declared) return {};
+    const auto& a = *declared;
+    auto id = client_.action_id(op, accepted);
+    if (!id) return {outcome::fail, "the answer carries no action id at " + a.id_pointer + " (" + a.source + ")", {}};
+    const auto deadline = since + ctx_.scaled(ctx_.spec.timing.time_to_running_s);
+    auto is = [](const std::vector<std::string>& words, const std::string& w) {
+      return std::find(words.begin(), words.end(), w) != words.end();
+    };
+    for (;;) {
+      auto s = client_.action_status(op, *id);
+      const auto after = std::to_string(seconds_since(since)) + " s";
+      if (!s.value)
+        return {s.call.response ? outcome::fail : outcome::errored,
+                "action " + *id + " could not be read: " + (s.problem.empty() ? s.call.describe() : s.problem), s.call.evidence};
+      if (is(a.done, *s.value)) return {outcome::pass, "action " + *id + " " + *s.value + " after " + after + "; ", s.call.evidence};
+      if (is(a.failed, *s.value))
+        return {outcome::fail, "action " + *id + " ended \"" + *s.value + "\" after " + after, s.call.evidence};
+      if (!is(a.in_progress, *s.value))
+        return {outcome::fail, "action " + *id + " reports \"" + *s.value + "\", not a documented action status", s.call.evidence};
+      if (ctx_.now() >= deadline)
+        return {outcome::fail, "action " + *id + " still \"" + *s.value + "\" " + after + " after the restart was accepted",
+                s.call.evidence};
+      sleep();
+    }
   }
 
   // Two more instances: pagination over three, then terminate_many on the two.
@@ -411,7 +457,7 @@ class scenario {
       return;
     }
     std::multiset<std::string> ids;
-    for (const auto& item : *paged.value) ids.insert(client_.to_instance(item).id);
+    for (const auto& item : *paged.value) ids.insert(client_.to_instance(item, operation_id::list).id);
     std::set<std::string> unique(ids.begin(), ids.end());
     if (unique.size() != ids.size()) emit(make(each_once_id, outcome::fail, "an instance appeared on more than one page", {paged.call.evidence}));
     else if (unique.size() < expected) emit(make(each_once_id, outcome::fail, std::to_string(unique.size()) + " instances found walking the pages, " + std::to_string(expected) + " expected", {paged.call.evidence}));

@@ -241,7 +241,7 @@ run_report run(const provider_spec& spec, const run_options& options) {
         ctx.status_words.emplace_back(client.to_instance(*obj).provider_status, r.evidence);
     } else if (op == operation_id::list) {
       for (const auto& item : client.collection(*r.json, spec_op->items.value_or(""), spec_op->items_are_object_values))
-        ctx.status_words.emplace_back(client.to_instance(item).provider_status, r.evidence);
+        ctx.status_words.emplace_back(client.to_instance(item, operation_id::list).provider_status, r.evidence);
     }
   };
   // A check's duration is the time since the previous outcome was decided.

@@ -33,6 +33,9 @@ field_path to_field(const nlohmann::json& v) {
   f.as_string = v.value("type", "number") == "string";
   f.as_integer = v.value("type", "number") == "integer";
   f.omit_null = v.value("omit_null", false);
+  f.levels = v.value("levels", std::vector<std::string>{});
+  for (const auto& t : v.value("plus", nlohmann::json::array()))
+    f.plus.push_back({t.at("pointer").get<std::string>(), t.value("times", 1.0)});
   return f;
 }
 
@@ -156,6 +159,21 @@ provider_spec build(const nlohmann::json& doc) {
       pg.end_token = p.value("end_token", nlohmann::json(nullptr));
       op.pagination = std::move(pg);
     }
+    if (o.contains("action")) {
+      const auto& a = o.at("action");
+      action_spec act;
+      act.id_pointer = a.at("id").get<std::string>();
+      act.path = a.at("path").get<std::string>();
+      act.status_pointer = a.at("status").get<std::string>();
+      act.in_progress = a.at("in_progress").get<std::vector<std::string>>();
+      act.done = a.at("done").get<std::vector<std::string>>();
+      act.failed = a.value("failed", std::vector<std::string>{});
+      act.id_is_integer = a.value("id_type", "string") == "integer";
+      act.source = a.value("source", "");
+      if (act.path.find("{action_id}") == std::string::npos)
+        throw spec_fault(at + "/action/path", "the action path must contain {action_id}");
+      op.action = std::move(act);
+    }
     s.operations.emplace(op.id, std::move(op));
   }
   const auto variables = doc.value("variables", nlohmann::json::object());
@@ -182,6 +200,12 @@ provider_spec build(const nlohmann::json& doc) {
   }
   for (const auto& d : doc.value("deviations", nlohmann::json::array()))
     s.deviations.push_back({d.at("check").get<std::string>(), d.at("reason").get<std::string>(), d.at("source").get<std::string>()});
+  for (const auto& r : doc.value("offer_requirements", nlohmann::json::array())) {
+    provider_spec::offer_requirement req{to_field(r.at("pointer")), std::nullopt, std::nullopt, r.value("why", "")};
+    if (r.contains("at_least")) req.at_least = r.at("at_least").get<double>();
+    if (r.contains("at_most")) req.at_most = r.at("at_most").get<double>();
+    s.offer_requirements.push_back(std::move(req));
+  }
   s.emulator = doc.value("emulator", nlohmann::json::object());
   return s;
 }
@@ -210,6 +234,14 @@ instance_state provider_spec::canonical_state(const std::string& provider_status
   if (provider_status.empty() && absent_state) return *absent_state;
   auto it = states.find(provider_status);
   return it == states.end() ? instance_state::unknown : it->second;
+}
+
+std::map<std::string, field_path> provider_spec::instance_fields_of(operation_id id) const {
+  auto fields = instance_fields;
+  if (const auto* op = operation(id))
+    for (const auto& [name, f] : op->fields)
+      if (name != "instance_id") fields[name] = f;
+  return fields;
 }
 
 const deviation* provider_spec::deviation_for(const std::string& check_id) const {

@@ -91,6 +91,9 @@ struct provider_model::impl {
   std::size_t created = 0;  // instances ever launched, over all accounts
   unsigned long slow_counter = 0;
   long long next_integer_id = 31'415'900;
+  // Actions that complete later (an operation's `action`): id -> (account, completion time).
+  std::map<std::string, std::pair<std::size_t, clock::time_point>> actions;
+  long long next_action_id = 2'718'281'900;
   std::map<std::string, std::pair<std::size_t, clock::time_point>> tokens;  // OAuth2 access tokens
 
   impl(const provider_spec& s, model_options o) : spec(s), opts(std::move(o)) {
@@ -235,13 +238,14 @@ struct provider_model::impl {
     return {};
   }
 
-  nlohmann::json render_instance(const emu_instance& i, phase p) {
+  // `from`: the operation that returns the object (its own fields override the spec's).
+  nlohmann::json render_instance(const emu_instance& i, phase p, operation_id from = operation_id::get) {
     // flapping: a running instance reads as booting on every other read of it (get or list),
     // without a restart: counted per instance, so what one client sees does not depend on what
     // others read in between.
     if (p == phase::running && quirk("flapping") && (++i.running_reads % 2 == 0)) p = phase::booting;
     nlohmann::json obj = spec.emulator.value("instance_template", nlohmann::json::object());
-    const auto& f = spec.instance_fields;
+    const auto f = spec.instance_fields_of(from);
     write_field(obj, f, "id", i.id);
     write_field(obj, f, "name", i.name);
     write_field(obj, f, "status", phase_word(p));
@@ -568,6 +572,18 @@ struct provider_model::impl {
     write(base, "instance_type", name);
     if (t.contains("description")) write(base, "description", t.at("description"));
     nlohmann::json price = t.at("price_per_hour_usd");
+    if (auto it = f.find("price_per_hour_usd"); it != f.end() && !it->second.plus.empty()) {
+      // A summed price: the terms keep the type's own unit prices (or zero); the first number
+      // takes the rest, so that the sum is the type's price.
+      double rest = price.get<double>() / it->second.scale;
+      for (const auto& term : it->second.plus) {
+        const auto* v = find_pointer(base.object, term.pointer);
+        const double unit = v != nullptr && v->is_string() ? std::stod(v->get<std::string>()) : v != nullptr && v->is_number() ? v->get<double>() : 0;
+        if (v == nullptr) set_pointer(base.object, term.pointer, it->second.as_string ? nlohmann::json("0") : nlohmann::json(0));
+        rest -= unit * term.times;
+      }
+      price = rest * it->second.scale;
+    }
     write(base, "price_per_hour_usd", price);
     if (quirk("offers_schema_drift"))
       if (auto it = f.find("price_per_hour_usd"); it != f.end() && !it->second.pointer.starts_with('^'))
@@ -576,8 +592,13 @@ struct provider_model::impl {
     const auto params = t.value("params", nlohmann::json::object());
     for (const auto& [param, value] : params.items()) write(base, param, value);
     // "available": a count where the provider writes one (type integer), else a boolean.
+    // With `levels`, the word for the count (the first for none, the last for plenty).
     auto availability = [&](long left) {
       auto it = f.find("available");
+      if (it != f.end() && !it->second.levels.empty()) {
+        const auto& l = it->second.levels;
+        return nlohmann::json(l[static_cast<std::size_t>(std::clamp(left, 0L, static_cast<long>(l.size()) - 1))]);
+      }
       return it != f.end() && it->second.as_integer ? nlohmann::json(std::max(left, 0L)) : nlohmann::json(left > 0);
     };
     std::vector<emu_row> rows;
@@ -585,6 +606,9 @@ struct provider_model::impl {
       for (const auto& [r, _] : regions.items()) {
         if (!t.at("capacity").contains(r)) continue;
         auto row = base;
+        // A row that is the region's own entry (RunPod's dataCenters) starts as its object.
+        if (const auto& rp = f.at("region").pointer; !rp.starts_with('^') && parent_pointer(rp).empty() && regions.at(r).is_object())
+          row.object.update(regions.at(r));
         write(row, "region", r);
         write(row, "available", availability(remaining(t, r, now)));
         rows.push_back(std::move(row));
@@ -656,6 +680,30 @@ struct provider_model::impl {
     return json_response(op.success_status.front(), body);
   }
 
+  // Whether the request schema requires the member at `pointer` (every object on the way lists
+  // it as required); without a schema, every member the body template sends counts as required.
+  static bool required_by_schema(const operation_spec& op, const std::string& pointer) {
+    if (!op.request_schema) return true;
+    const nlohmann::json* schema = &*op.request_schema;
+    std::string rest = pointer;
+    while (!rest.empty() && schema != nullptr) {
+      const auto next = rest.find('/', 1);
+      const auto token = rest.substr(1, next == std::string::npos ? std::string::npos : next - 1);
+      rest = next == std::string::npos ? std::string() : rest.substr(next);
+      if (schema->contains("type") && schema->at("type") == "array") {
+        schema = schema->contains("items") ? &schema->at("items") : nullptr;
+        continue;
+      }
+      const auto* required = schema->contains("required") ? &schema->at("required") : nullptr;
+      if (required == nullptr || !required->is_array() ||
+          std::find(required->begin(), required->end(), nlohmann::json(token)) == required->end())
+        return false;
+      const auto* props = schema->contains("properties") ? &schema->at("properties") : nullptr;
+      schema = props != nullptr && props->contains(token) ? &props->at(token) : nullptr;
+    }
+    return true;
+  }
+
   http::response launch(const operation_spec& op, account& acct, const template_vars& vars, clock::time_point now) {
     auto var = [&](const char* n) { return vars.contains(n) ? first_string(vars.at(n)) : std::string(); };
     auto type_name = var("instance_type");
@@ -672,7 +720,8 @@ struct provider_model::impl {
     // Providers whose launch names no region (Vast.ai buys a machine, not a region) get the
     // first region that has capacity (any region for a type only unknown_type_accepted takes).
     const bool any_region = quirk("missing_field_accepted") || quirk("unknown_region_accepted");
-    if (region.empty() && (any_region || !(op.body && template_pointers(*op.body).contains("region")))) {
+    if (region.empty() && (any_region || !(op.body && template_pointers(*op.body).contains("region")) ||
+                           !required_by_schema(op, template_pointers(*op.body).at("region")))) {
       for (const auto& [r, _] : spec.emulator.at("regions").items())
         if (type == nullptr || remaining(*type, r, now) > 0) {
           region = r;
@@ -845,7 +894,7 @@ struct provider_model::impl {
           p = phase::running;  // the ghost: still listed, still "running", still billed
         }
         if (p == phase::terminating && quirk("ghost_after_terminate")) p = phase::running;
-        auto obj = render_instance(i, p);
+        auto obj = render_instance(i, p, operation_id::list);
         if (quirk("list_get_disagree"))
           if (auto it = spec.instance_fields.find("instance_type"); it != spec.instance_fields.end())
             set_pointer(obj, it->second.pointer, other_type(i.type));
@@ -887,7 +936,32 @@ struct provider_model::impl {
     if (quirk("terminate_schema_drift")) return json_response(op.success_status.front(), nlohmann::json::object());
     if (op.item && !items.empty()) set_pointer(body, *op.item, items.front());
     if (op.items) set_pointer(body, *op.items, std::move(items));
+    if (op.action) {
+      // One action for the request; it completes when the last target is back (or never).
+      auto done = now;
+      for (const auto* inst : targets) done = std::max(done, inst->restart_until.value_or(inst->terminated_at.value_or(now)));
+      if (quirk("action_never_completes")) done = clock::time_point::max();
+      const auto id = std::to_string(next_action_id++);
+      actions[id] = {static_cast<std::size_t>(&acct - accounts.data()), done};
+      write_action(body, *op.action, id, op.action->in_progress.front());
+    }
     return json_response(op.success_status.front(), body);
+  }
+
+  void write_action(nlohmann::json& body, const action_spec& a, const std::string& id, const std::string& status) const {
+    set_pointer(body, a.id_pointer, a.id_is_integer ? nlohmann::json(std::stoll(id)) : nlohmann::json(id));
+    set_pointer(body, a.status_pointer, status);
+  }
+
+  // GET of an action: in progress until its completion time, then done; another account's or an
+  // unknown id is not found.
+  http::response read_action(const operation_spec& op, std::size_t account_index, const std::string& id, clock::time_point now) {
+    auto it = actions.find(id);
+    if (it == actions.end() || it->second.first != account_index) return error_response("not_found");
+    nlohmann::json body = response_template(op);
+    const auto& a = *op.action;
+    write_action(body, a, id, now >= it->second.second ? a.done.front() : a.in_progress.front());
+    return json_response(200, body);
   }
 
   http::response list_keys(const operation_spec& op, account& acct, const std::string& raw_query) {
@@ -985,6 +1059,16 @@ struct provider_model::impl {
       return r;
     }
     auto& acct = accounts.at(*tenant_index);
+    if (req.method == "GET" || req.method == "HEAD")
+      for (const auto& [id, o] : spec.operations) {
+        std::map<std::string, std::string> p;
+        if (o.action && match_path(o.action->path, rel, p) && p.contains("action_id")) {
+          bool fixed_ok = true;
+          for (const auto& [k, v] : p)
+            if (auto it = spec.variables.find(k); it != spec.variables.end() && it->second != v) fixed_ok = false;
+          if (fixed_ok) return read_action(o, *tenant_index, p.at("action_id"), now);
+        }
+      }
     // HEAD is GET without the body (RFC 9110 §9.3.2); OPTIONS lists the methods of a path.
     const bool head = req.method == "HEAD";
     if (head && quirk("head_500")) return error_response("internal");

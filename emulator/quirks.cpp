@@ -52,6 +52,7 @@ const std::vector<quirk_info>& known_quirks() {
       {"wrong_type_delivered", "the instance delivered is another type than the one ordered"},
       {"flapping", "a running instance reads as booting on every other read, without a restart"},
       {"restart_stuck", "a restarted instance never comes back to running"},
+      {"action_never_completes", "an accepted action (a restart) reports in progress forever, whatever the instance does"},
       {"terminate_first_only", "terminating several ids at once terminates only the first"},
       {"key_not_listed", "added SSH keys never appear in the key list"},
       {"key_delete_ignored", "deleting an SSH key answers success but keeps the key"},

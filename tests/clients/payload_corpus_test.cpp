@@ -194,7 +194,7 @@ TEST_P(PayloadCorpus, MapsThroughTheSpecAsTheSourceSays) {
     }
     const auto& instances = want.value("instances", nlohmann::json::array());
     for (std::size_t i = 0; i < instances.size() && i < items.size(); ++i)
-      expect_instance(spec, c.to_instance(items[i]), instances[i], where + " item " + std::to_string(i));
+      expect_instance(spec, c.to_instance(items[i], operation_id::list), instances[i], where + " item " + std::to_string(i));
   } else if (kind == "get" || kind == "launch") {
     if (want.contains("instance_id")) {
       EXPECT_EQ(c.launched_id(r, "").value_or(""), text(want["instance_id"])) << where;
@@ -207,7 +207,7 @@ TEST_P(PayloadCorpus, MapsThroughTheSpecAsTheSourceSays) {
     if (has_object) {
       const auto* obj = find_pointer(*r.json, op->item.value_or(""));
       ASSERT_NE(obj, nullptr) << where << ": no object at " << op->item.value_or("");
-      expect_instance(spec, c.to_instance(*obj), want, where);
+      expect_instance(spec, c.to_instance(*obj, op->id), want, where);
     }
   }
 }

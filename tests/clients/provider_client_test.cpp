@@ -172,6 +172,58 @@ TEST(OfferSelection, PinsAndRefusalsNarrowTheChoice) {
   EXPECT_EQ(after_refusal.refused, 1u);
 }
 
+// Availability words (RunPod's NONE..HIGH), summed unit prices (Cudo) and what the launch body
+// needs of a row (offer_requirements).
+TEST(OfferRows, LevelsSummedPricesAndRequirements) {
+  auto doc = test::spec_json("lambda");
+  doc["offer_fields"] = {{"rows", "/sites"},
+                         {"instance_type", "^/id"},
+                         {"region", "/id"},
+                         {"available", {{"pointer", "/stock"}, {"levels", {"NONE", "LOW", "HIGH"}}}},
+                         {"price_per_hour_usd",
+                          {{"pointer", "/gpu"}, {"type", "string"}, {"plus", {{{"pointer", "/cpu"}, {"times", 4}}}}}}};
+  doc["offer_requirements"] = {{{"pointer", "/min_cpu"}, {"at_most", 4}, {"why", "the launch sends 4 vCPUs"}}};
+  auto spec = parse_spec(doc.dump(), "levels.json");
+  ASSERT_TRUE(spec.has_value()) << spec.error().what();
+  provider_client c(*spec, "http://127.0.0.1:1", "k");
+  auto rows = c.to_offers(nlohmann::json::parse(R"({"id": "A40", "sites": [
+      {"id": "a", "stock": "HIGH", "gpu": "0.5", "cpu": "0.01", "min_cpu": 2},
+      {"id": "b", "stock": "NONE", "gpu": "0.5", "cpu": "0.01"},
+      {"id": "c", "stock": "low", "gpu": "0.5", "cpu": "0.01", "min_cpu": 8},
+      {"id": "d", "stock": "PLENTY", "gpu": "0.5"}]})"));
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_TRUE(rows[0].available);
+  EXPECT_FALSE(rows[1].available);  // the first level is none
+  EXPECT_TRUE(rows[2].available);   // words compare without case
+  EXPECT_FALSE(rows[3].available);  // a word the levels do not name is no capacity
+  ASSERT_TRUE(rows[0].price_per_hour_usd.has_value());
+  EXPECT_NEAR(*rows[0].price_per_hour_usd, 0.54, 1e-9);
+  EXPECT_FALSE(rows[3].price_per_hour_usd.has_value());  // a missing term: no price
+  EXPECT_EQ(rows[0].misfit, "");
+  EXPECT_EQ(rows[1].misfit, "");  // not stated: not excluded
+  EXPECT_NE(rows[2].misfit.find("/min_cpu is 8, over 4 (the launch sends 4 vCPUs)"), std::string::npos) << rows[2].misfit;
+  auto s = select_offer(*spec, rows, {});
+  ASSERT_TRUE(s.chosen.has_value());
+  EXPECT_EQ(s.chosen->region, "a");
+  EXPECT_EQ(s.misfit, 1u);
+  EXPECT_EQ(s.unavailable, 2u);
+  EXPECT_NE(s.explanation.find("1 that the launch body does not fit"), std::string::npos) << s.explanation;
+  EXPECT_EQ(s.to_json()["not_fitting"], 1);
+}
+
+// An operation's own fields override the instance fields for the objects it returns
+// (TensorDock's list keeps name and status under attributes; its get is flat).
+TEST(InstanceFields, AnOperationsOwnFieldsOverrideTheSpecs) {
+  const auto& spec = test::spec("tensordock");
+  provider_client c(spec, "http://127.0.0.1:1", "k");
+  const auto listed = nlohmann::json::parse(R"({"type": "VM", "id": "i-1", "attributes": {"name": "n", "status": "running"}})");
+  auto i = c.to_instance(listed, operation_id::list);
+  EXPECT_EQ(i.name, "n");
+  EXPECT_EQ(i.state, instance_state::running);
+  EXPECT_EQ(c.to_instance(listed, operation_id::get).provider_status, "");  // get reads the flat shape
+  EXPECT_EQ(spec.instance_fields_of(operation_id::list).at("id").pointer, "/id");
+}
+
 TEST_F(ProviderClient, LaunchSendsTheRowsParametersAndTheEmulatorChecksThem) {
   // Lambda's emulator with a type that must be launched with its own template.
   auto doc = test::spec_json("lambda");

@@ -156,8 +156,48 @@ std::vector<std::string> check_ids() {
 INSTANTIATE_TEST_SUITE_P(Catalogue, QuirkFailsItsCheck, ::testing::ValuesIn(check_ids()),
                          [](const auto& info) { return test::test_name(info.param); });
 
+// Quirks that break something only some specs declare (an asynchronous action), each with the
+// check it must fail on every emulator whose spec declares it. The matrix above proves one quirk
+// per check; these are the further ones.
+struct scoped_quirk {
+  const char* quirk;
+  const char* check;
+  const char* reason_part;
+  bool (*applies)(const provider_spec&);
+};
+
+const std::vector<scoped_quirk>& scoped_quirks() {
+  static const std::vector<scoped_quirk> quirks{
+      {"action_never_completes", "lifecycle.instance.restart_returns_to_running", "still \"in-progress\"",
+       [](const provider_spec& s) {
+         const auto* op = s.operation(operation_id::restart);
+         return op != nullptr && op->action.has_value();
+       }},
+  };
+  return quirks;
+}
+
+TEST(ScopedQuirks, FailTheirCheckOnEveryEmulatorThatDeclaresWhatTheyBreak) {
+  for (const auto& q : scoped_quirks()) {
+    int applied = 0;
+    for (const auto& p : test::catalogue_providers()) {
+      const auto& spec = test::spec(p);
+      if (!q.applies(spec)) continue;
+      ++applied;
+      auto run = run_against(spec, {q.quirk});
+      const auto& o = outcome_of(run.report, q.check);
+      EXPECT_EQ(o.result, outcome::fail) << q.quirk << " on " << p << ": " << o.reason;
+      EXPECT_NE(o.reason.find(q.reason_part), std::string::npos) << q.quirk << " on " << p << ": " << o.reason;
+      EXPECT_FALSE(o.evidence.empty());
+      EXPECT_EQ(run.live_after, 0u) << "the run leaked an instance";
+    }
+    EXPECT_GT(applied, 0) << q.quirk << " applies to no emulator of the catalogue";
+  }
+}
+
 TEST(MutationMatrix, EveryQuirkIsClaimedByACheckAndEveryCheckByAKnownQuirk) {
   std::set<std::string> claimed;
+  for (const auto& q : scoped_quirks()) claimed.insert(q.quirk);
   for (const auto& c : conformance::catalogue()) {
     EXPECT_TRUE(emulator::is_known_quirk(c.quirk)) << c.id << " names unknown quirk " << c.quirk;
     claimed.insert(c.quirk);

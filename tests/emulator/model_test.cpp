@@ -271,3 +271,38 @@ TEST(SignedRequests, ATimestampFarFromNowIsRefusedNotOverflowed) {
     EXPECT_EQ(model.handle(r).status, 401) << stamp;
   }
 }
+
+// DigitalOcean's reboot answers an action that completes later: GET /v2/actions/{id} reads
+// in-progress until the droplet is back, then completed; another account cannot read it.
+TEST(ModelActions, ARestartActionCompletesWhenTheInstanceIsBack) {
+  const auto& spec = test::spec("digitalocean");
+  auto now = clock::now();
+  model_options o;
+  o.api_keys = {"key-a", "key-b"};
+  o.now = [&] { return now; };
+  provider_model model(spec, o);
+  auto call = [&](const std::string& method, const std::string& path, const std::string& body = {},
+                  const std::string& key = "key-a") {
+    http::request r{method, path, {{"Authorization", "Bearer " + key}}, body};
+    return model.handle(r);
+  };
+  auto launched = call("POST", "/v2/droplets",
+                       R"({"name": "n", "region": "tor1", "size": "gpu-h100x1-80gb", "image": "gpu-h100x1-base"})");
+  ASSERT_EQ(launched.status, 202) << launched.body;
+  const auto droplet = json::parse(launched.body)["droplet"]["id"].dump();
+  now += 1h;  // booted
+  auto reboot = call("POST", "/v2/droplets/" + droplet + "/actions", R"({"type": "reboot"})");
+  ASSERT_EQ(reboot.status, 201) << reboot.body;
+  const auto action = json::parse(reboot.body)["action"];
+  EXPECT_EQ(action["status"], "in-progress");
+  ASSERT_TRUE(action["id"].is_number_integer());
+  const auto path = "/v2/actions/" + action["id"].dump();
+  EXPECT_EQ(json::parse(call("GET", path).body)["action"]["status"], "in-progress");
+  EXPECT_EQ(call("GET", path, {}, "key-b").status, 404);
+  EXPECT_EQ(call("GET", "/v2/actions/1").status, 404);
+  now += 1h;
+  auto done = call("GET", path);
+  EXPECT_EQ(done.status, 200);
+  EXPECT_EQ(json::parse(done.body)["action"]["status"], "completed");
+  EXPECT_EQ(json::parse(done.body)["action"]["id"], action["id"]);
+}

@@ -103,6 +103,7 @@ const std::map<std::string, std::string>& unreachable_quirks() {
       {"scheme_case_sensitive", "fuzzing sends the documented scheme; the case variant is a conformance check"},
       {"stuck_booting", "needs the full time to running, which a fuzz sequence does not wait for"},
       {"restart_stuck", "needs the full time to running after a restart"},
+      {"action_never_completes", "a restart's action is followed by the conformance check; fuzz sequences do not read actions"},
       {"no_address", "the address is only required once running for the full boot time"},
       {"negative_price", "a value judgement on offers, not a schema or protocol violation"},
       {"duplicate_offers", "a value judgement on offers, not a schema or protocol violation"},

@@ -63,11 +63,11 @@ struct launch_request {
 };
 
 // Which offer row a run launches, and why: GPU rows only (when the spec can tell), with capacity,
-// priced when the provider prices, matching the pins, not already refused; the cheapest first.
+// fitting the launch body (the spec's offer_requirements), priced when the provider prices, matching the pins, not already refused; the cheapest first.
 struct offer_selection {
   std::optional<offer> chosen;
   std::string explanation;  // one sentence: what was chosen and why, or why nothing was
-  std::size_t rows = 0, not_gpu = 0, unavailable = 0, unpriced = 0, unpinned = 0, refused = 0;
+  std::size_t rows = 0, not_gpu = 0, unavailable = 0, misfit = 0, unpriced = 0, unpinned = 0, refused = 0;
   [[nodiscard]] nlohmann::json to_json() const;
 };
 [[nodiscard]] offer_selection select_offer(const provider_spec& spec, const std::vector<offer>& rows,
@@ -108,12 +108,17 @@ class provider_client {
   [[nodiscard]] typed_result<std::vector<instance>> list();
   [[nodiscard]] call_result terminate(const std::string& id);
   [[nodiscard]] call_result restart(const std::string& id);
+  // Operations answered with an action that completes later (the spec's `action`): the action id
+  // an accepted answer carries, and the action's status word as read now.
+  [[nodiscard]] std::optional<std::string> action_id(operation_id op, const call_result& accepted) const;
+  [[nodiscard]] typed_result<std::string> action_status(operation_id op, const std::string& id);
   [[nodiscard]] typed_result<std::vector<ssh_key>> list_ssh_keys();
   [[nodiscard]] typed_result<ssh_key> add_ssh_key(const std::string& name, const std::string& public_key);
   [[nodiscard]] call_result delete_ssh_key(const std::string& id);
 
   // Mapping of provider objects onto canonical types, through the spec's field pointers.
-  [[nodiscard]] instance to_instance(const nlohmann::json& obj) const;
+  // `from`: the operation that returned the object (its own fields override the spec's).
+  [[nodiscard]] instance to_instance(const nlohmann::json& obj, operation_id from = operation_id::get) const;
   // The offer rows one catalogue item stands for (several with `rows` or `regions_available`).
   [[nodiscard]] std::vector<offer> to_offers(const nlohmann::json& obj) const;
   [[nodiscard]] ssh_key to_ssh_key(const nlohmann::json& obj) const;

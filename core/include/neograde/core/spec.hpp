@@ -27,6 +27,16 @@ struct field_path {
   bool as_string = false;   // the provider writes the number as a decimal string
   bool as_integer = false;  // the provider writes the value (an id) as a JSON integer
   bool omit_null = false;   // an absent value is left out rather than written as null
+  // Words for a quantity, from none upwards (RunPod's availability NONE, LOW, MEDIUM, HIGH):
+  // the first reads as zero, each later one as its position; the emulator writes them back.
+  std::vector<std::string> levels;
+  // Further numbers added to this one, each times a factor (Cudo prices a machine per GPU, per
+  // vCPU and per GiB): canonical = (value + sum(term value * times)) * scale.
+  struct term {
+    std::string pointer;
+    double times = 1;
+  };
+  std::vector<term> plus;
 };
 
 enum class auth_scheme { unknown, bearer, basic_username, header, query, oauth2_client_credentials, hmac_sha256 };
@@ -116,6 +126,19 @@ struct pagination_spec {
   nlohmann::json end_token;   // token: what the last page carries as its next token (null or "")
 };
 
+// An operation answered with an action that completes later (DigitalOcean's droplet actions):
+// where its id is in the answer, where to read it, and its status words.
+struct action_spec {
+  std::string id_pointer;                // in the operation's answer
+  std::string path;                      // GET template with {action_id}
+  std::string status_pointer;            // in the action read
+  std::vector<std::string> in_progress;  // the first is what a new action reports
+  std::vector<std::string> done;
+  std::vector<std::string> failed;
+  bool id_is_integer = false;            // the emulator writes the id as a JSON integer
+  std::string source;
+};
+
 struct operation_spec {
   operation_id id = operation_id::unknown;
   std::string method;
@@ -132,6 +155,7 @@ struct operation_spec {
   bool text_or_json = false;                 // ...or, sometimes, JSON read through `fields`/`item` (Verda)
   std::optional<std::string> graphql_operation;  // GraphQL: the operation name in the query
   std::optional<pagination_spec> pagination;
+  std::optional<action_spec> action;        // the request is accepted now and completes later
 };
 
 struct timing_spec {
@@ -194,12 +218,23 @@ struct provider_spec {
   // What a null or absent status word means (Vast.ai's null actual_status: pending); unset: unknown.
   std::optional<instance_state> absent_state;
   std::vector<deviation> deviations;
+  // What a catalogue row must satisfy for the launch body to fit it (Cudo's vCPU-per-GPU bounds
+  // against the fixed vCPUs the launch sends); rows that do not fit are never launched.
+  struct offer_requirement {
+    field_path at;  // in the row ("^" for the enclosing item)
+    std::optional<double> at_least, at_most;
+    std::string why;
+  };
+  std::vector<offer_requirement> offer_requirements;
   nlohmann::json emulator;  // interpreted by the emulator only
   nlohmann::json raw;
 
   [[nodiscard]] const operation_spec* operation(operation_id id) const;
   [[nodiscard]] instance_state canonical_state(const std::string& provider_status) const;
   [[nodiscard]] const deviation* deviation_for(const std::string& check_id) const;
+  // The instance fields of the objects operation `id` returns: instance_fields, with the
+  // operation's own `fields` in their place (TensorDock's list nests name and status).
+  [[nodiscard]] std::map<std::string, field_path> instance_fields_of(operation_id id) const;
 };
 
 // The variables a run sends. Live: `--set` values, then the environment, then the spec's

@@ -50,6 +50,7 @@ struct offer {
   std::optional<bool> gpu;  // whether it has a GPU; nullopt when the spec cannot tell
   bool available = true;    // capacity advertised
   std::map<std::string, std::string> params;  // launch parameters, sent as {{name}} in the launch body
+  std::string misfit;  // why the launch body cannot fit this row (the spec's offer_requirements); "" when it can
 
   // The row's full identity: type, region and parameters ("a100 @ us-east-1 {template_id=t1}").
   [[nodiscard]] std::string key() const;
