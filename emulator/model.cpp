@@ -9,6 +9,7 @@
 #include <neograde/core/template.hpp>
 
 #include <boost/url/parse.hpp>
+#include <openssl/evp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -54,6 +55,37 @@ struct bucket {
 };
 
 enum class phase { booting, running, restarting, terminating, terminated, gone };
+
+// An OpenSSH public key's MD5 fingerprint, "aa:bb:...": the digest of the key blob (the
+// base64 part of "type blob comment"), as DigitalOcean reports a key's fingerprint.
+std::string md5_fingerprint(const std::string& public_key) {
+  const auto start = public_key.find(' ');
+  std::string blob = start == std::string::npos ? public_key : public_key.substr(start + 1);
+  blob = blob.substr(0, blob.find(' '));
+  std::string raw(blob.size(), '\0');
+  int n = blob.size() % 4 == 0 ? EVP_DecodeBlock(reinterpret_cast<unsigned char*>(raw.data()),
+                                                 reinterpret_cast<const unsigned char*>(blob.data()),
+                                                 static_cast<int>(blob.size()))
+                                : -1;
+  if (n < 0) {
+    raw = public_key;  // not base64: the digest of the text, still a well-formed fingerprint
+  } else {
+    std::size_t pad = 0;  // EVP_DecodeBlock counts the padding as zero bytes
+    for (auto it = blob.rbegin(); it != blob.rend() && *it == '=' && pad < 2; ++it) ++pad;
+    raw.resize(static_cast<std::size_t>(n) - pad);
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(raw.data(), raw.size(), digest, &len, EVP_md5(), nullptr);
+  std::string out;
+  for (unsigned int i = 0; i < len; ++i) {
+    static constexpr char hex[] = "0123456789abcdef";
+    if (i > 0) out += ':';
+    out += hex[digest[i] >> 4];
+    out += hex[digest[i] & 15];
+  }
+  return out;
+}
 
 std::string first_string(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
@@ -253,6 +285,9 @@ struct provider_model::impl {
     write_field(obj, f, "ip", addressed ? nlohmann::json(i.ip) : nlohmann::json(nullptr));
     if (addressed && quirk("instance_schema_drift"))
       if (auto it = f.find("ip"); it != f.end()) set_pointer(obj, it->second.pointer, 3325256714LL);  // an address as a number
+    // A private address (the public one's last octet in 10.0.0.0/24) where clients index one.
+    const auto private_ip = "10.0.0." + i.ip.substr(i.ip.rfind('.') + 1);
+    write_field(obj, f, "private_ip", addressed ? nlohmann::json(private_ip) : nlohmann::json(nullptr));
     write_field(obj, f, "region", i.region);
     write_field(obj, f, "instance_type", quirk("wrong_type_delivered") ? other_type(i.type) : i.type);
     write_field(obj, f, "ssh_key_names", i.ssh_keys);
@@ -264,6 +299,7 @@ struct provider_model::impl {
     write_field(obj, spec.ssh_key_fields, "id", k.id);
     write_field(obj, spec.ssh_key_fields, "name", k.name);
     write_field(obj, spec.ssh_key_fields, "public_key", k.public_key);
+    write_field(obj, spec.ssh_key_fields, "fingerprint", md5_fingerprint(k.public_key));
     return obj;
   }
 
@@ -953,6 +989,21 @@ struct provider_model::impl {
     set_pointer(body, a.status_pointer, status);
   }
 
+  // A documented endpoint that clients call and checks do not (emulator.routes): its static
+  // answer. `anonymous`: only the routes the real API serves without credentials.
+  std::optional<http::response> static_route(const std::string& method, const std::string& rel, bool anonymous) const {
+    const std::string m = method == "HEAD" ? "GET" : method;
+    for (const auto& route : spec.emulator.value("routes", nlohmann::json::array())) {
+      if (route.value("anonymous", false) != anonymous || route.at("method").get<std::string>() != m) continue;
+      std::map<std::string, std::string> params;
+      if (!match_path(route.at("path").get<std::string>(), rel, params)) continue;
+      const int status = route.value("status", 200);
+      if (!route.contains("body")) return http::response{status, {}, {}};
+      return json_response(status, route.at("body"));
+    }
+    return std::nullopt;
+  }
+
   // GET of an action: in progress until its completion time, then done; another account's or an
   // unknown id is not found.
   http::response read_action(const operation_spec& op, std::size_t account_index, const std::string& id, clock::time_point now) {
@@ -1049,6 +1100,7 @@ struct provider_model::impl {
       if (m.type == auth_scheme::oauth2_client_credentials && rel == m.token_path && req.method == "POST")
         return issue_token(req, now);
 
+    if (auto r = static_route(req.method, rel, true)) return *r;
     const auto tenant_index = authenticate(req, rel, raw_query, now);
     if (!tenant_index) {
       // A credential header that is not even well-formed ("Bearer" with no token).
@@ -1059,6 +1111,7 @@ struct provider_model::impl {
       return r;
     }
     auto& acct = accounts.at(*tenant_index);
+    if (auto r = static_route(req.method, rel, false)) return *r;
     if (req.method == "GET" || req.method == "HEAD")
       for (const auto& [id, o] : spec.operations) {
         std::map<std::string, std::string> p;

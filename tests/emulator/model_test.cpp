@@ -306,3 +306,27 @@ TEST(ModelActions, ARestartActionCompletesWhenTheInstanceIsBack) {
   EXPECT_EQ(json::parse(done.body)["action"]["status"], "completed");
   EXPECT_EQ(json::parse(done.body)["action"]["id"], action["id"]);
 }
+
+// DigitalOcean reports a key's MD5 fingerprint, and dots-wrapper users name keys by it; the
+// account endpoint clients validate a token with is served (emulator.routes).
+TEST(ModelDigitalOcean, KeysCarryTheirFingerprintAndTheAccountIsServed) {
+  const auto& spec = test::spec("digitalocean");
+  model_options o;
+  o.api_keys = {"key-a"};
+  provider_model model(spec, o);
+  auto call = [&](const std::string& method, const std::string& path, const std::string& body, const std::string& key) {
+    http::request r{method, path, {}, body};
+    if (!key.empty()) r.headers.emplace_back("Authorization", "Bearer " + key);
+    return model.handle(r);
+  };
+  // ssh-keygen -l -E md5 of this key: MD5:14:a2:7d:75:47:30:0c:0b:2a:6c:7d:e0:17:fa:65:cb
+  auto added = call("POST", "/v2/account/keys",
+                    R"({"name": "k", "public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHlngHXef6Ji0H/0TmcVoQz5Zr1GqDb+2RccHAdN1sRn test"})",
+                    "key-a");
+  ASSERT_EQ(added.status, 201) << added.body;
+  EXPECT_EQ(json::parse(added.body)["ssh_key"]["fingerprint"], "14:a2:7d:75:47:30:0c:0b:2a:6c:7d:e0:17:fa:65:cb");
+  auto account = call("GET", "/v2/account", {}, "key-a");
+  ASSERT_EQ(account.status, 200);
+  EXPECT_EQ(json::parse(account.body)["account"]["status"], "active");
+  EXPECT_EQ(call("GET", "/v2/account", {}, "").status, 401);  // not an anonymous route
+}
