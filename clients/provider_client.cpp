@@ -751,10 +751,12 @@ typed_result<std::string> provider_client::action_status(operation_id op, const 
   for (const auto& [k, v] : spec_.variables) vars.emplace(k, v);
   typed_result<std::string> out{raw("GET", render_path(a.path, vars))};
   if (!out.call.success) return out;
-  if (auto status = out.call.json ? string_at(*out.call.json, a.status_pointer) : std::nullopt; status && !status->empty())
+  // The read answers the action object alone when the spec says where it sat in the answer.
+  const auto pointer = a.status_pointer.substr(a.read_item.size());
+  if (auto status = out.call.json ? string_at(*out.call.json, pointer) : std::nullopt; status && !status->empty())
     out.value = *status;
   else
-    out.problem = "the action carries no status at " + a.status_pointer;
+    out.problem = "the action carries no status at " + pointer;
   return out;
 }
 

@@ -42,7 +42,10 @@ std::string new_run_id() {
 std::optional<preflight_failure> preflight(const provider_spec& spec, const run_options& options,
                                            result_source* identified) {
   provider_client client(spec, options.base_url, options.api_key, options.http);
-  auto r = client.call(operation_id::list_offers);
+  // A catalogue the provider serves without credentials proves nothing about the key: read the
+  // instance list instead (Vast.ai, Cudo).
+  const auto* offers = spec.operation(operation_id::list_offers);
+  auto r = client.call(offers != nullptr && offers->anonymous ? operation_id::list : operation_id::list_offers);
   if (identified != nullptr) *identified = client.target_is_emulator() ? result_source::emulated : result_source::live;
   if (r.transport) return preflight_failure{"cannot reach " + options.base_url + ": " + r.transport->message()};
   if (r.status() == 401 || r.status() == 403)

@@ -133,6 +133,7 @@ provider_spec build(const nlohmann::json& doc) {
     }
     if (o.contains("items")) op.items = o.at("items").get<std::string>();
     op.items_are_object_values = o.value("items_are_object_values", false);
+    op.anonymous = o.value("anonymous", false);
     if (o.contains("item")) op.item = o.at("item").get<std::string>();
     op.fields = to_fields(o.value("fields", nlohmann::json::object()));
     const auto format = o.value("response_format", "json");
@@ -155,6 +156,7 @@ provider_spec build(const nlohmann::json& doc) {
       pg.token_param = p.value("token_param", "");
       pg.next_pointer = p.value("next_pointer", "");
       pg.more_pointer = p.value("more_pointer", "");
+      pg.previous_pointer = p.value("previous_pointer", "");
       pg.total_pointer = p.value("total_pointer", "");
       pg.end_token = p.value("end_token", nlohmann::json(nullptr));
       op.pagination = std::move(pg);
@@ -170,6 +172,10 @@ provider_spec build(const nlohmann::json& doc) {
       act.failed = a.value("failed", std::vector<std::string>{});
       act.id_is_integer = a.value("id_type", "string") == "integer";
       act.source = a.value("source", "");
+      act.read_item = a.value("read_item", "");
+      if (!act.read_item.empty() && !(act.status_pointer.starts_with(act.read_item + "/") &&
+                                      act.id_pointer.starts_with(act.read_item + "/")))
+        throw spec_fault(at + "/action/read_item", "the action's id and status pointers must lie inside read_item");
       if (act.path.find("{action_id}") == std::string::npos)
         throw spec_fault(at + "/action/path", "the action path must contain {action_id}");
       op.action = std::move(act);

@@ -12,6 +12,7 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -123,8 +124,14 @@ struct provider_model::impl {
   std::size_t created = 0;  // instances ever launched, over all accounts
   unsigned long slow_counter = 0;
   long long next_integer_id = 31'415'900;
-  // Actions that complete later (an operation's `action`): id -> (account, completion time).
-  std::map<std::string, std::pair<std::size_t, clock::time_point>> actions;
+  // Actions that complete later (an operation's `action`): the account, the completion time and
+  // the answer that started it (a read renders that answer with the status of the moment).
+  struct emu_action {
+    std::size_t account = 0;
+    clock::time_point done;
+    nlohmann::json answer;
+  };
+  std::map<std::string, emu_action> actions;
   long long next_action_id = 2'718'281'900;
   std::map<std::string, std::pair<std::size_t, clock::time_point>> tokens;  // OAuth2 access tokens
 
@@ -393,20 +400,62 @@ struct provider_model::impl {
   }
 
   // Signed requests carry their time; one more than five minutes off is refused (replay window).
+  // Any RFC 3339 date-time: "Z" or a numeric offset ("+00:00", what dstack and gpuhunt send to
+  // Crusoe), a fraction of a second, and "T", "t" or a space between date and time.
   static bool timestamp_fresh(const std::string& stamp) {
-    const auto until = seconds_until_utc(stamp, "%Y-%m-%dT%H:%M:%SZ");
-    return until && *until > -300 && *until < 300;
+    if (stamp.size() < 20) return false;
+    std::string base = stamp.substr(0, 19);
+    if (base[10] == 't' || base[10] == ' ') base[10] = 'T';
+    std::size_t i = 19;
+    if (stamp[i] == '.') {
+      while (++i < stamp.size() && std::isdigit(static_cast<unsigned char>(stamp[i])) != 0) {}
+      if (i == 20) return false;
+    }
+    const auto zone = stamp.substr(i);
+    long long offset = 0;
+    auto digit = [&](std::size_t k) { return std::isdigit(static_cast<unsigned char>(zone[k])) != 0; };
+    if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && digit(1) && digit(2) && zone[3] == ':' && digit(4) && digit(5))
+      offset = (zone[0] == '-' ? -1 : 1) * (std::stoll(zone.substr(1, 2)) * 3600 + std::stoll(zone.substr(4, 2)) * 60);
+    else if (zone != "Z" && zone != "z")
+      return false;
+    const auto until = seconds_until_utc(base + "Z", "%Y-%m-%dT%H:%M:%SZ");
+    return until && *until - offset > -300 && *until - offset < 300;
+  }
+
+  [[nodiscard]] bool credentials_presented(const http::request& req, const std::string& raw_query) const {
+    return !header_of(req, "Authorization").empty() ||
+           std::any_of(spec.auth.schemes.begin(), spec.auth.schemes.end(), [&](const auto& m) {
+             return (m.type == auth_scheme::header && !header_of(req, m.header).empty()) ||
+                    (m.type == auth_scheme::query && raw_query.find(m.param + "=") != std::string::npos);
+           });
+  }
+
+  // A request path against a path template; with emulator.trailing_slash_optional, a trailing
+  // slash on either side does not matter (Vast.ai's own CLI adds one its document does not).
+  [[nodiscard]] bool matches(const std::string& tmpl, const std::string& rel, std::map<std::string, std::string>& params) const {
+    if (match_path(tmpl, rel, params)) return true;
+    if (!spec.emulator.value("trailing_slash_optional", false)) return false;
+    auto trim = [](std::string p) {
+      if (p.size() > 1 && p.back() == '/') p.pop_back();
+      return p;
+    };
+    return match_path(trim(tmpl), trim(rel), params);
+  }
+
+  // Whether a request names an operation the live API serves without credentials.
+  [[nodiscard]] bool anonymous_operation(const std::string& method, const std::string& rel) const {
+    const std::string m = method == "HEAD" ? "GET" : method;
+    return std::any_of(spec.operations.begin(), spec.operations.end(), [&](const auto& entry) {
+      const auto& op = entry.second;
+      std::map<std::string, std::string> p;
+      return op.anonymous && op.method == m && matches(op.path.substr(0, op.path.find('?')), rel, p);
+    });
   }
 
   // Account for the credentials of a request, or nullopt when they are missing or unknown.
   [[nodiscard]] std::optional<std::size_t> authenticate(const http::request& req, const std::string& rel_path,
                                                         const std::string& raw_query, clock::time_point now) const {
-    const bool presented = !header_of(req, "Authorization").empty() ||
-                           std::any_of(spec.auth.schemes.begin(), spec.auth.schemes.end(), [&](const auto& m) {
-                             return (m.type == auth_scheme::header && !header_of(req, m.header).empty()) ||
-                                    (m.type == auth_scheme::query && raw_query.find(m.param + "=") != std::string::npos);
-                           });
-    if (!presented) {
+    if (!credentials_presented(req, raw_query)) {
       if (quirk("query_key_accepted"))
         for (const auto& [k, v] : parse_query(raw_query))
           if (auto t = tenant(v); t && (k == "api_key" || k == "token")) return t;
@@ -818,6 +867,7 @@ struct provider_model::impl {
       if (quirk("launch_schema_drift")) obj = nlohmann::json::array({obj});
       set_pointer(body, *op.item, std::move(obj));
     }
+    if (op.action) start_action(body, op, acct, inst.boot_done);
     return json_response(op.success_status.front(), body);
   }
 
@@ -874,6 +924,7 @@ struct provider_model::impl {
       const bool more = start + *size < total;
       if (!pg.more_pointer.empty()) set_pointer(body, pg.more_pointer, more);
       if (!pg.total_pointer.empty()) set_pointer(body, pg.total_pointer, total);
+      if (!pg.previous_pointer.empty()) set_pointer(body, pg.previous_pointer, start > 0);
       if (pg.style == "token") set_pointer(body, pg.next_pointer, more ? nlohmann::json("cursor-" + std::to_string(start + *size)) : pg.end_token);
       items = std::move(slice);
     }
@@ -973,15 +1024,21 @@ struct provider_model::impl {
     if (op.item && !items.empty()) set_pointer(body, *op.item, items.front());
     if (op.items) set_pointer(body, *op.items, std::move(items));
     if (op.action) {
-      // One action for the request; it completes when the last target is back (or never).
+      // One action for the request; it completes when the last target is back (or gone).
       auto done = now;
-      for (const auto* inst : targets) done = std::max(done, inst->restart_until.value_or(inst->terminated_at.value_or(now)));
-      if (quirk("action_never_completes")) done = clock::time_point::max();
-      const auto id = std::to_string(next_action_id++);
-      actions[id] = {static_cast<std::size_t>(&acct - accounts.data()), done};
-      write_action(body, *op.action, id, op.action->in_progress.front());
+      for (const auto* inst : targets)
+        done = std::max(done, inst->restart_until.value_or(inst->terminated_at ? *inst->terminated_at + scaled(emu_number("terminate_s", 0)) : now));
+      start_action(body, op, acct, done);
     }
     return json_response(op.success_status.front(), body);
+  }
+
+  // Answers `op` with a new action of `acct`, complete at `done` (never, under the quirk).
+  void start_action(nlohmann::json& body, const operation_spec& op, const account& acct, clock::time_point done) {
+    if (quirk("action_never_completes")) done = clock::time_point::max();
+    const auto id = std::to_string(next_action_id++);
+    write_action(body, *op.action, id, op.action->in_progress.front());
+    actions[id] = {static_cast<std::size_t>(&acct - accounts.data()), done, body};
   }
 
   void write_action(nlohmann::json& body, const action_spec& a, const std::string& id, const std::string& status) const {
@@ -990,7 +1047,8 @@ struct provider_model::impl {
   }
 
   // A documented endpoint that clients call and checks do not (emulator.routes): its static
-  // answer. `anonymous`: only the routes the real API serves without credentials.
+  // answer. `anonymous`: only the routes the real API serves without credentials. A declared
+  // operation always comes first.
   std::optional<http::response> static_route(const std::string& method, const std::string& rel, bool anonymous) const {
     const std::string m = method == "HEAD" ? "GET" : method;
     for (const auto& route : spec.emulator.value("routes", nlohmann::json::array())) {
@@ -1008,10 +1066,14 @@ struct provider_model::impl {
   // unknown id is not found.
   http::response read_action(const operation_spec& op, std::size_t account_index, const std::string& id, clock::time_point now) {
     auto it = actions.find(id);
-    if (it == actions.end() || it->second.first != account_index) return error_response("not_found");
-    nlohmann::json body = response_template(op);
+    if (it == actions.end() || it->second.account != account_index) return error_response("not_found");
+    nlohmann::json body = it->second.answer;
     const auto& a = *op.action;
-    write_action(body, a, id, now >= it->second.second ? a.done.front() : a.in_progress.front());
+    write_action(body, a, id, now >= it->second.done ? a.done.front() : a.in_progress.front());
+    if (!a.read_item.empty()) {  // the read answers the action object alone
+      const auto* item = find_pointer(body, a.read_item);
+      body = item != nullptr ? *item : nlohmann::json::object();
+    }
     return json_response(200, body);
   }
 
@@ -1101,7 +1163,9 @@ struct provider_model::impl {
         return issue_token(req, now);
 
     if (auto r = static_route(req.method, rel, true)) return *r;
-    const auto tenant_index = authenticate(req, rel, raw_query, now);
+    auto tenant_index = authenticate(req, rel, raw_query, now);
+    // A public catalogue is served to a request without credentials (it reads no account's data).
+    if (!tenant_index && !credentials_presented(req, raw_query) && anonymous_operation(req.method, rel)) tenant_index = 0;
     if (!tenant_index) {
       // A credential header that is not even well-formed ("Bearer" with no token).
       const auto auth = header_of(req, "Authorization");
@@ -1111,7 +1175,6 @@ struct provider_model::impl {
       return r;
     }
     auto& acct = accounts.at(*tenant_index);
-    if (auto r = static_route(req.method, rel, false)) return *r;
     if (req.method == "GET" || req.method == "HEAD")
       for (const auto& [id, o] : spec.operations) {
         std::map<std::string, std::string> p;
@@ -1133,7 +1196,7 @@ struct provider_model::impl {
     std::set<std::string> allowed;
     for (const auto& [id, candidate] : spec.operations) {
       std::map<std::string, std::string> p;
-      if (!match_path(candidate.path.substr(0, candidate.path.find('?')), rel, p)) continue;
+      if (!matches(candidate.path.substr(0, candidate.path.find('?')), rel, p)) continue;
       // Fixed variables (a project id) must be the spec's; any other value is an unknown path.
       bool fixed_ok = true;
       for (const auto& [k, v] : p)
@@ -1142,6 +1205,9 @@ struct provider_model::impl {
       allowed.insert(candidate.method);
       if (candidate.method == method) candidates.emplace_back(&candidate, std::move(p));
     }
+    // A path or method no operation serves may be a documented endpoint served statically.
+    if (candidates.empty() && req.method != "OPTIONS")
+      if (auto r = static_route(req.method, rel, false)) return *r;
     if (candidates.empty() && allowed.empty()) return unknown_path();
     if (req.method == "OPTIONS") {
       std::string allow = "OPTIONS";

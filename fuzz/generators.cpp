@@ -368,13 +368,17 @@ class builder {
           c.note = mode == auth_mode::none ? "no credentials" : mode == auth_mode::invalid ? "a made-up key" : "a scheme without a credential";
           return c;
         },
-        rc::gen::element(auth_mode::none, auth_mode::invalid, auth_mode::malformed), names());
+        // An operation the provider serves without credentials (a public catalogue) still refuses
+        // a made-up or malformed key; a request without any is simply served.
+        op.spec->anonymous ? rc::gen::element(auth_mode::invalid, auth_mode::malformed)
+                           : rc::gen::element(auth_mode::none, auth_mode::invalid, auth_mode::malformed),
+        names());
   }
 
   std::optional<rc::Gen<request_case>> credentials_in_query() const {
     const op_info* read = nullptr;
     for (const auto& op : ops_)
-      if (op.spec->method == "GET" && !has_id(*op.spec)) read = &op;
+      if (op.spec->method == "GET" && !has_id(*op.spec) && !op.spec->anonymous) read = &op;
     if (read == nullptr) return std::nullopt;
     const op_info op = *read;
     return rc::gen::map(rc::gen::element<std::string>("api_key", "token", "access_token", "key"), [this, op](const std::string& param) {

@@ -2,10 +2,13 @@
 
 #include <neograde/core/base64.hpp>
 #include <neograde/core/json_util.hpp>
+#include <neograde/core/signing.hpp>
 
 #include "../support/specs.hpp"
 
 #include <gtest/gtest.h>
+
+#include <ctime>
 
 using namespace neograde;
 using namespace neograde::emulator;
@@ -55,6 +58,23 @@ class LambdaModel : public ::testing::Test {
   const provider_spec& spec_ = test::spec("lambda");
   clock::time_point now_ = clock::now();
   std::unique_ptr<provider_model> model_;
+};
+
+// A provider's model with one bearer key "key-a"; call() with key "" sends no credentials.
+struct bearer_model {
+  explicit bearer_model(const provider_spec& spec) : model(spec, options()) {}
+  static model_options options() {
+    model_options o;
+    o.api_keys = {"key-a"};
+    return o;
+  }
+  http::response call(const std::string& method, const std::string& path, const std::string& body = {},
+                      const std::string& key = "key-a") {
+    http::request r{method, path, {}, body};
+    if (!key.empty()) r.headers.emplace_back("Authorization", "Bearer " + key);
+    return model.handle(r);
+  }
+  provider_model model;
 };
 
 }  // namespace
@@ -311,13 +331,9 @@ TEST(ModelActions, ARestartActionCompletesWhenTheInstanceIsBack) {
 // account endpoint clients validate a token with is served (emulator.routes).
 TEST(ModelDigitalOcean, KeysCarryTheirFingerprintAndTheAccountIsServed) {
   const auto& spec = test::spec("digitalocean");
-  model_options o;
-  o.api_keys = {"key-a"};
-  provider_model model(spec, o);
+  bearer_model m(spec);
   auto call = [&](const std::string& method, const std::string& path, const std::string& body, const std::string& key) {
-    http::request r{method, path, {}, body};
-    if (!key.empty()) r.headers.emplace_back("Authorization", "Bearer " + key);
-    return model.handle(r);
+    return m.call(method, path, body, key);
   };
   // ssh-keygen -l -E md5 of this key: MD5:14:a2:7d:75:47:30:0c:0b:2a:6c:7d:e0:17:fa:65:cb
   auto added = call("POST", "/v2/account/keys",
@@ -329,4 +345,125 @@ TEST(ModelDigitalOcean, KeysCarryTheirFingerprintAndTheAccountIsServed) {
   ASSERT_EQ(account.status, 200);
   EXPECT_EQ(json::parse(account.body)["account"]["status"], "active");
   EXPECT_EQ(call("GET", "/v2/account", {}, "").status, 401);  // not an anonymous route
+}
+
+// Documented endpoints clients call and checks do not are served statically (emulator.routes):
+// with credentials where the real API asks for them, without where it does not (Cudo's
+// machine types, which gpuhunt reads anonymously).
+TEST_F(LambdaModel, DocumentedRoutesAreServedWithTheirCredentials) {
+  auto images = call("GET", "/images");
+  ASSERT_EQ(images.status, 200) << images.body;
+  EXPECT_FALSE(body(images)["data"].empty());
+  EXPECT_EQ(call("GET", "/images", {}, "").status, 401);
+  EXPECT_EQ(call("POST", "/images", "{}").status, 404);  // only the documented method
+
+  model_options o;
+  o.api_keys = {"key-a"};
+  provider_model cudo(test::spec("cudo"), o);
+  auto anonymous = cudo.handle(http::request{"GET", "/v1/vms/machine-types", {}, {}});
+  ASSERT_EQ(anonymous.status, 200) << anonymous.body;
+  EXPECT_TRUE(json::parse(anonymous.body).contains("machineTypes"));
+}
+
+// Crusoe's signed timestamp is an RFC 3339 date-time in any of its forms: dstack and gpuhunt
+// send "+00:00" where the emulator once accepted only "Z" (finding CRU-timestamp).
+TEST(SignedRequests, AnyRfc3339FormOfNowIsAcceptedAndAnOffsetIsApplied) {
+  const auto& spec = test::spec("crusoe");
+  model_options o;
+  o.api_keys = make_api_keys(spec, 1);
+  provider_model model(spec, o);
+  const auto credentials = split_credentials(o.api_keys[0]);
+  const std::string access = credentials.first, secret = credentials.second;
+  auto status_at = [&](const std::string& stamp) {
+    const auto path = model.base_path() + "/capacities";
+    auto auth = hmac_authorization(spec.auth.schemes.front(), access, secret, "GET", "/capacities", "", stamp);
+    http::request r{"GET", path, {{"X-Crusoe-Timestamp", stamp}, {"Authorization", auth.value_or("")}}, {}};
+    return model.handle(r).status;
+  };
+  auto format = [](std::time_t t, const char* f) {
+    char buf[64];
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    std::strftime(buf, sizeof buf, f, &tm);
+    return std::string(buf);
+  };
+  const auto now = std::time(nullptr);
+  EXPECT_EQ(status_at(format(now, "%Y-%m-%dT%H:%M:%SZ")), 200);
+  EXPECT_EQ(status_at(format(now, "%Y-%m-%dT%H:%M:%S+00:00")), 200);
+  EXPECT_EQ(status_at(format(now, "%Y-%m-%d %H:%M:%S.123456+00:00")), 200);
+  EXPECT_EQ(status_at(format(now + 7200, "%Y-%m-%dT%H:%M:%S+02:00")), 200);  // the same instant, two hours east
+  EXPECT_EQ(status_at(format(now, "%Y-%m-%dT%H:%M:%S+02:00")), 401);         // two hours ago
+  EXPECT_EQ(status_at(format(now, "%Y-%m-%dT%H:%M:%S")), 401);               // no zone: not RFC 3339
+}
+
+// Crusoe answers a create with {operation} and serves the operation alone, IN_PROGRESS until the
+// VM runs, then SUCCEEDED, with the VM id the create carried (finding CRU-operations: dstack
+// waits on it after every create).
+TEST(ModelActions, ACrusoeCreateOperationIsReadAloneUntilItSucceeds) {
+  const auto& spec = test::spec("crusoe");
+  auto now = clock::now();
+  model_options o;
+  o.api_keys = make_api_keys(spec, 1);
+  o.now = [&] { return now; };
+  provider_model model(spec, o);
+  const auto credentials = split_credentials(o.api_keys[0]);
+  auto call = [&](const std::string& method, const std::string& rel, const std::string& body) {
+    char stamp[32];
+    const auto t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    auto auth = hmac_authorization(spec.auth.schemes.front(), credentials.first, credentials.second, method, rel, "", stamp);
+    return model.handle(http::request{method, model.base_path() + rel, {{"X-Crusoe-Timestamp", stamp}, {"Authorization", auth.value_or("")}}, body});
+  };
+  const std::string project = "/projects/" + spec.variables.at("project_id");
+  auto created = call("POST", project + "/compute/vms/instances",
+                      R"({"name": "n", "type": "a40.1x", "location": "us-northcentral1-a", "ssh_public_key": "ssh-ed25519 AAAA x"})");
+  ASSERT_EQ(created.status, 200) << created.body;
+  const auto operation = json::parse(created.body)["operation"];
+  EXPECT_EQ(operation["state"], "IN_PROGRESS");
+  const auto path = project + "/compute/vms/instances/operations/" + operation["operation_id"].get<std::string>();
+  auto read = call("GET", path, {});
+  ASSERT_EQ(read.status, 200) << read.body;
+  EXPECT_EQ(json::parse(read.body)["state"], "IN_PROGRESS");  // the operation alone, not wrapped
+  now += 1h;
+  read = call("GET", path, {});
+  EXPECT_EQ(json::parse(read.body)["state"], "SUCCEEDED");
+  EXPECT_EQ(json::parse(read.body)["metadata"]["id"], operation["metadata"]["id"]);
+}
+
+// Voltage Park's lists carry the SDK's whole envelope (finding VP-list-envelope).
+TEST(ModelPagination, VoltageParkListsSayWhetherEarlierPagesExist) {
+  const auto& spec = test::spec("voltagepark");
+  model_options o;
+  o.api_keys = {"key-a"};
+  provider_model model(spec, o);
+  auto list = [&](const std::string& query) {
+    auto r = model.handle(http::request{"GET", model.base_path() + "/organization/ssh-keys?" + query, {{"Authorization", "Bearer key-a"}}, {}});
+    EXPECT_EQ(r.status, 200) << r.body;
+    return json::parse(r.body);
+  };
+  auto first = list("limit=1&offset=0");
+  EXPECT_EQ(first["has_previous"], false);
+  EXPECT_EQ(first["total_result_count"], 0);
+  EXPECT_EQ(list("limit=1&offset=1")["has_previous"], true);
+}
+
+// Vast.ai's offer search is served without credentials (not with a made-up key), and its paths
+// with or without the trailing slash its own CLI adds (findings VAST-noauth, VAST-trailing-slash).
+TEST(ModelLeniency, VastServesItsPublicSearchAndTrailingSlashes) {
+  const auto& spec = test::spec("vastai");
+  bearer_model m(spec);
+  auto call = [&](const std::string& method, const std::string& path, const std::string& body, const std::string& key) {
+    return m.call(method, path, body, key);
+  };
+  const std::string search = R"({"type": "on-demand", "limit": 10})";
+  EXPECT_EQ(call("POST", "/api/v0/bundles/", search, "").status, 200);
+  EXPECT_EQ(call("POST", "/api/v0/bundles/", search, "made-up").status, 401);
+  EXPECT_EQ(call("GET", "/api/v1/instances", {}, "").status, 401);  // an account's data stays private
+  EXPECT_EQ(call("GET", "/api/v1/instances/", {}, "key-a").status, 200);
+  EXPECT_EQ(call("GET", "/api/v1/instances", {}, "key-a").status, 200);
+  auto names = call("GET", "/api/v0/gpu_names/unique/", {}, "");  // what vast-cli reads at start-up
+  ASSERT_EQ(names.status, 200);
+  EXPECT_FALSE(json::parse(names.body)["gpu_names"].empty());
 }

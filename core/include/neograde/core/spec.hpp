@@ -122,6 +122,7 @@ struct pagination_spec {
   std::string token_param;   // token: the request parameter carrying the token
   std::string next_pointer;  // token: where the next token is; null/absent/empty at the end
   std::string more_pointer;  // optional: a boolean saying whether more pages follow
+  std::string previous_pointer;  // optional: a boolean saying whether earlier pages exist
   std::string total_pointer;  // optional: where the provider states the total count
   nlohmann::json end_token;   // token: what the last page carries as its next token (null or "")
 };
@@ -131,7 +132,10 @@ struct pagination_spec {
 struct action_spec {
   std::string id_pointer;                // in the operation's answer
   std::string path;                      // GET template with {action_id}
-  std::string status_pointer;            // in the action read
+  std::string status_pointer;            // in the answer (and in the read, unless read_item)
+  // Where the action object sits in the answer when the read answers that object alone
+  // (Crusoe: {operation: {...}} then a bare operation); "" when the read has the answer's shape.
+  std::string read_item;
   std::vector<std::string> in_progress;  // the first is what a new action reports
   std::vector<std::string> done;
   std::vector<std::string> failed;
@@ -156,6 +160,7 @@ struct operation_spec {
   std::optional<std::string> graphql_operation;  // GraphQL: the operation name in the query
   std::optional<pagination_spec> pagination;
   std::optional<action_spec> action;        // the request is accepted now and completes later
+  bool anonymous = false;  // the live API serves it without credentials (Vast.ai's and Cudo's catalogues)
 };
 
 struct timing_spec {
