@@ -297,7 +297,9 @@ class scenario {
     if (has_get) {
       theirs = other.call(operation_id::get, {{"id", id}});
       missing = other.call(operation_id::get, {{"id", "neograde-none-" + ctx_.opts.run_id}});
-      if (theirs.success) emit(make(iso_get_id, outcome::fail, "the second account read the first account's instance", {theirs.evidence}));
+      // A read answering "nothing here" (a 404, or Vast.ai's 200 with a null object) refuses.
+      if (answers_gone(ctx_.spec, theirs)) emit(make(iso_get_id, outcome::pass, "answered as absent: " + theirs.describe(), {theirs.evidence}));
+      else if (theirs.success) emit(make(iso_get_id, outcome::fail, "the second account read the first account's instance", {theirs.evidence}));
       else emit(make(iso_get_id, outcome::pass, "refused with " + theirs.describe(), {theirs.evidence}));
       if (theirs.status() == missing.status()) emit(make(iso_leak_id, outcome::pass, "same answer as for a missing id (HTTP " + std::to_string(theirs.status()) + ")", {theirs.evidence, missing.evidence}));
       else emit(make(iso_leak_id, outcome::fail, "another account's instance answers HTTP " + std::to_string(theirs.status()) +

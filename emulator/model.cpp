@@ -959,6 +959,12 @@ struct provider_model::impl {
         set_pointer(body, op.item.value_or(""), nlohmann::json::object());
         return json_response(200, body);
       }
+      // Providers that read an absent instance as 200 with a null object (Vast.ai).
+      if (spec.emulator.value("absent_as_null", false)) {
+        nlohmann::json body = response_template(op);
+        set_pointer(body, op.item.value_or(""), nullptr);
+        return json_response(op.success_status.front(), body);
+      }
       return error_response("not_found");
     }
     nlohmann::json body = response_template(op);

@@ -463,6 +463,10 @@ TEST(ModelLeniency, VastServesItsPublicSearchAndTrailingSlashes) {
   EXPECT_EQ(call("GET", "/api/v1/instances", {}, "").status, 401);  // an account's data stays private
   EXPECT_EQ(call("GET", "/api/v1/instances/", {}, "key-a").status, 200);
   EXPECT_EQ(call("GET", "/api/v1/instances", {}, "key-a").status, 200);
+  // An unknown (or gone) instance reads as {"instances": null}, as vast-cli and dstack expect.
+  auto absent = call("GET", "/api/v0/instances/424242/", {}, "key-a");
+  EXPECT_EQ(absent.status, 200);
+  EXPECT_TRUE(json::parse(absent.body)["instances"].is_null()) << absent.body;
   auto names = call("GET", "/api/v0/gpu_names/unique/", {}, "");  // what vast-cli reads at start-up
   ASSERT_EQ(names.status, 200);
   EXPECT_FALSE(json::parse(names.body)["gpu_names"].empty());
