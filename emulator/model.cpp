@@ -2,6 +2,7 @@
 
 #include <neograde/core/json_schema.hpp>
 #include <neograde/core/clock.hpp>
+#include <neograde/core/graphql.hpp>
 #include <neograde/core/json_util.hpp>
 #include <neograde/core/provenance.hpp>
 #include <neograde/core/signing.hpp>
@@ -442,13 +443,15 @@ struct provider_model::impl {
     return match_path(trim(tmpl), trim(rel), params);
   }
 
-  // Whether a request names an operation the live API serves without credentials.
-  [[nodiscard]] bool anonymous_operation(const std::string& method, const std::string& rel) const {
-    const std::string m = method == "HEAD" ? "GET" : method;
+  // Whether a request names an operation the live API serves without credentials (for GraphQL,
+  // the operation its query names: RunPod serves gpuTypes, and only that, to anyone).
+  [[nodiscard]] bool anonymous_operation(const http::request& req, const std::string& rel) const {
+    const std::string m = req.method == "HEAD" ? "GET" : req.method;
     return std::any_of(spec.operations.begin(), spec.operations.end(), [&](const auto& entry) {
       const auto& op = entry.second;
       std::map<std::string, std::string> p;
-      return op.anonymous && op.method == m && matches(op.path.substr(0, op.path.find('?')), rel, p);
+      return op.anonymous && op.method == m && matches(op.path.substr(0, op.path.find('?')), rel, p) &&
+             (!op.graphql_operation || body_selects(op, parse_json(req.body, 64)));
     });
   }
 
@@ -1171,7 +1174,7 @@ struct provider_model::impl {
     if (auto r = static_route(req.method, rel, true)) return *r;
     auto tenant_index = authenticate(req, rel, raw_query, now);
     // A public catalogue is served to a request without credentials (it reads no account's data).
-    if (!tenant_index && !credentials_presented(req, raw_query) && anonymous_operation(req.method, rel)) tenant_index = 0;
+    if (!tenant_index && !credentials_presented(req, raw_query) && anonymous_operation(req, rel)) tenant_index = 0;
     if (!tenant_index) {
       // A credential header that is not even well-formed ("Bearer" with no token).
       const auto auth = header_of(req, "Authorization");
@@ -1253,6 +1256,14 @@ struct provider_model::impl {
         break;
       }
     if (op == nullptr) return error_response("invalid_parameters", "The request does not name a known operation.");
+    // GraphQL: the client's own query gives the arguments (inline or as variables) and the
+    // fields it gets back (runpod-python and dstack write arguments inline).
+    std::optional<graphql::field> graphql_root;
+    if (op->graphql_operation && body && body->is_object()) {
+      graphql_root = client_root_field(*op, *body);
+      if (!graphql_root) return error_response("invalid_parameters", "The query does not parse or names no " + *op->graphql_operation + ".");
+      (*body)["variables"] = variables_for(*op, *graphql_root, body->value("variables", nlohmann::json::object()));
+    }
 
     template_vars vars;
     for (const auto& [k, v] : params) vars[k] = v;
@@ -1281,6 +1292,58 @@ struct provider_model::impl {
         for (auto& [k, v] : vars_from_body(*op->body, *body)) vars.emplace(k, v);
     }
 
+    auto r = serve(*op, acct, vars, now, raw_query);
+    if (graphql_root) r = selected(r, *graphql_root);
+    return r;
+  }
+
+  // The root field a client's GraphQL request asks for by the operation's name.
+  static std::optional<graphql::field> client_root_field(const operation_spec& op, const nlohmann::json& body) {
+    const auto* q = find_pointer(body, "/query");
+    if (q == nullptr || !q->is_string()) return std::nullopt;
+    auto parsed = graphql::parse(q->get_ref<const std::string&>());
+    if (!parsed.doc) return std::nullopt;
+    const auto* name = find_pointer(body, "/operationName");
+    const auto* operation = parsed.doc->find(name != nullptr && name->is_string() ? name->get<std::string>() : std::string());
+    if (operation == nullptr) return std::nullopt;
+    for (const auto& f : operation->selections)
+      if (f.name == *op.graphql_operation) return f;
+    return std::nullopt;
+  }
+
+  // The request's variables, with the arguments the client wrote inline put where the spec's own
+  // query takes them from variables (`pod(input: $input)`: the client's inline input becomes
+  // variables.input).
+  static nlohmann::json variables_for(const operation_spec& op, const graphql::field& client, nlohmann::json variables) {
+    if (!variables.is_object()) variables = nlohmann::json::object();
+    const auto resolved = graphql::resolve(client.arguments, variables);
+    const auto* q = op.body ? find_pointer(*op.body, "/query") : nullptr;
+    auto own = q != nullptr && q->is_string() ? graphql::parse(q->get_ref<const std::string&>()) : graphql::parse_result{};
+    if (!own.doc) return variables;
+    for (const auto& operation : own.doc->operations)
+      for (const auto& f : operation.selections)
+        if (f.name == *op.graphql_operation)
+          for (const auto& [arg, value] : f.arguments.items())
+            if (value.is_object() && value.contains("$variable") && resolved.contains(arg))
+              variables[value.at("$variable").get<std::string>()] = resolved.at(arg);
+    return variables;
+  }
+
+  // A GraphQL answer cut down to the fields the client selected, under its aliases.
+  static http::response selected(http::response r, const graphql::field& root) {
+    if (r.status != 200 || root.selections.empty()) return r;
+    auto doc = nlohmann::json::parse(r.body, nullptr, false);
+    if (!doc.is_object() || !doc.contains("data") || !doc["data"].is_object() || !doc["data"].contains(root.name)) return r;
+    auto value = graphql::select(doc["data"][root.name], root.selections);
+    doc["data"].erase(root.name);
+    doc["data"][root.response_key()] = std::move(value);
+    r.body = doc.dump();
+    return r;
+  }
+
+  http::response serve(const operation_spec& operation, account& acct, template_vars& vars, clock::time_point now,
+                       const std::string& raw_query) {
+    const auto* op = &operation;
     switch (op->id) {
       case operation_id::list_offers: return list_offers(*op, now, raw_query);
       case operation_id::launch: return launch(*op, acct, vars, now);

@@ -471,3 +471,36 @@ TEST(ModelLeniency, VastServesItsPublicSearchAndTrailingSlashes) {
   ASSERT_EQ(names.status, 200);
   EXPECT_FALSE(json::parse(names.body)["gpu_names"].empty());
 }
+
+// RunPod serves its gpuTypes catalogue query to anyone, and nothing else without a key
+// (finding RPG-noauth): the anonymous operation is told by the query it names.
+TEST(ModelLeniency, RunPodServesOnlyItsCatalogueQueryAnonymously) {
+  bearer_model m(test::spec("runpod-graphql"));
+  const auto base = m.model.base_path();
+  auto catalogue = m.call("POST", base + "/graphql", R"({"query": "query GpuTypes { gpuTypes { id displayName } }"})", "");
+  EXPECT_EQ(catalogue.status, 200) << catalogue.body;
+  auto pods = m.call("POST", base + "/graphql", R"({"query": "query Pods { myself { pods { id } } }"})", "");
+  EXPECT_EQ(pods.status, 401) << pods.body;
+}
+
+// runpod-python and dstack write GraphQL arguments inline, not as variables; a client gets
+// exactly the fields it selects, under its aliases (findings RPG-inline-args, RPG-selection).
+TEST(ModelGraphql, InlineArgumentsAndExactlyTheSelectedFields) {
+  bearer_model m(test::spec("runpod-graphql"));
+  auto post = [&](const std::string& query) {
+    return m.call("POST", m.model.base_path() + "/graphql", json{{"query", query}}.dump());
+  };
+  auto created = post(R"(mutation { podFindAndDeployOnDemand(input: {cloudType: SECURE, gpuCount: 1, name: "rp",
+      imageName: "runpod/pytorch:x", gpuTypeId: "NVIDIA GeForce RTX 4090", containerDiskInGb: 50, ports: "22/tcp",
+      startSsh: true, supportPublicIp: true}) { id imageName desiredStatus } })");
+  ASSERT_EQ(created.status, 200) << created.body;
+  const auto pod = json::parse(created.body)["data"]["podFindAndDeployOnDemand"];
+  ASSERT_TRUE(pod.is_object()) << created.body;
+  EXPECT_EQ(pod.size(), 3u) << pod.dump();  // exactly the selection
+  EXPECT_TRUE(pod.contains("imageName") && pod.contains("desiredStatus"));
+  const auto id = pod["id"].get<std::string>();
+  auto read = post("query { thePod: pod(input: {podId: \"" + id + "\"}) { id } }");
+  ASSERT_EQ(read.status, 200) << read.body;
+  EXPECT_EQ(json::parse(read.body)["data"], (json{{"thePod", {{"id", id}}}}));
+  EXPECT_EQ(post("query { pod(input: {podId: ").status, 400);  // a query that does not parse
+}
