@@ -34,19 +34,13 @@ command add_conformance(CLI::App& app) {
     std::string spec;
     std::string base_url;
     std::string api_key;
-    std::string second_api_key;
     std::string out = "neograde-out";
-    std::string ca_file;
-    bool allow_spend = false;
-    bool probe_rate_limit = false;
+    run_cli run;
     bool remote_exec = false;
     std::string smoke_binary;
     conformance::remote_exec_options remote;
     std::string expect_sku;
     int expect_count = 0;
-    int max_instances = 1;
-    live_cli live;
-    target_cli target;
     std::string record;
     std::string replay;
   };
@@ -55,21 +49,21 @@ command add_conformance(CLI::App& app) {
   cmd->add_option("--spec", o->spec, "Provider spec: a name from `neograde providers` or a path")->required();
   cmd->add_option("--base-url", o->base_url, "API base URL (default: the spec's)");
   cmd->add_option("--api-key", o->api_key, "API key (default: the spec's environment variable)");
-  cmd->add_option("--second-api-key", o->second_api_key, "A second account's key, for isolation checks");
+  cmd->add_option("--second-api-key", o->run.second_api_key, "A second account's key, for isolation checks");
   cmd->add_option("--out", o->out, "Directory for results.jsonl, scorecard.json and scorecard.md")->capture_default_str();
-  cmd->add_option("--ca-file", o->ca_file, "Extra CA certificate (PEM) to trust, e.g. the emulator's");
-  cmd->add_flag("--allow-spend", o->allow_spend,
+  cmd->add_option("--ca-file", o->run.ca_file, "Extra CA certificate (PEM) to trust, e.g. the emulator's");
+  cmd->add_flag("--allow-spend", o->run.allow_spend,
                 "Allow checks that launch (billable) instances against a non-loopback host; also needs NEOGRADE_LIVE=1");
-  cmd->add_option("--max-instances", o->max_instances, "Live mode: instances the run may create in all")
+  cmd->add_option("--max-instances", o->run.max_instances, "Live mode: instances the run may create in all")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
-  add_live_options(cmd, o->live);
-  add_target_options(cmd, o->target);
+  add_live_options(cmd, o->run.live);
+  add_target_options(cmd, o->run.target);
   cmd->add_option("--record", o->record,
                   "Write every exchange (secrets redacted) to this cassette, to re-grade the run later with --replay");
   cmd->add_option("--replay", o->replay,
                   "Run the checks against a cassette instead of the network; results are labelled replay")
       ->excludes(cmd->get_option("--record"));
-  cmd->add_flag("--probe-rate-limit", o->probe_rate_limit,
+  cmd->add_flag("--probe-rate-limit", o->run.probe_rate_limit,
                 "Probe for a 429 (at most 300 requests; always done against the emulator)");
   cmd->add_flag("--remote-exec", o->remote_exec,
                 "Copy neograde-gpu-smoke to the running instance over SSH and run it before terminating");
@@ -100,10 +94,9 @@ command add_conformance(CLI::App& app) {
       run.base_url = o->base_url.empty() ? spec.base_url : o->base_url;
       run.run_id = conformance::new_run_id();
     }
-    if (!http::parse_url(run.base_url)) throw usage_error("not an http(s) URL with a host: " + run.base_url);
-    // Before any request: a live run sends the user's variables (a replay the ones it recorded with).
-    apply_variables(spec, o->target, is_live_target(run.base_url, o->live.treat_as_live));
-    run.pins = {o->target.instance_type, o->target.region};
+    // Before any request: a live run sends the user's variables (a replay the ones it recorded
+    // with), and the settings preflight predicts from (apply_run_cli).
+    apply_run_cli(run, spec, o->run);
     // A replay needs no key: what the recording sent is redacted and nothing is sent. The stand-in
     // has the scheme's shape (id:secret for the composite ones), since some checks depend on it.
     const auto scheme = spec.auth.schemes.empty() ? auth_scheme::bearer : spec.auth.schemes.front().type;
@@ -112,15 +105,7 @@ command add_conformance(CLI::App& app) {
       return std::string("no-key-is-sent") + (composite ? ":" : "-") + "in-a-replay-" + std::to_string(account);
     };
     run.api_key = replay && o->api_key.empty() ? stand_in(1) : replay ? o->api_key : api_key_or_throw(spec, o->api_key);
-    run.second_api_key = o->second_api_key;
     if (replay && replay->recorded().header.accounts == 2 && run.second_api_key.empty()) run.second_api_key = stand_in(2);
-    run.http.extra_ca_file = o->ca_file;
-    run.treat_as_live = o->live.treat_as_live;
-    // The emulator costs nothing: creating there needs no flag, unless it is treated as live.
-    run.allow_spend = o->allow_spend || !is_live_target(run.base_url, run.treat_as_live);
-    run.budget = {o->max_instances, o->live.max_spend_usd};
-    if (!o->live.journal.empty()) run.journal = o->live.journal;
-    run.probe_rate_limit = o->probe_rate_limit;
     if (o->remote_exec) {
       if (!o->record.empty()) throw usage_error("--record cannot hold --remote-exec's SSH session; record without it");
       run.remote = o->remote;

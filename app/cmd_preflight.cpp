@@ -18,14 +18,8 @@ command add_preflight(CLI::App& app) {
     std::string spec;
     std::string base_url;
     std::string api_key;
-    std::string second_api_key;
-    std::string ca_file;
-    bool allow_spend = false;
-    bool probe_rate_limit = false;
-    int max_instances = 1;
+    run_cli run;
     bool json = false;
-    live_cli live;
-    target_cli target;
   };
   auto o = std::make_shared<options>();
   auto* cmd = app.add_subcommand(
@@ -35,30 +29,23 @@ command add_preflight(CLI::App& app) {
   cmd->add_option("--spec", o->spec, "Provider spec: a name from `neograde providers` or a path")->required();
   cmd->add_option("--base-url", o->base_url, "API base URL (default: the spec's)");
   cmd->add_option("--api-key", o->api_key, "API key (default: the spec's environment variable)");
-  cmd->add_option("--second-api-key", o->second_api_key, "A second account's key, for isolation checks");
-  cmd->add_option("--ca-file", o->ca_file, "Extra CA certificate (PEM) to trust, e.g. the emulator's");
-  cmd->add_flag("--allow-spend", o->allow_spend, "As conformance would be run: with launches allowed (NEOGRADE_LIVE=1 too)");
-  cmd->add_flag("--probe-rate-limit", o->probe_rate_limit, "As conformance would be run: with the rate-limit probe");
-  cmd->add_option("--max-instances", o->max_instances, "Live mode: instances the run may create in all")
+  cmd->add_option("--second-api-key", o->run.second_api_key, "A second account's key, for isolation checks");
+  cmd->add_option("--ca-file", o->run.ca_file, "Extra CA certificate (PEM) to trust, e.g. the emulator's");
+  cmd->add_flag("--allow-spend", o->run.allow_spend, "As conformance would be run: with launches allowed (NEOGRADE_LIVE=1 too)");
+  cmd->add_flag("--probe-rate-limit", o->run.probe_rate_limit, "As conformance would be run: with the rate-limit probe");
+  cmd->add_option("--max-instances", o->run.max_instances, "Live mode: instances the run may create in all")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", o->json, "Print the assessment as one JSON document");
-  add_live_options(cmd, o->live);
-  add_target_options(cmd, o->target);
+  add_live_options(cmd, o->run.live);
+  add_target_options(cmd, o->run.target);
   return [o] {
     auto spec = load_spec_or_throw(o->spec);
     conformance::run_options run;
     run.base_url = o->base_url.empty() ? spec.base_url : o->base_url;
-    if (!http::parse_url(run.base_url)) throw usage_error("not an http(s) URL with a host: " + run.base_url);
-    run.treat_as_live = o->live.treat_as_live;
-    // Both before any request: a missing variable or key is a usage error (exit 2).
-    apply_variables(spec, o->target, is_live_target(run.base_url, run.treat_as_live));
+    // Both before any request: a missing variable or key is a usage error (exit 2). The settings
+    // are conformance's own (apply_run_cli), so preflight predicts the run conformance would make.
+    apply_run_cli(run, spec, o->run);
     run.api_key = api_key_or_throw(spec, o->api_key);
-    run.second_api_key = o->second_api_key;
-    run.pins = {o->target.instance_type, o->target.region};
-    run.http.extra_ca_file = o->ca_file;
-    run.allow_spend = o->allow_spend || !is_live_target(run.base_url, run.treat_as_live);
-    run.budget = {o->max_instances, o->live.max_spend_usd};
-    run.probe_rate_limit = o->probe_rate_limit;
     run.run_id = conformance::new_run_id();
     const auto r = conformance::assess_readiness(spec, run);
     if (o->json) std::cout << r.doc.dump(2) << "\n";

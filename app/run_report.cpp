@@ -3,6 +3,7 @@
 #include "commands.hpp"
 
 #include <neograde/clients/spend.hpp>
+#include <neograde/clients/url.hpp>
 #include <neograde/core/json_util.hpp>
 #include <neograde/reports/results.hpp>
 #include <neograde/reports/exports.hpp>
@@ -95,6 +96,20 @@ void add_target_options(CLI::App* cmd, target_cli& o, bool pins) {
   if (!pins) return;
   cmd->add_option("--instance-type", o.instance_type, "Launch only offers of this instance type");
   cmd->add_option("--region", o.region, "Launch only offers in this region");
+}
+
+void apply_run_cli(conformance::run_options& run, provider_spec& spec, const run_cli& o) {
+  if (!http::parse_url(run.base_url)) throw usage_error("not an http(s) URL with a host: " + run.base_url);
+  run.treat_as_live = o.live.treat_as_live;
+  const bool live = is_live_target(run.base_url, run.treat_as_live);
+  apply_variables(spec, o.target, live);
+  run.pins = {o.target.instance_type, o.target.region};
+  run.second_api_key = o.second_api_key;
+  run.http.extra_ca_file = o.ca_file;
+  run.allow_spend = o.allow_spend || !live;
+  run.budget = {o.max_instances, o.live.max_spend_usd};
+  if (!o.live.journal.empty()) run.journal = o.live.journal;
+  run.probe_rate_limit = o.probe_rate_limit;
 }
 
 void apply_variables(provider_spec& spec, const target_cli& o, bool live) {
