@@ -116,6 +116,9 @@ struct provider_model::impl {
   model_options opts;
   std::string base_path;
   std::map<operation_id, json_schema> request_schemas;
+  // GraphQL operations: which variable the spec's own query passes as each argument of its root
+  // field (`pod(input: $input)`: input -> input), read once from the spec.
+  std::map<operation_id, std::map<std::string, std::string>> graphql_argument_variables;
   std::map<std::string, std::size_t> tenant_of_key;
   mutable std::mutex mu;
   std::vector<account> accounts;
@@ -140,8 +143,10 @@ struct provider_model::impl {
     if (!opts.now) opts.now = [] { return clock::now(); };
     if (auto u = boost::urls::parse_uri(spec.base_url)) base_path = std::string(u->encoded_path());
     while (!base_path.empty() && base_path.back() == '/') base_path.pop_back();
-    for (const auto& [id, op] : spec.operations)
+    for (const auto& [id, op] : spec.operations) {
       if (op.request_schema) request_schemas.emplace(id, json_schema(*op.request_schema));
+      if (op.graphql_operation) graphql_argument_variables.emplace(id, argument_variables(op));
+    }
     for (const auto& key : opts.api_keys) tenant_of_key.emplace(key, tenant_of_key.size());
     accounts.resize(std::max<std::size_t>(1, opts.api_keys.size()));
   }
@@ -433,14 +438,19 @@ struct provider_model::impl {
 
   // A request path against a path template; with emulator.trailing_slash_optional, a trailing
   // slash on either side does not matter (Vast.ai's own CLI adds one its document does not).
+  // Fixed variables (a project id) must be the spec's: any other value is an unknown path.
   [[nodiscard]] bool matches(const std::string& tmpl, const std::string& rel, std::map<std::string, std::string>& params) const {
-    if (match_path(tmpl, rel, params)) return true;
-    if (!spec.emulator.value("trailing_slash_optional", false)) return false;
     auto trim = [](std::string p) {
       if (p.size() > 1 && p.back() == '/') p.pop_back();
       return p;
     };
-    return match_path(trim(tmpl), trim(rel), params);
+    if (!match_path(tmpl, rel, params) &&
+        !(spec.emulator.value("trailing_slash_optional", false) && match_path(trim(tmpl), trim(rel), params)))
+      return false;
+    return std::all_of(params.begin(), params.end(), [&](const auto& p) {
+      auto it = spec.variables.find(p.first);
+      return it == spec.variables.end() || it->second == p.second;
+    });
   }
 
   // Whether a request names an operation the live API serves without credentials (for GraphQL,
@@ -1187,12 +1197,8 @@ struct provider_model::impl {
     if (req.method == "GET" || req.method == "HEAD")
       for (const auto& [id, o] : spec.operations) {
         std::map<std::string, std::string> p;
-        if (o.action && match_path(o.action->path, rel, p) && p.contains("action_id")) {
-          bool fixed_ok = true;
-          for (const auto& [k, v] : p)
-            if (auto it = spec.variables.find(k); it != spec.variables.end() && it->second != v) fixed_ok = false;
-          if (fixed_ok) return read_action(o, *tenant_index, p.at("action_id"), now);
-        }
+        if (o.action && matches(o.action->path, rel, p) && p.contains("action_id"))
+          return read_action(o, *tenant_index, p.at("action_id"), now);
       }
     // HEAD is GET without the body (RFC 9110 §9.3.2); OPTIONS lists the methods of a path.
     const bool head = req.method == "HEAD";
@@ -1206,11 +1212,6 @@ struct provider_model::impl {
     for (const auto& [id, candidate] : spec.operations) {
       std::map<std::string, std::string> p;
       if (!matches(candidate.path.substr(0, candidate.path.find('?')), rel, p)) continue;
-      // Fixed variables (a project id) must be the spec's; any other value is an unknown path.
-      bool fixed_ok = true;
-      for (const auto& [k, v] : p)
-        if (auto it = spec.variables.find(k); it != spec.variables.end() && it->second != v) fixed_ok = false;
-      if (!fixed_ok) continue;
       allowed.insert(candidate.method);
       if (candidate.method == method) candidates.emplace_back(&candidate, std::move(p));
     }
@@ -1311,21 +1312,28 @@ struct provider_model::impl {
     return std::nullopt;
   }
 
-  // The request's variables, with the arguments the client wrote inline put where the spec's own
-  // query takes them from variables (`pod(input: $input)`: the client's inline input becomes
-  // variables.input).
-  static nlohmann::json variables_for(const operation_spec& op, const graphql::field& client, nlohmann::json variables) {
-    if (!variables.is_object()) variables = nlohmann::json::object();
-    const auto resolved = graphql::resolve(client.arguments, variables);
+  // The variable the spec's own query passes as each argument of the operation's root field.
+  static std::map<std::string, std::string> argument_variables(const operation_spec& op) {
+    std::map<std::string, std::string> out;
     const auto* q = op.body ? find_pointer(*op.body, "/query") : nullptr;
     auto own = q != nullptr && q->is_string() ? graphql::parse(q->get_ref<const std::string&>()) : graphql::parse_result{};
-    if (!own.doc) return variables;
+    if (!own.doc) return out;
     for (const auto& operation : own.doc->operations)
       for (const auto& f : operation.selections)
         if (f.name == *op.graphql_operation)
           for (const auto& [arg, value] : f.arguments.items())
-            if (value.is_object() && value.contains("$variable") && resolved.contains(arg))
-              variables[value.at("$variable").get<std::string>()] = resolved.at(arg);
+            if (value.is_object() && value.contains("$variable")) out[arg] = value.at("$variable").get<std::string>();
+    return out;
+  }
+
+  // The request's variables, with the arguments the client wrote inline put where the spec's own
+  // query takes them from variables (`pod(input: $input)`: the client's inline input becomes
+  // variables.input).
+  nlohmann::json variables_for(const operation_spec& op, const graphql::field& client, nlohmann::json variables) const {
+    if (!variables.is_object()) variables = nlohmann::json::object();
+    const auto resolved = graphql::resolve(client.arguments, variables);
+    for (const auto& [arg, variable] : graphql_argument_variables.at(op.id))
+      if (resolved.contains(arg)) variables[variable] = resolved.at(arg);
     return variables;
   }
 
