@@ -296,7 +296,14 @@ call_result provider_client::call(operation_id id, const template_vars& given, a
   req.url = base_url_ + render_path(op->path, vars);
   if (!query.empty()) req.url += (req.url.find('?') == std::string::npos ? "?" : "&") + query;
   if (op->body) {
-    req.body = dump_json(render_body(*op->body, vars));
+    // An id the provider writes as a JSON integer goes back as one (Hyperbolic's rentalId).
+    auto body_vars = vars;
+    if (const auto f = spec_.instance_fields.find("id"); f != spec_.instance_fields.end() && f->second.as_integer)
+      if (const auto it = body_vars.find("id"); it != body_vars.end() && it->second.is_string())
+        if (const auto& t = it->second.get_ref<const std::string&>();
+            !t.empty() && t.size() < 19 && t.find_first_not_of("0123456789") == std::string::npos)
+          it->second = std::stoll(t);
+    req.body = dump_json(render_body(*op->body, body_vars));
     req.headers.emplace_back("Content-Type", "application/json");
   }
   if (id != operation_id::launch) {
@@ -461,6 +468,12 @@ std::vector<offer> provider_client::to_offers(const nlohmann::json& item) const 
     if (const auto* fp = field("available")) o.available = available_at(*fp, at(*fp));
     for (const auto& req : spec_.offer_requirements) {
       if (!o.misfit.empty()) break;
+      if (req.equals) {
+        // Not stated: not excluded, as for a number.
+        if (const auto* v = at(req.at); v != nullptr && !v->is_null() && *v != *req.equals)
+          o.misfit = req.at.pointer + " is " + v->dump() + ", not " + req.equals->dump() + " (" + req.why + ")";
+        continue;
+      }
       const auto n = number_field(req.at, at_pointer);
       char buf[96];
       if (!n) continue;  // not stated: the row cannot be judged, so it is not excluded
@@ -660,16 +673,26 @@ offer_selection provider_client::choose_offer(const std::vector<std::string>& re
   return select_offer(spec_, *offers.value, pins, refused);
 }
 
+namespace {
+
+// The id of an answer that is the bare id as text (Verda's creates), perhaps quoted or followed
+// by a newline; nullopt when the operation answers JSON (or text_or_json answered an object).
+std::optional<std::string> bare_text_id(const operation_spec& op, const call_result& r) {
+  if (!op.text_response || (op.text_or_json && r.json && r.json->is_object())) return std::nullopt;
+  std::string body = r.response->body;
+  body.erase(0, body.find_first_not_of(" \t\r\n\""));
+  body.erase(body.find_last_not_of(" \t\r\n\"") + 1);
+  return body;
+}
+
+}  // namespace
+
 std::optional<std::string> provider_client::launched_id(const call_result& r, const std::string& client_id) const {
   if (!r.success || !r.response) return std::nullopt;
   const auto& op = *spec_.operation(operation_id::launch);
   std::optional<std::string> id;
-  if (op.text_response && !(op.text_or_json && r.json && r.json->is_object())) {
-    // The body is the bare id (Verda), perhaps quoted or followed by a newline.
-    std::string body = r.response->body;
-    body.erase(0, body.find_first_not_of(" \t\r\n\""));
-    body.erase(body.find_last_not_of(" \t\r\n\"") + 1);
-    if (!body.empty()) id = body;
+  if (auto text = bare_text_id(op, r)) {
+    if (!text->empty()) id = *text;
   } else if (!r.json) {
     return std::nullopt;
   } else if (auto it = op.fields.find("instance_id"); it != op.fields.end()) {
@@ -686,7 +709,15 @@ std::optional<std::string> provider_client::launched_id(const call_result& r, co
 template_vars provider_client::launch_vars(const launch_request& req) const {
   template_vars vars;
   // The offer row's own parameters (a template id, a data centre) go first; the named ones win.
-  for (const auto& [k, v] : req.params) vars[k] = v;
+  // One the catalogue types as an integer (Hyperbolic's gpuCount) is sent as one.
+  for (const auto& [k, v] : req.params) {
+    const auto f = spec_.offer_fields.find(k);
+    if (f != spec_.offer_fields.end() && f->second.as_integer && !v.empty() && v.size() < 19 &&
+        v.find_first_not_of("0123456789") == std::string::npos)
+      vars[k] = std::stoll(v);
+    else
+      vars[k] = v;
+  }
   vars["instance_type"] = req.instance_type;
   vars["name"] = req.name;
   vars["client_id"] = req.name;
@@ -768,6 +799,12 @@ typed_result<ssh_key> provider_client::add_ssh_key(const std::string& name, cons
   typed_result<ssh_key> out{call(operation_id::ssh_keys_add, {{"name", name}, {"public_key", public_key}})};
   if (!out.call.success) return out;
   const auto& op = *spec_.operation(operation_id::ssh_keys_add);
+  if (auto id = bare_text_id(op, out.call)) {
+    // The answer is the new key's id alone: the key is what was sent.
+    if (id->empty()) out.problem = "the response carries no key id";
+    else out.value = ssh_key{*id, name, public_key};
+    return out;
+  }
   const auto* obj = out.call.json ? find_pointer(*out.call.json, op.item.value_or("")) : nullptr;
   if (obj == nullptr || !obj->is_object()) out.problem = "the response carries no key object";
   else out.value = to_ssh_key(*obj);

@@ -17,12 +17,36 @@ check_outcome not_applicable(std::string id, const std::string& why) {
   return make(std::move(id), outcome::skipped, "not applicable: " + why);
 }
 
+call_result deliberately(call_result r, std::string what) {
+  r.evidence.deliberate = std::move(what);
+  return r;
+}
+
+std::string absent_like(std::string id) {
+  // Rotate the last four letters or digits within their class.
+  int changed = 0;
+  for (auto i = id.size(); i > 1 && changed < 4; --i) {
+    auto& c = id[i - 1];
+    if (c >= '0' && c <= '9') c = static_cast<char>('0' + (c - '0' + 5) % 10);
+    else if (c >= 'a' && c <= 'f') c = static_cast<char>('a' + (c - 'a' + 3) % 6);
+    else if (c >= 'A' && c <= 'F') c = static_cast<char>('A' + (c - 'A' + 3) % 6);
+    else if (c >= 'g' && c <= 'z') c = static_cast<char>('g' + (c - 'g' + 10) % 20);
+    else if (c >= 'G' && c <= 'Z') c = static_cast<char>('G' + (c - 'G' + 10) % 20);
+    else continue;
+    ++changed;
+  }
+  if (changed == 0) id += "-neograde-none";
+  return id;
+}
+
 check_outcome expect_4xx(std::string id, const call_result& r, const std::string& what) {
   if (r.not_sent) return make(std::move(id), outcome::skipped, r.describe());
-  if (!r.response) return make(std::move(id), outcome::errored, r.describe(), {r.evidence});
-  if (r.status() == 429) return make(std::move(id), outcome::rate_limited, r.describe(), {r.evidence});
-  if (is_client_error(r)) return make(std::move(id), outcome::pass, "HTTP " + std::to_string(r.status()), {r.evidence});
-  return make(std::move(id), outcome::fail, what + " got HTTP " + std::to_string(r.status()) + ", expected 4xx", {r.evidence});
+  auto evidence = r.evidence;
+  if (evidence.deliberate.empty()) evidence.deliberate = what;
+  if (!r.response) return make(std::move(id), outcome::errored, r.describe(), {evidence});
+  if (r.status() == 429) return make(std::move(id), outcome::rate_limited, r.describe(), {evidence});
+  if (is_client_error(r)) return make(std::move(id), outcome::pass, "HTTP " + std::to_string(r.status()), {evidence});
+  return make(std::move(id), outcome::fail, what + " got HTTP " + std::to_string(r.status()) + ", expected 4xx", {evidence});
 }
 
 std::optional<offer> launchable_offer(context& ctx, const std::vector<std::string>& refused) {

@@ -296,7 +296,8 @@ class scenario {
     call_result theirs, missing;
     if (has_get) {
       theirs = other.call(operation_id::get, {{"id", id}});
-      missing = other.call(operation_id::get, {{"id", "neograde-none-" + ctx_.opts.run_id}});
+      // A missing id of the same shape: a malformed one may be refused for its form alone.
+      missing = deliberately(other.call(operation_id::get, {{"id", absent_like(id)}}), "an instance id that names nothing");
       // A read answering "nothing here" (a 404, or Vast.ai's 200 with a null object) refuses.
       if (answers_gone(ctx_.spec, theirs)) emit(make(iso_get_id, outcome::pass, "answered as absent: " + theirs.describe(), {theirs.evidence}));
       else if (theirs.success) emit(make(iso_get_id, outcome::fail, "the second account read the first account's instance", {theirs.evidence}));

@@ -129,10 +129,10 @@ void broken_bodies(context& ctx, std::vector<call_result>& samples) {
       ctx.emit(not_applicable(id, "the API has no operation with a JSON body that is safe to use here"));
       continue;
     }
-    auto r = ctx.client.raw(target->method, ctx.path_of(*target), body, "application/json");
+    const auto what = std::string("a ") + (*body == '\0' ? "missing" : *body == '[' ? "non-object" : "malformed") + " JSON body";
+    auto r = deliberately(ctx.client.raw(target->method, ctx.path_of(*target), body, "application/json"), what);
     samples.push_back(r);
-    ctx.emit(expect_4xx(id, r, std::string("a ") + (*body == '\0' ? "missing" : *body == '[' ? "non-object" : "malformed") +
-                                   " JSON body"));
+    ctx.emit(expect_4xx(id, r, what));
   }
 }
 
@@ -150,7 +150,7 @@ check_outcome wrong_method(context& ctx) {
   const char* id = "http.method.unsupported_is_405_with_allow";
   const auto* op = ctx.spec.operation(operation_id::list_offers);
   // PATCH on a read-only catalogue: the least harmful unsupported method on the safest path.
-  auto r = ctx.client.raw("PATCH", ctx.path_of(*op), "{}", "application/json");
+  auto r = deliberately(ctx.client.raw("PATCH", ctx.path_of(*op), "{}", "application/json"), "an unsupported method (PATCH)");
   if (!r.response) return make(id, outcome::errored, r.describe(), {r.evidence});
   if (r.status() == 405) {
     if (r.response->header("Allow").empty())
@@ -178,7 +178,7 @@ void head_and_options(context& ctx) {
   // body sent anyway shows only as a connection the client does not reuse.
   else ctx.emit(make(head_id, outcome::pass, "HTTP " + std::to_string(head.status()) + " as for GET", {head.evidence}));
 
-  auto options = ctx.client.raw("OPTIONS", path);
+  auto options = deliberately(ctx.client.raw("OPTIONS", path), "an OPTIONS probe the API need not document");
   const char* options_id = "http.method.options_sane";
   if (!options.response) ctx.emit(make(options_id, outcome::errored, options.describe(), {options.evidence}));
   else if (options.status() >= 500)
@@ -193,8 +193,9 @@ check_outcome key_in_query(context& ctx, const std::string& key) {
     if (m.type == auth_scheme::query) return not_applicable(id, "the provider documents query-string keys (" + m.param + ")");
   if (key.find(':') != std::string::npos) return not_applicable(id, "the credential is not a single key");
   const auto path = ctx.path_of(*ctx.spec.operation(operation_id::list));
-  auto r = ctx.client.raw("GET", path + (path.find('?') == std::string::npos ? "?" : "&") + "api_key=" + key + "&token=" + key,
-                          {}, {}, auth_mode::none);
+  auto r = deliberately(ctx.client.raw("GET", path + (path.find('?') == std::string::npos ? "?" : "&") + "api_key=" + key +
+                                                  "&token=" + key, {}, {}, auth_mode::none),
+                        "the key in the query string instead of its documented place");
   return credentials_rejected(ctx, id, r, "with the key in the query string", false);
 }
 
@@ -213,7 +214,7 @@ check_outcome scheme_case(context& ctx) {
   const auto type = ctx.spec.auth.schemes.front().type;
   if (type != auth_scheme::bearer && type != auth_scheme::basic_username && type != auth_scheme::oauth2_client_credentials)
     return not_applicable(id, "the provider's credentials are not an Authorization scheme with a name");
-  auto r = ctx.client.call(operation_id::list, {}, auth_mode::lowercase_scheme);
+  auto r = deliberately(ctx.client.call(operation_id::list, {}, auth_mode::lowercase_scheme), "a lower-case auth scheme name");
   if (r.success) return make(id, outcome::pass, "a lower-case scheme name is accepted", {r.evidence});
   return make(id, outcome::fail, "a lower-case scheme name got " + r.describe(), {r.evidence});
 }
@@ -277,7 +278,7 @@ void validation(context& ctx) {
     if (ledger.live() && ledger.rules().budget.max_instances - ledger.launched() < 2)
       return ctx.emit(make(id, outcome::skipped, "live mode: this launch would create a billed instance, and the budget (--max-instances " +
                                                      std::to_string(ledger.rules().budget.max_instances) + ") keeps it for the lifecycle"));
-    auto r = launch({{"name", odd_name}, {"client_id", odd_name}});
+    auto r = deliberately(launch({{"name", odd_name}, {"client_id", odd_name}}), what);
     if (r.not_sent) return ctx.emit(make(id, outcome::skipped, r.describe()));
     if (!r.response) return ctx.emit(make(id, outcome::errored, r.describe(), {r.evidence}));
     if (r.status() == 429) return ctx.emit(make(id, outcome::rate_limited, r.describe(), {r.evidence}));
@@ -298,13 +299,13 @@ void validation(context& ctx) {
 
 void run_request_checks(context& ctx) {
   std::vector<call_result> client_errors;
-  auto no_key = ctx.client.call(operation_id::list, {}, auth_mode::none);
+  auto no_key = deliberately(ctx.client.call(operation_id::list, {}, auth_mode::none), "without credentials");
   client_errors.push_back(no_key);
   ctx.emit(credentials_rejected(ctx, "auth.credentials.missing_rejected", no_key, "without credentials"));
-  auto bad_key = ctx.client.call(operation_id::list, {}, auth_mode::invalid);
+  auto bad_key = deliberately(ctx.client.call(operation_id::list, {}, auth_mode::invalid), "with an invalid key");
   client_errors.push_back(bad_key);
   ctx.emit(credentials_rejected(ctx, "auth.credentials.invalid_rejected", bad_key, "with an invalid key"));
-  auto malformed = ctx.client.call(operation_id::list, {}, auth_mode::malformed);
+  auto malformed = deliberately(ctx.client.call(operation_id::list, {}, auth_mode::malformed), "with a malformed credential");
   ctx.emit(credentials_rejected(ctx, "auth.credentials.malformed_rejected", malformed, "with a malformed credential", false));
   ctx.emit(key_in_query(ctx, ctx.opts.api_key));
   ctx.emit(challenge(no_key));
@@ -314,14 +315,15 @@ void run_request_checks(context& ctx) {
   offers_content(ctx);
 
   if (ctx.spec.operation(operation_id::get) != nullptr) {
-    auto missing = ctx.client.call(operation_id::get, {{"id", "neograde-no-such-instance-" + ctx.opts.run_id}});
+    auto missing = deliberately(ctx.client.call(operation_id::get, {{"id", "neograde-no-such-instance-" + ctx.opts.run_id}}),
+                                "an instance id that names nothing");
     client_errors.push_back(missing);
     ctx.emit(unknown_id(missing));
   } else {
     ctx.emit(not_applicable("errors.instance.unknown_id_is_404", "the API has no get-by-id operation"));
   }
 
-  auto nowhere = ctx.client.raw("GET", "/neograde-no-such-path-" + ctx.opts.run_id);
+  auto nowhere = deliberately(ctx.client.raw("GET", "/neograde-no-such-path-" + ctx.opts.run_id), "a path the API does not have");
   client_errors.push_back(nowhere);
   ctx.emit(unknown_path(nowhere));
 

@@ -81,7 +81,18 @@ struct context {
 // account was given): skipped, with a reason starting "not applicable: ".
 [[nodiscard]] check_outcome not_applicable(std::string id, const std::string& why);
 
-// fail unless the response is a 4xx (the common shape of "X MUST be answered with 4xx").
+// The result of a request a check sends wrong on purpose, its evidence marked with `what` ("without
+// credentials"), so that a reader, and a validator between us and the API, can tell it from ours.
+[[nodiscard]] call_result deliberately(call_result r, std::string what);
+
+// An id of the same shape as `id` (digits stay digits, hex letters hex letters, the first
+// character kept) that differs from it: a well-formed id that names none of ours, so that an API
+// which refuses malformed ids (Vast.ai's 400 for a non-integer id) answers it as it answers a
+// missing instance.
+[[nodiscard]] std::string absent_like(std::string id);
+
+// fail unless the response is a 4xx (the common shape of "X MUST be answered with 4xx"); the
+// request is one sent wrong on purpose, and its evidence is marked with `what` if not yet marked.
 [[nodiscard]] check_outcome expect_4xx(std::string id, const call_result& r, const std::string& what);
 
 

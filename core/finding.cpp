@@ -6,4 +6,30 @@ bool is_provider_condition(outcome o) noexcept {
   return o == outcome::no_capacity || o == outcome::quota || o == outcome::rate_limited;
 }
 
+void to_json(nlohmann::json& j, const exchange& e) {
+  j = nlohmann::json{{"method", e.method},
+                     {"url", e.url},
+                     {"request_headers", e.request_headers},
+                     {"request_body", e.request_body},
+                     {"status", e.status},
+                     {"response_headers", e.response_headers},
+                     {"response_body", e.response_body},
+                     {"duration_ms", e.duration_ms},
+                     {"error", e.error}};
+  if (!e.deliberate.empty()) j["deliberate"] = e.deliberate;
+}
+
+void from_json(const nlohmann::json& j, exchange& e) {
+  j.at("method").get_to(e.method);
+  j.at("url").get_to(e.url);
+  j.at("request_headers").get_to(e.request_headers);
+  j.at("request_body").get_to(e.request_body);
+  j.at("status").get_to(e.status);
+  j.at("response_headers").get_to(e.response_headers);
+  j.at("response_body").get_to(e.response_body);
+  j.at("duration_ms").get_to(e.duration_ms);
+  j.at("error").get_to(e.error);
+  e.deliberate = j.value("deliberate", "");
+}
+
 }  // namespace neograde

@@ -207,7 +207,8 @@ provider_spec build(const nlohmann::json& doc) {
   for (const auto& d : doc.value("deviations", nlohmann::json::array()))
     s.deviations.push_back({d.at("check").get<std::string>(), d.at("reason").get<std::string>(), d.at("source").get<std::string>()});
   for (const auto& r : doc.value("offer_requirements", nlohmann::json::array())) {
-    provider_spec::offer_requirement req{to_field(r.at("pointer")), std::nullopt, std::nullopt, r.value("why", "")};
+    provider_spec::offer_requirement req{to_field(r.at("pointer")), std::nullopt, std::nullopt, std::nullopt, r.value("why", "")};
+    if (r.contains("equals")) req.equals = r.at("equals");
     if (r.contains("at_least")) req.at_least = r.at("at_least").get<double>();
     if (r.contains("at_most")) req.at_most = r.at("at_most").get<double>();
     s.offer_requirements.push_back(std::move(req));

@@ -91,16 +91,17 @@ std::string md5_fingerprint(const std::string& public_key) {
 
 std::string first_string(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return v.dump();  // a count or an id some clients send as a number
   if (v.is_array() && !v.empty() && v.front().is_string()) return v.front().get<std::string>();
   return {};
 }
 
 std::vector<std::string> all_strings(const nlohmann::json& v) {
   std::vector<std::string> out;
-  if (v.is_string()) out.push_back(v.get<std::string>());
+  if (v.is_string() || v.is_number_integer()) out.push_back(first_string(v));
   if (v.is_array())
     for (const auto& e : v)
-      if (e.is_string()) out.push_back(e.get<std::string>());
+      if (e.is_string() || e.is_number_integer()) out.push_back(first_string(e));
   return out;
 }
 
@@ -295,7 +296,8 @@ struct provider_model::impl {
     write_field(obj, f, "name", i.name);
     write_field(obj, f, "status", phase_word(p));
     const bool addressed = (p == phase::running || p == phase::restarting) && !quirk("no_address");
-    write_field(obj, f, "ip", addressed ? nlohmann::json(i.ip) : nlohmann::json(nullptr));
+    // Before it has one: null, or what the spec says the document requires there (Crusoe: a string).
+    write_field(obj, f, "ip", addressed ? nlohmann::json(i.ip) : spec.emulator.value("unaddressed", nlohmann::json(nullptr)));
     if (addressed && quirk("instance_schema_drift"))
       if (auto it = f.find("ip"); it != f.end()) set_pointer(obj, it->second.pointer, 3325256714LL);  // an address as a number
     // A private address (the public one's last octet in 10.0.0.0/24) where clients index one.
@@ -963,7 +965,18 @@ struct provider_model::impl {
     return false;
   }
 
+  // A refusal of an id the provider could never have issued (`emulator.malformed_id`: Vast.ai
+  // answers a non-integer instance id with 400 invalid_args), if the spec declares one.
+  std::optional<http::response> malformed(const std::string& id) const {
+    const auto it = spec.emulator.find("malformed_id");
+    if (it == spec.emulator.end() || spec.emulator.value("id_style", "hex32") != "integer") return std::nullopt;
+    if (!id.empty() && std::all_of(id.begin(), id.end(), [](unsigned char c) { return std::isdigit(c) != 0; }))
+      return std::nullopt;
+    return error_response(it->value("kind", "invalid_parameters"), it->value("message", ""));
+  }
+
   http::response get(const operation_spec& op, account& acct, const std::string& id, clock::time_point now) {
+    if (auto refusal = malformed(id)) return *refusal;
     auto* inst = find_instance(acct, id, now, quirk("cross_tenant_read"));
     if (inst == nullptr && quirk("existence_leak_403") && exists_elsewhere(id, now)) return error_response("forbidden");
     if (inst == nullptr || quirk("get_not_found")) {
@@ -1016,6 +1029,7 @@ struct provider_model::impl {
     if (ids.empty()) return error_response("invalid_parameters", "No instance ids given.");
     std::vector<emu_instance*> targets;
     for (const auto& id : ids) {
+      if (auto refusal = malformed(id)) return *refusal;
       auto* inst = find_instance(acct, id, now, quirk("cross_tenant_actions"));
       if (inst == nullptr && quirk(terminate ? "terminate_unknown_500" : "restart_unknown_500")) return error_response("internal");
       if (inst == nullptr && quirk("existence_leak_403") && exists_elsewhere(id, now)) return error_response("forbidden");
@@ -1073,9 +1087,11 @@ struct provider_model::impl {
     for (const auto& route : spec.emulator.value("routes", nlohmann::json::array())) {
       if (route.value("anonymous", false) != anonymous || route.at("method").get<std::string>() != m) continue;
       std::map<std::string, std::string> params;
-      if (!match_path(route.at("path").get<std::string>(), rel, params)) continue;
+      if (!matches(route.at("path").get<std::string>(), rel, params)) continue;
       const int status = route.value("status", 200);
       if (!route.contains("body")) return http::response{status, {}, {}};
+      if (route.at("body").is_string())  // a plain-text answer
+        return http::response{status, {{"Content-Type", "text/plain"}}, route.at("body").get<std::string>()};
       return json_response(status, route.at("body"));
     }
     return std::nullopt;
@@ -1124,6 +1140,8 @@ struct provider_model::impl {
     if (generated)
       write_field(obj, spec.ssh_key_fields, "private_key",
                   "-----BEGIN OPENSSH PRIVATE KEY-----\nemulated\n-----END OPENSSH PRIVATE KEY-----\n");
+    if (op.text_response)  // the new key's id alone (Verda)
+      return http::response{op.success_status.front(), {{"Content-Type", "text/plain"}}, k.id};
     nlohmann::json body = response_template(op);
     set_pointer(body, op.item.value_or(""), std::move(obj));
     return json_response(op.success_status.front(), body);
@@ -1294,7 +1312,35 @@ struct provider_model::impl {
     }
 
     auto r = serve(*op, acct, vars, now, raw_query);
-    if (graphql_root) r = selected(r, *graphql_root);
+    if (graphql_root) r = selected(filtered(std::move(r), *op, *graphql_root, body->value("variables", nlohmann::json::object())), *graphql_root);
+    return r;
+  }
+
+  // A GraphQL list answer cut down to the items the client's arguments ask for, as the spec's
+  // graphql.filters declare them (gpuTypes(input: {id}) answers that type alone).
+  http::response filtered(http::response r, const operation_spec& op, const graphql::field& root, const nlohmann::json& variables) const {
+    const auto* filters = find_pointer(spec.raw, "/operations/" + nlohmann::json(op.id).get<std::string>() + "/graphql/filters");
+    if (filters == nullptr || !filters->is_object() || r.status != 200) return r;
+    auto doc = nlohmann::json::parse(r.body, nullptr, false);
+    auto* list = doc.is_object() && doc.contains("data") && doc["data"].is_object() && doc["data"].contains(root.name)
+                     ? &doc["data"][root.name] : nullptr;
+    if (list == nullptr || !list->is_array()) return r;
+    const auto arguments = graphql::resolve(root.arguments, variables);
+    for (const auto& [path, pointer] : filters->items()) {
+      const nlohmann::json* want = &arguments;
+      for (std::size_t start = 0; want != nullptr && start <= path.size();) {
+        const auto dot = std::min(path.find('.', start), path.size());
+        const auto key = path.substr(start, dot - start);
+        want = want->is_object() && want->contains(key) ? &want->at(key) : nullptr;
+        start = dot + 1;
+      }
+      if (want == nullptr || want->is_null()) continue;
+      nlohmann::json kept = nlohmann::json::array();
+      for (auto& item : *list)
+        if (const auto* v = find_pointer(item, pointer.get<std::string>()); v != nullptr && *v == *want) kept.push_back(std::move(item));
+      *list = std::move(kept);
+    }
+    r.body = doc.dump();
     return r;
   }
 

@@ -612,6 +612,7 @@ void render_exchange(std::ostringstream& out, const json& e, std::size_t n) {
   const auto status = number_at(e, "status");
   const auto error = text_at(e, "error");
   std::string request = text_at(e, "method") + " " + text_at(e, "url") + "\n" + headers_text(field(e, "request_headers"));
+  const auto deliberate = text_at(e, "deliberate");
   if (const auto body = text_at(e, "request_body"); !body.empty()) request += "\n" + cut(body) + "\n";
   std::string response;
   if (!error.empty()) {
@@ -622,7 +623,8 @@ void render_exchange(std::ostringstream& out, const json& e, std::size_t n) {
   }
   out << "<details class=\"exchange\"><summary>Evidence " << n << ": " << esc(text_at(e, "method")) << " <code>"
       << esc(text_at(e, "url")) << "</code> → "
-      << esc(!error.empty() ? "no response" : "HTTP " + (status ? figure(*status) : std::string("?"))) << "</summary>\n"
+      << esc(!error.empty() ? "no response" : "HTTP " + (status ? figure(*status) : std::string("?")))
+      << (deliberate.empty() ? std::string() : " (deliberately invalid: " + esc(deliberate) + ")") << "</summary>\n"
       << "<pre class=\"request\">" << esc(request) << "</pre>\n<pre class=\"response\">" << esc(response) << "</pre>\n</details>\n";
 }
 

@@ -62,6 +62,7 @@ std::string fence(const std::string& s) {
 
 std::string render_exchange(const nlohmann::json& e) {
   std::ostringstream out;
+  if (const auto d = e.value("deliberate", ""); !d.empty()) out << "(deliberately invalid: " << d << ")\n";
   out << e.value("method", "") << " " << e.value("url", "") << "\n";
   for (const auto& h : e.value("request_headers", nlohmann::json::array())) out << h[0].get<std::string>() << ": " << h[1].get<std::string>() << "\n";
   if (const auto b = e.value("request_body", ""); !b.empty()) out << "\n" << b << "\n";

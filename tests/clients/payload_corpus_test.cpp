@@ -106,6 +106,7 @@ bool row_matches(const offer& row, const nlohmann::json& want) {
     return false;
   if (want.contains("gpu") && row.gpu.value_or(true) != want["gpu"].get<bool>()) return false;
   if (want.contains("available") && row.available != want["available"].get<bool>()) return false;
+  if (want.contains("fits") && row.misfit.empty() != want["fits"].get<bool>()) return false;
   const auto params = want.value("params", nlohmann::json::object());
   for (const auto& [k, v] : params.items())
     if (!row.params.contains(k) || row.params.at(k) != text(v)) return false;
@@ -176,6 +177,10 @@ TEST_P(PayloadCorpus, MapsThroughTheSpecAsTheSourceSays) {
       for (auto& row : c.to_offers(item)) rows.push_back(std::move(row));
     if (want.contains("rows")) {
       EXPECT_EQ(rows.size(), want["rows"].get<std::size_t>()) << where;
+    }
+    if (want.contains("fitting_rows")) {
+      const auto fitting = std::count_if(rows.begin(), rows.end(), [](const offer& o) { return o.misfit.empty(); });
+      EXPECT_EQ(static_cast<std::size_t>(fitting), want["fitting_rows"].get<std::size_t>()) << where;
     }
     if (want.contains("gpu_rows")) {
       const auto gpu_rows = std::count_if(rows.begin(), rows.end(), [](const offer& o) { return o.gpu.value_or(true); });

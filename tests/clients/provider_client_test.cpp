@@ -1,5 +1,6 @@
 #include <neograde/clients/provider_client.hpp>
 
+#include <neograde/core/json_util.hpp>
 #include <neograde/emulator/emulator.hpp>
 
 #include "../support/specs.hpp"
@@ -211,6 +212,27 @@ TEST(OfferRows, LevelsSummedPricesAndRequirements) {
   EXPECT_EQ(s.to_json()["not_fitting"], 1);
 }
 
+// A requirement of a value (Hyperbolic's machineType: bare-metal rows are rented elsewhere).
+TEST(OfferRows, RequirementOfAValue) {
+  auto doc = test::spec_json("lambda");
+  doc["offer_fields"] = {{"instance_type", "/gpuType"}, {"region", "/region"}};
+  doc["offer_requirements"] = {{{"pointer", "/machineType"}, {"equals", "virtual-machine"}, {"why", "the launch rents a virtual machine"}},
+                               {{"pointer", "/enabled"}, {"equals", true}, {"why", "a disabled option cannot be rented"}}};
+  auto spec = parse_spec(doc.dump(), "equals.json");
+  ASSERT_TRUE(spec.has_value()) << spec.error().what();
+  provider_client c(*spec, "http://127.0.0.1:1", "k");
+  auto row = [&](const char* json) {
+    auto rows = c.to_offers(nlohmann::json::parse(json));
+    return rows.empty() ? std::string("no row") : rows.front().misfit;
+  };
+  EXPECT_EQ(row(R"({"gpuType": "h100", "region": "a", "machineType": "virtual-machine", "enabled": true})"), "");
+  EXPECT_EQ(row(R"({"gpuType": "h100", "region": "a", "machineType": "bare-metal", "enabled": true})"),
+            "/machineType is \"bare-metal\", not \"virtual-machine\" (the launch rents a virtual machine)");
+  EXPECT_EQ(row(R"({"gpuType": "h100", "region": "a", "machineType": "virtual-machine", "enabled": false})"),
+            "/enabled is false, not true (a disabled option cannot be rented)");
+  EXPECT_EQ(row(R"({"gpuType": "h100", "region": "a"})"), "");  // not stated: not excluded
+}
+
 // An operation's own fields override the instance fields for the objects it returns
 // (TensorDock's list keeps name and status under attributes; its get is flat).
 TEST(InstanceFields, AnOperationsOwnFieldsOverrideTheSpecs) {
@@ -246,4 +268,82 @@ TEST_F(ProviderClient, LaunchSendsTheRowsParametersAndTheEmulatorChecksThem) {
   EXPECT_EQ(wrong.call.status(), 400);
   auto right = c.launch({type, region, "k", "neograde-t2", {{"template_id", "tmpl-a"}}});
   EXPECT_TRUE(right.call.success) << right.call.describe();
+}
+
+namespace {
+
+// An emulator of `spec` with one account (its key in the spec's form), whose clock stands still
+// when `frozen` (instances stay booting) and otherwise plays every delay as none.
+struct started {
+  std::unique_ptr<emulator::emulator> emu;
+  std::string key;
+};
+started start_emulator(const provider_spec& spec, bool frozen = false) {
+  emulator::model_options m;
+  m.api_keys = emulator::make_api_keys(spec, 1);
+  m.time_scale = 0;
+  if (frozen) {
+    const auto t0 = emulator::clock::now();
+    m.now = [t0] { return t0; };
+    m.time_scale = 1;
+  }
+  started s{std::make_unique<emulator::emulator>(spec, m), m.api_keys.front()};
+  s.emu->start();
+  return s;
+}
+
+}  // namespace
+
+// Verda answers a key creation with the new key's id as plain text (finding VER-sshkeys): the
+// client makes a key of it, and the key can be listed and deleted.
+TEST(ProviderClientText, VerdaKeyCreationAnswersItsIdAsText) {
+  const auto& spec = test::spec("verda");
+  auto e = start_emulator(spec);
+  provider_client c(spec, e.emu->base_url(), e.key);
+  auto added = c.add_ssh_key("neograde-k", "ssh-ed25519 AAAA test");
+  ASSERT_TRUE(added.value.has_value()) << added.problem << " " << added.call.describe();
+  EXPECT_EQ(added.call.response->header("Content-Type"), "text/plain");
+  EXPECT_FALSE(added.value->id.empty());
+  EXPECT_EQ(added.value->name, "neograde-k");
+  auto listed = c.list_ssh_keys();
+  ASSERT_TRUE(listed.value.has_value()) << listed.call.describe();
+  ASSERT_EQ(listed.value->size(), 1u);
+  EXPECT_EQ(listed.value->front().id, added.value->id);
+  EXPECT_TRUE(c.delete_ssh_key(added.value->id).success);
+}
+
+// Hyperbolic's catalogue rows carry their GPU count, typed integer: the launch sends it as a JSON
+// number, and the rental id goes back to terminate as one.
+TEST(ProviderClientText, IntegerParametersAndIdsAreSentAsNumbers) {
+  const auto& spec = test::spec("hyperbolic");
+  auto e = start_emulator(spec);
+  provider_client c(spec, e.emu->base_url(), e.key);
+  auto s = c.choose_offer({});
+  ASSERT_TRUE(s.chosen.has_value()) << s.explanation;
+  auto launched = c.launch({s.chosen->instance_type, s.chosen->region, "", "neograde-h1", s.chosen->params});
+  ASSERT_TRUE(launched.value.has_value()) << launched.problem << " " << launched.call.describe();
+  const auto sent = nlohmann::json::parse(launched.call.evidence.request_body);
+  EXPECT_TRUE(sent.at("gpuCount").is_number_integer()) << sent.dump();
+  auto gone = c.terminate(*launched.value);
+  ASSERT_TRUE(gone.success) << gone.describe();
+  EXPECT_TRUE(nlohmann::json::parse(gone.evidence.request_body).at("rentalId").is_number_integer()) << gone.evidence.request_body;
+}
+
+// Crusoe's address before boot is the string its document requires (emulator.unaddressed): the
+// client reads no address, not an empty one.
+TEST(ProviderClientText, CrusoeUnaddressedIsAnEmptyString) {
+  const auto& spec = test::spec("crusoe");
+  auto e = start_emulator(spec, true);
+  provider_client c(spec, e.emu->base_url(), e.key);
+  auto s = c.choose_offer({});
+  ASSERT_TRUE(s.chosen.has_value()) << s.explanation;
+  auto launched = c.launch({s.chosen->instance_type, s.chosen->region, "", "neograde-c1", s.chosen->params, "ssh-ed25519 AAAA test"});
+  ASSERT_TRUE(launched.value.has_value()) << launched.problem << " " << launched.call.describe();
+  auto got = c.get(*launched.value);
+  ASSERT_TRUE(got.call.json.has_value()) << got.call.describe();
+  const auto* address = find_pointer(*got.call.json, "/network_interfaces/0/ips/0/public_ipv4/address");
+  ASSERT_NE(address, nullptr) << got.call.json->dump();
+  EXPECT_EQ(*address, "");
+  ASSERT_TRUE(got.value.has_value());
+  EXPECT_FALSE(got.value->ip.has_value());  // an empty string is no address
 }

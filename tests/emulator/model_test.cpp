@@ -470,6 +470,34 @@ TEST(ModelLeniency, VastServesItsPublicSearchAndTrailingSlashes) {
   auto names = call("GET", "/api/v0/gpu_names/unique/", {}, "");  // what vast-cli reads at start-up
   ASSERT_EQ(names.status, 200);
   EXPECT_FALSE(json::parse(names.body)["gpu_names"].empty());
+  // An id that is not an integer is refused for its form, as documented (emulator.malformed_id).
+  for (const auto& [method, path] : {std::pair{"GET", "/api/v0/instances/neograde-none/"}, {"DELETE", "/api/v0/instances/x1/"},
+                                     {"PUT", "/api/v0/instances/reboot/abc/"}}) {
+    auto r = call(method, path, {}, "key-a");
+    EXPECT_EQ(r.status, 400) << method << " " << path << ": " << r.body;
+    EXPECT_EQ(json::parse(r.body)["error"], "invalid_args") << r.body;
+  }
+  // Key registration vast-cli calls (finding VAST-ssh), with the trailing slash it adds.
+  auto key = call("POST", "/api/v0/ssh/", R"({"ssh_key": "ssh-ed25519 AAAA x"})", "key-a");
+  EXPECT_EQ(key.status, 200) << key.body;
+  EXPECT_TRUE(json::parse(key.body)["key"].contains("public_key")) << key.body;
+  EXPECT_EQ(call("POST", "/api/v0/ssh/", R"({"ssh_key": "x"})", "").status, 401);  // not anonymous
+}
+
+
+
+// Cudo's key endpoints, which its own Python client and dstack's back-end call (finding
+// CUDO-sshkeys): served from static routes, with credentials only.
+TEST(ModelLeniency, CudoServesItsKeyEndpoints) {
+  bearer_model m(test::spec("cudo"));
+  auto listed = m.call("GET", "/v1/ssh-keys");
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  EXPECT_TRUE(json::parse(listed.body)["sshKeys"].is_array()) << listed.body;
+  auto created = m.call("POST", "/v1/ssh-keys", R"({"publicKey": "ssh-ed25519 AAAA x"})");
+  ASSERT_EQ(created.status, 200) << created.body;
+  EXPECT_TRUE(json::parse(created.body).contains("id")) << created.body;
+  EXPECT_EQ(m.call("DELETE", "/v1/ssh-keys/k1").status, 200);
+  EXPECT_EQ(m.call("GET", "/v1/ssh-keys", {}, "").status, 401);
 }
 
 // RunPod serves its gpuTypes catalogue query to anyone, and nothing else without a key
@@ -503,4 +531,21 @@ TEST(ModelGraphql, InlineArgumentsAndExactlyTheSelectedFields) {
   ASSERT_EQ(read.status, 200) << read.body;
   EXPECT_EQ(json::parse(read.body)["data"], (json{{"thePod", {{"id", id}}}}));
   EXPECT_EQ(post("query { pod(input: {podId: ").status, 400);  // a query that does not parse
+}
+
+// runpod-python's get_gpu asks gpuTypes(input: {id}) and takes the first of the list; an unknown
+// id answers an empty list (finding RPG-gputype-filter, the spec's graphql.filters).
+TEST(ModelGraphql, GpuTypesFilteredByTheClientsId) {
+  bearer_model m(test::spec("runpod-graphql"));
+  auto post = [&](const std::string& query, const json& variables = json::object()) {
+    auto r = m.call("POST", m.model.base_path() + "/graphql", json{{"query", query}, {"variables", variables}}.dump());
+    EXPECT_EQ(r.status, 200) << r.body;
+    return json::parse(r.body)["data"]["gpuTypes"];
+  };
+  const auto all = post("query { gpuTypes { id } }");
+  ASSERT_GT(all.size(), 1u);
+  const auto id = all[1]["id"].get<std::string>();
+  EXPECT_EQ(post("query { gpuTypes(input: {id: \"" + id + "\"}) { id } }"), json::array({{{"id", id}}}));
+  EXPECT_EQ(post("query G($id: String) { gpuTypes(input: {id: $id}) { id } }", {{"id", id}}), json::array({{{"id", id}}}));
+  EXPECT_EQ(post("query { gpuTypes(input: {id: \"Not a GPU\"}) { id } }"), json::array());
 }

@@ -160,6 +160,17 @@ TEST(HtmlReport, ThePageRequestsNothing) {
     EXPECT_EQ((*it)[1].str().substr(0, 1), "#") << (*it)[1].str();
 }
 
+// A request sent wrong on purpose is labelled in its summary, escaped like the rest.
+TEST(HtmlReport, DeliberateEvidenceIsLabelled) {
+  auto o = outcome("a.x.y", "high", "fail");
+  auto e = exchange("https://api.p.example/v1");
+  e["deliberate"] = "a <non-object> JSON body";
+  o["evidence"] = json::array({e, exchange("https://api.p.example/v2")});
+  const auto page = render_html({card("p", "P", {o})}, "now");
+  EXPECT_NE(page.find("(deliberately invalid: a &lt;non-object&gt; JSON body)"), std::string::npos);
+  EXPECT_EQ(page.find("deliberately invalid", page.find("deliberately invalid") + 1), std::string::npos);  // only the marked one
+}
+
 TEST(HtmlReport, LargeBodiesAreCut) {
   auto o = outcome("a.x.y", "high", "fail");
   o["evidence"] = json::array({exchange("https://api.p.example/v1", std::string(10000, 'z'))});

@@ -44,6 +44,19 @@ TEST(ResultsFile, HeaderOutcomesFooterRoundTrip) {
   EXPECT_EQ((*runs[0].footer)["counts"]["fail"], 1);
 }
 
+// Evidence of a request sent wrong on purpose says so; ordinary evidence keeps its nine members.
+TEST(ResultsFile, DeliberateEvidenceIsMarkedAndOrdinaryEvidenceIsNot) {
+  exchange plain{"GET", "http://127.0.0.1:1/x", {}, "", 401, {}, "", 1.5, ""};
+  auto marked = plain;
+  marked.deliberate = "without credentials";
+  const nlohmann::json p = plain, m = marked;
+  EXPECT_FALSE(p.contains("deliberate")) << p.dump();
+  EXPECT_EQ(p.size(), 9u);
+  EXPECT_EQ(m.at("deliberate"), "without credentials");
+  EXPECT_EQ(m.get<exchange>().deliberate, "without credentials");
+  EXPECT_EQ(p.get<exchange>().deliberate, "");
+}
+
 TEST(ResultsFile, ReadersTolerateATornLastLine) {
   const auto path = temp_dir() / "results.jsonl";
   std::ofstream(path) << R"({"record":"header","provider":"p"})" << "\n"

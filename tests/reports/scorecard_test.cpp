@@ -67,6 +67,17 @@ TEST(Scorecard, EveryOutputCarriesItsProvenance) {
   EXPECT_NE(render_index_markdown({build_scorecard(run({}))}).find("EMULATED"), std::string::npos);
 }
 
+// The Markdown evidence says which request was sent wrong on purpose.
+TEST(Scorecard, DeliberateEvidenceIsLabelled) {
+  auto o = outcome("a.x.y", "high", "fail");
+  o["evidence"] = json::array({{{"method", "GET"}, {"url", "https://api.p.example/v1/x"}, {"request_headers", json::array()},
+                                {"request_body", ""}, {"status", 200}, {"response_headers", json::array()},
+                                {"response_body", "{}"}, {"duration_ms", 1}, {"error", ""},
+                                {"deliberate", "without credentials"}}});
+  const auto md = render_markdown(build_scorecard(run({o})));
+  EXPECT_NE(md.find("(deliberately invalid: without credentials)\nGET https://api.p.example/v1/x"), std::string::npos) << md;
+}
+
 TEST(ScorecardIndex, OrdersWorstFirst) {
   auto good = build_scorecard(run({outcome("a.x.y", "high", "pass")}));
   auto bad = build_scorecard(run({outcome("a.x.y", "high", "fail")}));

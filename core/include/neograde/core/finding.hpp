@@ -75,9 +75,14 @@ struct exchange {
   std::string response_body;
   double duration_ms = 0;
   std::string error;  // transport error, if any
+  // What the request gets wrong on purpose (a negative test: "without credentials", "a
+  // non-object JSON body"); empty for a request meant to be valid. Lets a reader, and
+  // scripts/check-against-openapi, tell a deliberate contract violation from a defect of ours.
+  std::string deliberate;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(exchange, method, url, request_headers, request_body, status,
-                                   response_headers, response_body, duration_ms, error)
+// `deliberate` is written only when set, so that ordinary evidence keeps its nine members.
+void to_json(nlohmann::json& j, const exchange& e);
+void from_json(const nlohmann::json& j, exchange& e);
 
 struct check_outcome {
   std::string check_id;

@@ -224,10 +224,12 @@ struct provider_spec {
   std::optional<instance_state> absent_state;
   std::vector<deviation> deviations;
   // What a catalogue row must satisfy for the launch body to fit it (Cudo's vCPU-per-GPU bounds
-  // against the fixed vCPUs the launch sends); rows that do not fit are never launched.
+  // against the fixed vCPUs the launch sends, Hyperbolic's machine type); rows that do not fit
+  // are never launched.
   struct offer_requirement {
     field_path at;  // in the row ("^" for the enclosing item)
     std::optional<double> at_least, at_most;
+    std::optional<nlohmann::json> equals;  // a string, boolean or number the row must state
     std::string why;
   };
   std::vector<offer_requirement> offer_requirements;
