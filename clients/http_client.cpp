@@ -424,6 +424,7 @@ boost::system::result<response, transport_error> client::send(const request& req
     }
 
     if (!res || (res->status != 429 && res->status != 503) || attempt >= d.opts.max_retries) return res;
+    if (d.opts.retryable && !d.opts.retryable(*res)) return res;
     // RFC 9110 §10.2.3: Retry-After says how long to wait; without it, back off exponentially.
     auto wait = parse_retry_after(res->header("Retry-After"))
                     .value_or(std::chrono::milliseconds(500LL << attempt));

@@ -1,5 +1,7 @@
 #include <neograde/clients/provider_client.hpp>
 
+#include <neograde/clients/oracles.hpp>
+
 #include <neograde/core/base64.hpp>
 #include <neograde/core/clock.hpp>
 #include <neograde/core/json_util.hpp>
@@ -154,12 +156,27 @@ call_result interpret_response(const provider_spec& spec, const operation_spec* 
   return out;
 }
 
+namespace {
+
+// Options that do not retry a 503 the spec reads as a provider condition: Verda answers "Not
+// enough resources to deploy ..." with 503, and a retry half a second later finds no more
+// capacity (the caller decides what a capacity refusal means). Every other 429 and 503 is retried.
+http::client_options without_condition_retries(http::client_options o, const provider_spec& spec) {
+  if (!o.retryable)
+    o.retryable = [&spec](const http::response& r) {
+      return r.status != 503 || !provider_condition(interpret_response(spec, nullptr, r), spec);
+    };
+  return o;
+}
+
+}  // namespace
+
 provider_client::provider_client(const provider_spec& spec, std::string base_url, std::string api_key,
                                  http::client_options options)
     : spec_(spec),
       base_url_(std::move(base_url)),
       api_key_(std::move(api_key)),
-      http_(std::move(options), redactor_for(api_key_)) {
+      http_(without_condition_retries(std::move(options), spec), redactor_for(api_key_)) {
   while (!base_url_.empty() && base_url_.back() == '/') base_url_.pop_back();
   ledger_ = default_ledger(base_url_, spec_);
 }
@@ -659,7 +676,53 @@ typed_result<std::vector<offer>> provider_client::list_offers() {
       if (row.price_per_hour_usd) ledger_->note_price(row.instance_type, *row.price_per_hour_usd);
       rows.push_back(std::move(row));
     }
+  if (spec_.offer_availability) {
+    auto joined = join_availability(std::move(rows));
+    if (!joined.value) {
+      out.call = std::move(joined.call);
+      out.problem = "the availability could not be read: " + (joined.problem.empty() ? out.call.describe() : joined.problem);
+      return out;
+    }
+    rows = std::move(*joined.value);
+  }
   out.value = std::move(rows);
+  return out;
+}
+
+typed_result<std::vector<offer>> provider_client::join_availability(std::vector<offer> rows) {
+  const auto& a = *spec_.offer_availability;
+  typed_result<std::vector<offer>> out{raw("GET", a.path, {}, {}, auth_mode::key, operation_id::list_offers)};
+  if (!out.call.success) return out;
+  const auto* items = out.call.json ? find_pointer(*out.call.json, a.items) : nullptr;
+  if (items == nullptr || !items->is_array()) {
+    out.problem = "the response carries no availability list at \"" + a.items + "\"";
+    return out;
+  }
+  std::map<std::string, std::vector<std::string>> regions_of;  // type -> regions, in the answer's order
+  for (const auto& item : *items) {
+    const auto region = string_at(item, a.region).value_or("");
+    if (const auto* types = find_pointer(item, a.types); !region.empty() && types != nullptr && types->is_array())
+      for (const auto& t : *types)
+        if (t.is_string()) regions_of[t.get<std::string>()].push_back(region);
+  }
+  std::vector<offer> joined;
+  for (auto& row : rows) {
+    const auto& where = regions_of[row.instance_type];
+    if (!row.region.empty()) {  // a row of its own region: available only where listed
+      row.available = row.available && std::find(where.begin(), where.end(), row.region) != where.end();
+      joined.push_back(std::move(row));
+    } else if (where.empty()) {  // listed nowhere: one row without capacity
+      row.available = false;
+      joined.push_back(std::move(row));
+    } else {
+      for (const auto& r : where) {
+        auto copy = row;
+        copy.region = r;
+        joined.push_back(std::move(copy));
+      }
+    }
+  }
+  out.value = std::move(joined);
   return out;
 }
 

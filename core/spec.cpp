@@ -213,6 +213,10 @@ provider_spec build(const nlohmann::json& doc) {
     if (r.contains("at_most")) req.at_most = r.at("at_most").get<double>();
     s.offer_requirements.push_back(std::move(req));
   }
+  if (const auto a = doc.find("offer_availability"); a != doc.end())
+    s.offer_availability = provider_spec::offer_availability_spec{a->at("path").get<std::string>(), a->value("items", ""),
+                                                                  a->at("region").get<std::string>(),
+                                                                  a->at("types").get<std::string>()};
   s.emulator = doc.value("emulator", nlohmann::json::object());
   return s;
 }

@@ -1097,6 +1097,26 @@ struct provider_model::impl {
     return std::nullopt;
   }
 
+  // The capacity published apart from the catalogue (spec offer_availability): per region, the
+  // types that have some left there now.
+  http::response availability(clock::time_point now) const {
+    const auto& a = *spec.offer_availability;
+    nlohmann::json items = nlohmann::json::array();
+    for (const auto& [region, _] : spec.emulator.at("regions").items()) {
+      nlohmann::json types = nlohmann::json::array();
+      for (const auto& t : spec.emulator.at("instance_types"))
+        if (remaining(t, region, now) > 0) types.push_back(t.at("name"));
+      nlohmann::json item = nlohmann::json::object();
+      set_pointer(item, a.region, region);
+      set_pointer(item, a.types, std::move(types));
+      items.push_back(std::move(item));
+    }
+    nlohmann::json body = nlohmann::json::object();
+    if (a.items.empty()) body = std::move(items);
+    else set_pointer(body, a.items, std::move(items));
+    return json_response(200, body);
+  }
+
   // GET of an action: in progress until its completion time, then done; another account's or an
   // unknown id is not found.
   http::response read_action(const operation_spec& op, std::size_t account_index, const std::string& id, clock::time_point now) {
@@ -1212,6 +1232,9 @@ struct provider_model::impl {
       return r;
     }
     auto& acct = accounts.at(*tenant_index);
+    if (std::map<std::string, std::string> p; spec.offer_availability && (req.method == "GET" || req.method == "HEAD") &&
+                                              matches(spec.offer_availability->path, rel, p))
+      return availability(now);
     if (req.method == "GET" || req.method == "HEAD")
       for (const auto& [id, o] : spec.operations) {
         std::map<std::string, std::string> p;

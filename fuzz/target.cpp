@@ -100,6 +100,9 @@ std::optional<violation> target::judge(const std::string& operation, operation_i
   const int status = r.status();
   // 501 is what RFC 9110 §15.6.2 prescribes for a method the server does not recognise.
   if (status == 501 && operation == "wrong_method") return std::nullopt;
+  // 503 is the server saying it cannot serve now (RFC 9110 §15.6.4): where the spec reads the
+  // answer as a provider condition (Verda's 503 "Not enough resources to deploy ..."), it is one.
+  if (status == 503 && provider_condition(r, spec_)) return std::nullopt;
   if (status >= 500) return make("server_error", "HTTP " + std::to_string(status) + " for a request the client got wrong or right, never the server");
   if (auto m = internal_detail(r.response->body)) return make("internal_details", "the body shows \"" + *m + "\"");
   if (status == 429) return std::nullopt;  // rate limited: not a verdict on the request

@@ -119,6 +119,27 @@ TEST(HttpClientRetry, BacksOffExponentiallyWithoutRetryAfterAndGivesUp) {
   EXPECT_EQ(s.requests().size(), 4u);
 }
 
+// A caller can say which 429/503 answers are not worth a retry (a 503 that is a capacity refusal).
+TEST(HttpClientRetry, AnAnswerTheCallerCallsFinalIsNotRetried) {
+  scripted_server s({{scripted_server::response(503, R"({"message": "no capacity"})")},
+                     {scripted_server::response(503, "{}")}, {scripted_server::response(503, "{}")},
+                     {scripted_server::response(200, "{}")}});
+  std::vector<std::chrono::milliseconds> waits;
+  auto o = fast_options();
+  o.sleep = [&](std::chrono::milliseconds d) { waits.push_back(d); };
+  o.retryable = [](const http::response& r) { return r.body.find("no capacity") == std::string::npos; };
+  http::client c(o);
+  auto r = c.send({"POST", s.url(), {}, "{}"});
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 503);
+  EXPECT_TRUE(waits.empty());
+  EXPECT_EQ(s.requests().size(), 1u);
+  auto again = c.send({"POST", s.url(), {}, "{}"});  // the other 503s are retried as before
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->status, 200);
+  EXPECT_EQ(waits.size(), 2u);
+}
+
 TEST(HttpClientRetry, RetryAfterBeyondTheCapIsNotWaitedFor) {
   scripted_server s({{scripted_server::response(429, "{}", "Retry-After: 3600\r\n")}});
   bool slept = false;

@@ -1,5 +1,6 @@
 #include <neograde/clients/provider_client.hpp>
 
+#include <neograde/clients/oracles.hpp>
 #include <neograde/core/json_util.hpp>
 #include <neograde/emulator/emulator.hpp>
 
@@ -346,4 +347,53 @@ TEST(ProviderClientText, CrusoeUnaddressedIsAnEmptyString) {
   EXPECT_EQ(*address, "");
   ASSERT_TRUE(got.value.has_value());
   EXPECT_FALSE(got.value->ip.has_value());  // an empty string is no address
+}
+
+// Verda publishes availability apart from its catalogue (audit finding VE4): each type becomes a
+// row per location that lists it, and a type whose last machine is taken is listed nowhere, a
+// row without capacity that selection never launches.
+TEST(ProviderClientText, AvailabilityIsJoinedToTheCatalogue) {
+  const auto& spec = test::spec("verda");
+  auto e = start_emulator(spec, true);
+  provider_client c(spec, e.emu->base_url(), e.key);
+  auto rows_of = [&](const std::string& type) {
+    auto offers = c.list_offers();
+    EXPECT_TRUE(offers.value.has_value()) << offers.problem << " " << offers.call.describe();
+    std::vector<std::pair<std::string, bool>> out;
+    for (const auto& o : offers.value.value_or(std::vector<offer>{}))
+      if (o.instance_type == type) out.emplace_back(o.region, o.available);
+    return out;
+  };
+  using rows = std::vector<std::pair<std::string, bool>>;
+  EXPECT_EQ(rows_of("1H100.80S.30V"), (rows{{"FIN-01", true}, {"FIN-02", true}, {"ICE-01", true}}));
+  EXPECT_EQ(rows_of("8V100.48V"), (rows{{"FIN-01", true}}));
+  auto launched = c.launch({"8V100.48V", "FIN-01", "", "neograde-v1", {}});
+  ASSERT_TRUE(launched.value.has_value()) << launched.problem << " " << launched.call.describe();
+  EXPECT_EQ(rows_of("8V100.48V"), (rows{{"", false}}));  // its only machine is taken
+  auto s = c.choose_offer({});
+  ASSERT_TRUE(s.chosen.has_value()) << s.explanation;
+  EXPECT_NE(s.chosen->instance_type, "8V100.48V");
+  EXPECT_FALSE(s.chosen->region.empty());
+}
+
+// Verda refuses a create it has no machine for as observed: 503 "Not enough resources to
+// deploy ...", read as no capacity whatever the status, and not retried (a retry finds no more
+// capacity; the run decides what the refusal means).
+TEST(ProviderClientText, VerdaCapacityRefusalIsThe503Observed) {
+  const auto& spec = test::spec("verda");
+  auto e = start_emulator(spec, true);
+  std::vector<std::chrono::milliseconds> waits;
+  http::client_options o;
+  o.sleep = [&](std::chrono::milliseconds d) { waits.push_back(d); };
+  int creates = 0;
+  o.tap = [&](const exchange& x, const std::optional<http::transport_error>&) {
+    if (x.method == "POST" && x.url.ends_with("/instances")) ++creates;
+  };
+  provider_client c(spec, e.emu->base_url(), e.key, o);
+  ASSERT_TRUE(c.launch({"8V100.48V", "FIN-01", "", "neograde-v1", {}}).value.has_value());  // the one machine
+  auto refused = c.launch({"8V100.48V", "FIN-01", "", "neograde-v2", {}});
+  EXPECT_EQ(refused.call.status(), 503) << refused.call.describe();
+  EXPECT_EQ(provider_condition(refused.call, spec), outcome::no_capacity) << refused.call.describe();
+  EXPECT_TRUE(waits.empty());
+  EXPECT_EQ(creates, 2);  // the refused one was sent once
 }

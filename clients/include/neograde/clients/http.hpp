@@ -79,6 +79,8 @@ struct client_options {
   std::size_t max_body_bytes = 16 * 1024 * 1024;
   std::size_t max_header_bytes = 64 * 1024;
   int max_retries = 3;                            // on 429 and 503
+  // Whether a 429 or 503 answer is worth retrying (default: every one).
+  std::function<bool(const response&)> retryable;
   std::chrono::milliseconds max_retry_wait{30'000};  // cap on one Retry-After wait
   std::string extra_ca_file;                      // trusted in addition to the system store
   std::string user_agent = "neograde/0.1";

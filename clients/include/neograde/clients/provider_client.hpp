@@ -152,6 +152,8 @@ class provider_client {
   call_result send(http::request req, const operation_spec* op, auth_mode auth);
   header_list auth_headers(auth_mode auth, const http::request& req);
   std::optional<std::string> access_token(bool refresh);
+  // The rows joined to the spec's offer_availability (a region per row, capacity where listed).
+  typed_result<std::vector<offer>> join_availability(std::vector<offer> rows);
 
   const provider_spec& spec_;
   std::string base_url_;

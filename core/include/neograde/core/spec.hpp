@@ -233,6 +233,15 @@ struct provider_spec {
     std::string why;
   };
   std::vector<offer_requirement> offer_requirements;
+  // Capacity published apart from the catalogue (Verda's GET /instance-availability): items that
+  // each name a region and the instance types available there, joined to the rows by type.
+  struct offer_availability_spec {
+    std::string path;    // a GET relative to the base URL
+    std::string items;   // pointer to the item array ("" for a bare array)
+    std::string region;  // pointer in an item to its region
+    std::string types;   // pointer in an item to the array of available type names
+  };
+  std::optional<offer_availability_spec> offer_availability;
   nlohmann::json emulator;  // interpreted by the emulator only
   nlohmann::json raw;
 
