@@ -57,6 +57,7 @@ command add_conformance(CLI::App& app) {
   cmd->add_option("--max-instances", o->run.max_instances, "Live mode: instances the run may create in all")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
   add_live_options(cmd, o->run.live);
+  add_timing_options(cmd, o->run);
   add_target_options(cmd, o->run.target);
   cmd->add_option("--record", o->record,
                   "Write every exchange (secrets redacted) to this cassette, to re-grade the run later with --replay");

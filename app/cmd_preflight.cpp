@@ -37,6 +37,7 @@ command add_preflight(CLI::App& app) {
       ->capture_default_str()->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", o->json, "Print the assessment as one JSON document");
   add_live_options(cmd, o->run.live);
+  add_timing_options(cmd, o->run);
   add_target_options(cmd, o->run.target);
   return [o] {
     auto spec = load_spec_or_throw(o->spec);

@@ -45,7 +45,7 @@ run_summary run_and_report(const provider_spec& spec, conformance::run_options o
     writer.emplace(results_path, reports::run_header{options.run_id, &spec, source, options.base_url, scale,
                                                      spend_permission_for(options.base_url, options.allow_spend,
                                                                           options.treat_as_live).allowed,
-                                                     selection});
+                                                     selection, options.timing_overrides});
   };
   options.on_outcome = [&](const check_descriptor& d, const check_outcome& o) {
     writer->outcome(d, o);
@@ -110,6 +110,23 @@ void apply_run_cli(conformance::run_options& run, provider_spec& spec, const run
   run.budget = {o.max_instances, o.live.max_spend_usd};
   if (!o.live.journal.empty()) run.journal = o.live.journal;
   run.probe_rate_limit = o.probe_rate_limit;
+  auto override_timing = [&](const char* name, const std::optional<double>& given, double& timing) {
+    if (!given) return;
+    run.timing_overrides[name] = {{"value", *given}, {"spec", timing}};
+    timing = *given;
+  };
+  override_timing("time_to_running_s", o.time_to_running_s, spec.timing.time_to_running_s);
+  override_timing("time_to_gone_s", o.time_to_gone_s, spec.timing.time_to_gone_s);
+}
+
+void add_timing_options(CLI::App* cmd, run_cli& o) {
+  cmd->add_option("--time-to-running", o.time_to_running_s,
+                  "Seconds an instance may take to run, instead of the spec's (a staging API or a test double); "
+                  "recorded in the results and shown on the scorecard")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--time-to-gone", o.time_to_gone_s,
+                  "Seconds a terminated instance may take to be gone, instead of the spec's; recorded like --time-to-running")
+      ->check(CLI::PositiveNumber);
 }
 
 void apply_variables(provider_spec& spec, const target_cli& o, bool live) {

@@ -40,6 +40,7 @@ struct run_cli {
   bool allow_spend = false;
   bool probe_rate_limit = false;
   int max_instances = 1;
+  std::optional<double> time_to_running_s, time_to_gone_s;  // replace the spec's (staging APIs, test doubles)
   live_cli live;
   target_cli target;
 };
@@ -49,6 +50,9 @@ struct run_cli {
 // costs nothing unless treated as live), the budget, the journal and the rate-limit probe.
 // Throws usage_error for a URL that is not http(s) or a required variable left unset.
 void apply_run_cli(conformance::run_options& run, provider_spec& spec, const run_cli& o);
+
+// --time-to-running and --time-to-gone.
+void add_timing_options(CLI::App* cmd, run_cli& o);
 
 // Loads a spec by name or path; throws usage_error with the file and JSON pointer of a fault.
 [[nodiscard]] provider_spec load_spec_or_throw(const std::string& name_or_path);

@@ -53,6 +53,16 @@ std::optional<offer> launchable_offer(context& ctx, const std::vector<std::strin
   return ctx.client.choose_offer(refused).chosen;
 }
 
+std::optional<std::string> undocumented_status(const provider_spec& spec, const std::string& word) {
+  // A null or absent status is documented when the spec says what it means.
+  if (word.empty()) {
+    if (spec.absent_state) return std::nullopt;
+    return "an instance has no status, and the spec documents no meaning for that";
+  }
+  if (spec.states.contains(word)) return std::nullopt;
+  return "status \"" + word + "\" is not in the documented vocabulary";
+}
+
 bool is_client_error(const call_result& r) { return r.status() >= 400 && r.status() < 500; }
 
 std::optional<std::string> envelope_problem(const call_result& r, const context& ctx) {

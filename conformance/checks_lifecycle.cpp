@@ -107,10 +107,14 @@ class scenario {
   }
 
   // Polls until the instance runs, within the spec's time to running from `since` (looking at
-  // least once: with no delays the deadline is now).
+  // least once: with no delays the deadline is now). An undocumented status word that persists
+  // over undocumented_polls polls ends the wait at once: neograde cannot tell when such an
+  // instance runs, and waiting out the deadline decides nothing more (why: `gave_up`).
+  static constexpr int undocumented_polls = 3;
   std::optional<instance> wait_running(const std::string& id, time_point since, std::string& last_status,
-                                       exchange& last) {
+                                       exchange& last, std::string& gave_up) {
     const auto deadline = since + ctx_.scaled(ctx_.spec.timing.time_to_running_s);
+    int undocumented = 0;
     for (;;) {
       auto [seen, ev] = observe(id);
       last = ev;
@@ -118,6 +122,14 @@ class scenario {
         last_status = seen->provider_status;
         if (seen->state == instance_state::running) return seen;
         if (seen->state == instance_state::failed || seen->state == instance_state::terminated) return std::nullopt;
+        undocumented = seen->state == instance_state::unknown ? undocumented + 1 : 0;
+        if (undocumented >= undocumented_polls) {
+          gave_up = (last_status.empty() ? std::string("an absent status") : "status \"" + last_status + "\"") +
+                    " is not in the documented vocabulary and persisted over " +
+                    std::to_string(undocumented) + " polls (" + std::to_string(seconds_since(since)) +
+                    " s): neograde cannot tell whether the instance runs, so it stopped waiting";
+          return std::nullopt;
+        }
       }
       if (ctx_.now() >= deadline) return std::nullopt;
       sleep();
@@ -175,14 +187,15 @@ class scenario {
     emit(make(launch_id, outcome::pass, "launched " + order_.key() + " as " + id, {launch_.call.evidence}));
 
     visible(id);
-    std::string last_status = "unknown";
+    std::string last_status = "unknown", gave_up;
     exchange last;
-    auto running = wait_running(id, launched_at_, last_status, last);
+    auto running = wait_running(id, launched_at_, last_status, last, gave_up);
     if (!running) {
       emit(make(running_id, outcome::fail,
-                "status \"" + last_status + "\" after " + std::to_string(seconds_since(launched_at_)) +
-                    " s; the spec expects running within " +
-                    std::to_string(ctx_.spec.timing.time_to_running_s * ctx_.scale) + " s",
+                !gave_up.empty() ? gave_up
+                                 : "status \"" + last_status + "\" after " + std::to_string(seconds_since(launched_at_)) +
+                                       " s; the spec expects running within " +
+                                       std::to_string(ctx_.spec.timing.time_to_running_s * ctx_.scale) + " s",
                 {last}));
       for (const char* dependent : {address_id, order_id, consistent_id, restart_id})
         emit(make(dependent, outcome::skipped, "the instance never reached running"));
@@ -350,16 +363,18 @@ class scenario {
       restarting_ = false;
       return emit(make(restart_id, action.result, action.message, {r.evidence, action.last}));
     }
-    std::string status;
+    std::string status, gave_up;
     exchange last;
-    auto running = wait_running(id, since, status, last);
+    auto running = wait_running(id, since, status, last, gave_up);
     restarting_ = false;
     std::vector<exchange> evidence{r.evidence};
     if (!action.message.empty()) evidence.push_back(action.last);
     evidence.push_back(last);
     const auto after = std::to_string(seconds_since(since)) + " s";
     if (running) emit(make(restart_id, outcome::pass, action.message + "running again after " + after, evidence));
-    else emit(make(restart_id, outcome::fail, action.message + "status \"" + status + "\" " + after + " after restart", evidence));
+    else emit(make(restart_id, outcome::fail, action.message + (!gave_up.empty() ? gave_up + " after the restart"
+                                                                                 : "status \"" + status + "\" " + after + " after restart"),
+                   evidence));
   }
 
   // Follows the action an accepted operation answers with (the spec's `action`) until it reports
@@ -428,18 +443,30 @@ class scenario {
     const auto deadline = ctx_.now() + ctx_.scaled(ctx_.spec.timing.time_to_gone_s);
     std::vector<std::string> alive = extra;
     exchange last;
+    std::string word;
+    int undocumented = 0;  // polls in a row where every instance left reads an undocumented word
     for (;;) {  // at least one look, as in wait_running
       std::vector<std::string> still;
+      bool all_undocumented = true;
       for (const auto& x : alive) {
         auto [seen, ev] = observe(x);
         last = ev;
-        if (seen && seen->state != instance_state::terminated && seen->state != instance_state::stopping) still.push_back(x);
+        if (seen && seen->state != instance_state::terminated && seen->state != instance_state::stopping) {
+          still.push_back(x);
+          if (seen->state == instance_state::unknown) word = seen->provider_status;
+          else all_undocumented = false;
+        }
       }
       alive = std::move(still);
-      if (alive.empty() || ctx_.now() >= deadline) break;
+      undocumented = !alive.empty() && all_undocumented ? undocumented + 1 : 0;
+      if (alive.empty() || ctx_.now() >= deadline || undocumented >= undocumented_polls) break;
       sleep();
     }
     if (alive.empty()) emit(make(many_id, outcome::pass, "both instances terminated by one request", {t.evidence}));
+    else if (undocumented >= undocumented_polls)
+      emit(make(many_id, outcome::fail, "status \"" + word + "\" is not in the documented vocabulary and persisted over " +
+                                            std::to_string(undocumented) + " polls: neograde cannot tell whether the instances terminated",
+                {t.evidence, last}));
     else emit(make(many_id, outcome::fail, std::to_string(alive.size()) + " of 2 instances still running after one terminate request naming both",
                    {t.evidence, last}));
   }
@@ -496,6 +523,7 @@ class scenario {
     const auto gone_deadline = terminated_at + ctx_.scaled(ctx_.spec.timing.time_to_gone_s);
     std::string state_note;
     std::vector<exchange> ev;
+    int undocumented = 0;  // polls in a row that read an undocumented word and nothing gone
     for (;;) {
       auto got = has_get ? client_.get(id) : typed_result<instance>{};
       auto listed = client_.list();
@@ -522,6 +550,14 @@ class scenario {
       state_note = (has_get ? "get: " + got.call.describe() : std::string("get: n/a")) +
                    (got.value ? " status \"" + got.value->provider_status + "\"" : "") + "; list: " +
                    (entry ? "status \"" + entry->provider_status + "\"" : listed.value ? "absent" : listed.call.describe());
+      const bool unreadable = (got.value && got.value->state == instance_state::unknown) ||
+                              (entry && entry->state == instance_state::unknown);
+      undocumented = unreadable ? undocumented + 1 : 0;
+      if (undocumented >= undocumented_polls)
+        return emit(make(gone_id, outcome::fail,
+                         "an undocumented status persisted over " + std::to_string(undocumented) +
+                             " polls after terminate (" + state_note + "): neograde cannot tell whether the instance is gone",
+                         ev));
       if (ctx_.now() >= gone_deadline) break;
       sleep();
     }

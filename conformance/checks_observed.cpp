@@ -96,20 +96,12 @@ void scan_schemas(context& ctx) {
   }
 
   const char* vocab_id = "schema.instance.status_in_vocabulary";
+  if (ctx.vocabulary_failed) return;  // decided when the word was read
   if (ctx.status_words.empty()) return ctx.emit(not_applicable(vocab_id, "no instance status was observed"));
   std::set<std::string> distinct;
   for (const auto& [w, ev] : ctx.status_words) {
-    // A null or absent status is documented when the spec says what it means.
-    if (w.empty() && ctx.spec.absent_state) {
-      distinct.insert("(none)");
-      continue;
-    }
-    if (!ctx.spec.states.contains(w))
-      return ctx.emit(make(vocab_id, outcome::fail,
-                           w.empty() ? std::string("an instance has no status, and the spec documents no meaning for that")
-                                     : "status \"" + w + "\" is not in the documented vocabulary",
-                           {ev}));
-    distinct.insert(w);
+    if (auto problem = undocumented_status(ctx.spec, w)) return ctx.emit(make(vocab_id, outcome::fail, *problem, {ev}));
+    distinct.insert(w.empty() ? "(none)" : w);
   }
   std::string words;
   for (const auto& w : distinct) words += (words.empty() ? "" : ", ") + w;

@@ -40,6 +40,9 @@ struct context {
   nlohmann::json* hardware = nullptr;  // run_report::hardware
   spend_permission spend;  // may the run create instances and keys (spend.hpp)
   run_clock& clock;        // real, or a replay's
+  // schema.instance.status_in_vocabulary failed the moment an undocumented word was read, so that
+  // the finding stands even if the run is stopped before its end-of-run checks.
+  bool vocabulary_failed = false;
 
   [[nodiscard]] run_clock::time_point now() const { return clock.now(); }
   // Waits, noticing a stop request (SIGINT/SIGTERM) within a tenth of a second.
@@ -90,6 +93,10 @@ struct context {
 // which refuses malformed ids (Vast.ai's 400 for a non-integer id) answers it as it answers a
 // missing instance.
 [[nodiscard]] std::string absent_like(std::string id);
+
+// Why a status word is not documented (not in the spec's states; absent without absent_status),
+// or nullopt when it is.
+[[nodiscard]] std::optional<std::string> undocumented_status(const provider_spec& spec, const std::string& word);
 
 // fail unless the response is a 4xx (the common shape of "X MUST be answered with 4xx"); the
 // request is one sent wrong on purpose, and its evidence is marked with `what` if not yet marked.

@@ -239,6 +239,7 @@ run_report run(const provider_spec& spec, const run_options& options) {
     ctx.seen.push_back({op, r});
     if (!r.success || !r.json) return;
     const auto* spec_op = spec.operation(op);
+    const auto before = ctx.status_words.size();
     if (op == operation_id::get && spec_op->item) {
       if (const auto* obj = find_pointer(*r.json, *spec_op->item); obj != nullptr && obj->is_object())
         ctx.status_words.emplace_back(client.to_instance(*obj).provider_status, r.evidence);
@@ -246,6 +247,12 @@ run_report run(const provider_spec& spec, const run_options& options) {
       for (const auto& item : client.collection(*r.json, spec_op->items.value_or(""), spec_op->items_are_object_values))
         ctx.status_words.emplace_back(client.to_instance(item, operation_id::list).provider_status, r.evidence);
     }
+    // An undocumented status word is a finding the moment it is read.
+    for (auto i = before; i < ctx.status_words.size() && !ctx.vocabulary_failed; ++i)
+      if (auto problem = detail::undocumented_status(spec, ctx.status_words[i].first)) {
+        ctx.vocabulary_failed = true;
+        ctx.emit(detail::make("schema.instance.status_in_vocabulary", outcome::fail, *problem, {ctx.status_words[i].second}));
+      }
   };
   // A check's duration is the time since the previous outcome was decided.
   auto last = clock.now();

@@ -272,6 +272,13 @@ struct provider_model::impl {
   }
 
   [[nodiscard]] std::string phase_word(phase p) const {
+    auto word = documented_phase_word(p);
+    if (quirk("status_words_upper_case"))
+      std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    return word;
+  }
+
+  [[nodiscard]] std::string documented_phase_word(phase p) const {
     const auto& phases = spec.emulator.at("phases");
     switch (p) {
       case phase::booting: return quirk("unknown_status_word") ? "initializing_hw" : phases.at("booting").get<std::string>();

@@ -46,6 +46,7 @@ const std::vector<quirk_info>& known_quirks() {
       {"launch_schema_drift", "the launch response nests the id in an object the schema does not allow"},
       {"terminate_schema_drift", "terminate and restart answer an empty object instead of the documented body"},
       {"unknown_status_word", "booting instances report a status word the provider does not document"},
+      {"status_words_upper_case", "every status word is upper-cased (\"ACTIVE\" for a documented \"active\"), so none is documented"},
       {"list_get_disagree", "the list reports another instance type than get for the same instance"},
       {"negative_price", "offers carry negative prices"},
       {"duplicate_offers", "every offer is listed twice"},

@@ -48,6 +48,10 @@ results_writer::results_writer(const std::filesystem::path& path, const run_head
         {"time_scale", h.time_scale},
         {"allow_spend", h.allow_spend},
         {"offer_selection", h.offer_selection},
+        {"timing", {{"time_to_running_s", s.timing.time_to_running_s},
+                    {"time_to_gone_s", s.timing.time_to_gone_s},
+                    {"poll_interval_s", s.timing.poll_interval_s},
+                    {"overridden", h.timing_overrides}}},
         {"started_at", utc_now_iso8601()}});
 }
 

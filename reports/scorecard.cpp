@@ -166,6 +166,11 @@ nlohmann::json build_scorecard(const run_record& run) {
   card["started_at"] = h.value("started_at", "");
   card["finished_at"] = run.footer ? run.footer->value("finished_at", "") : "";
   card["complete"] = run.footer.has_value();
+  // Timings a user replaced: the run is not comparable with one under the spec's timings.
+  card["timing_overrides"] = h.contains("timing") && h["timing"].is_object() && h["timing"].contains("overridden") &&
+                                     h["timing"]["overridden"].is_object()
+                                 ? h["timing"]["overridden"]
+                                 : nlohmann::json::object();
 
   std::map<std::string, int> counts;
   std::map<std::string, std::pair<double, double>> by_category;  // earned, possible
@@ -266,6 +271,13 @@ std::string render_markdown(const nlohmann::json& card) {
   md << "| Provider | " << p.value("display_name", "") << " (`" << p.value("id", "") << "`, " << p.value("kind", "") << ") |\n";
   if (const auto t = transparency_summary(card); !t.empty()) md << "| Transparency | " << md_escape(t) << " |\n";
   md << "| Source | " << card.value("source", "") << " |\n";
+  if (const auto& t = card.value("timing_overrides", nlohmann::json::object()); t.is_object() && !t.empty()) {
+    std::string what;
+    for (const auto& [name, v] : t.items())
+      what += (what.empty() ? "" : "; ") + name + " " + (v.is_object() ? v.value("value", nlohmann::json()).dump() : v.dump()) +
+              " s (spec: " + (v.is_object() ? v.value("spec", nlohmann::json()).dump() : "?") + " s)";
+    md << "| Timings | **non-standard, set by the user: " << md_escape(what) << "**; not comparable with a run under the spec's timings |\n";
+  }
   md << "| Spec | " << p.value("id", "") << " " << card.value("spec_version", "") << ", API " << md_escape(p.value("api_version", "")) << " |\n";
   md << "| Suite | neograde " << card.value("suite_version", "") << " |\n";
   md << "| Run | `" << card.value("run_id", "") << "`, " << card.value("started_at", "") << (card.value("complete", false) ? "" : " (interrupted)") << " |\n";

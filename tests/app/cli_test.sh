@@ -87,6 +87,18 @@ case "$case_name" in
     [ "$rc" -eq 1 ] || fail "an unreachable provider: exit code $rc, expected 1 (not ready)"
     grep -q 'cannot reach' out.txt || fail "the unreachable provider is not named"
     ;;
+  timing_override)
+    # Timings a user replaces are recorded and shown, never passed off as the spec's.
+    run conformance --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --out out \
+      --time-to-running 900 --time-to-gone 450
+    [ "$rc" -eq 0 ] || { cat out.txt err.txt >&2; fail "exit code $rc, expected 0"; }
+    first=$(head -1 out/results.jsonl)
+    [[ $first == *'"overridden":{"time_to_gone_s":{"spec":300'*'"value":450'*'"time_to_running_s":{"spec":600'*'"value":900'* ]] ||
+      fail "the header does not record the overrides: $first"
+    grep -q 'non-standard, set by the user' out/scorecard.md || fail "scorecard.md does not say the timings are non-standard"
+    run conformance --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --out out2 --time-to-running 0
+    [ "$rc" -eq 2 ] || fail "--time-to-running 0: exit code $rc, expected 2"
+    ;;
   conformance_quirk)
     run conformance --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --out out
     [ "$rc" -eq 1 ] || fail "exit code $rc, expected 1 under a quirk"

@@ -84,7 +84,7 @@ const std::vector<reachable>& reachable_quirks() {
       {"instance_schema_drift", "response_schema"}, {"launch_schema_drift", "response_schema"},
       {"terminate_schema_drift", "response_schema"}, {"launch_without_id", "lost_instance"},
       {"get_not_found", "lost_instance"},           {"list_omits_instances", "lost_instance"},
-      {"unknown_status_word", "status_vocabulary"},
+      {"unknown_status_word", "status_vocabulary"}, {"status_words_upper_case", "status_vocabulary"},
       {"wrong_type_delivered", "wrong_instance"},   {"list_get_disagree", "wrong_instance"},
       {"flapping", "state_regressed"},              {"cross_tenant_read", "cross_account"},
       {"cross_tenant_list", "cross_account"},       {"cross_tenant_actions", "cross_account"},

@@ -78,6 +78,17 @@ TEST(Scorecard, DeliberateEvidenceIsLabelled) {
   EXPECT_NE(md.find("(deliberately invalid: without credentials)\nGET https://api.p.example/v1/x"), std::string::npos) << md;
 }
 
+// A run under timings the user replaced says so on its scorecard; one under the spec's does not.
+TEST(Scorecard, ReplacedTimingsAreShown) {
+  auto r = run({});
+  EXPECT_EQ(render_markdown(build_scorecard(r)).find("non-standard"), std::string::npos);
+  r.header["timing"] = {{"time_to_running_s", 30}, {"overridden", {{"time_to_running_s", {{"value", 30}, {"spec", 600}}}}}};
+  const auto card = build_scorecard(r);
+  EXPECT_EQ(card["timing_overrides"]["time_to_running_s"]["spec"], 600);
+  EXPECT_NE(render_markdown(card).find("non-standard, set by the user: time_to_running_s 30 s (spec: 600 s)"), std::string::npos)
+      << render_markdown(card);
+}
+
 TEST(ScorecardIndex, OrdersWorstFirst) {
   auto good = build_scorecard(run({outcome("a.x.y", "high", "pass")}));
   auto bad = build_scorecard(run({outcome("a.x.y", "high", "fail")}));

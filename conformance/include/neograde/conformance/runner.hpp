@@ -42,6 +42,9 @@ struct run_options {
   bool probe_rate_limit = false;  // probe for a 429 (always on against the emulator)
   http::client_options http;
   std::string run_id;          // names what the run creates: neograde-<run_id>-...
+  // Spec timings this run replaces (--time-to-running, --time-to-gone), each {"value", "spec"}
+  // in seconds: recorded in the results header, so a shortened run is never taken for a standard one.
+  nlohmann::json timing_overrides = nlohmann::json::object();
   std::optional<remote_exec_options> remote;
   offer_pins pins;             // --instance-type, --region: which offer rows the run may launch
   // Replay: the clock the run sees (the cassette's) and the label of its results.

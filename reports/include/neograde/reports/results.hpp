@@ -26,6 +26,7 @@ struct run_header {
   double time_scale = 1.0;
   bool allow_spend = false;
   nlohmann::json offer_selection;  // which offer row the run launches, and why (null: not known)
+  nlohmann::json timing_overrides = nlohmann::json::object();  // spec timings the run replaced (run_options)
 };
 
 // Appends records line by line, flushing each, so that an interrupted run leaves every
