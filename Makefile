@@ -2,7 +2,7 @@
 PRESET ?= dev
 NEOGRADE := build/$(PRESET)/app/neograde
 
-.PHONY: all deps configure build demo test gpu-smoke-check fuzz-test clean
+.PHONY: all deps configure build demo test test-under-load gpu-smoke-check fuzz-test clean
 
 all: build
 
@@ -27,6 +27,15 @@ test: deps
 	@cmake --build --preset asan
 	ctest --preset asan
 	@$(MAKE) --no-print-directory gpu-smoke-check
+
+# The same suite with two CPU-bound processes beside it, RUNS times (default 3): a test that
+# depends on the machine's speed shows up as a different verdict (scripts/test-under-load).
+RUNS ?= 3
+test-under-load: DEPS_TARGET = test
+test-under-load: deps
+	@cmake --preset asan >/dev/null
+	@cmake --build --preset asan
+	@scripts/test-under-load $(RUNS)
 
 gpu-smoke-check:
 	@cmake -S gpu_smoke -B build/gpu_smoke -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
