@@ -647,7 +647,9 @@ void render_provider(std::ostringstream& out, const provider_view& v) {
   const auto& card = *v.card;
   out << "<section class=\"provider\" id=\"" << v.anchor << "\" data-provider=\"" << esc(v.id) << "\">\n<h2>"
       << esc(v.label) << (v.fictional ? " (fictional)" : "") << "</h2>\n";
-  out << "<div class=\"banner " << v.source << "\"><p>" << esc(provenance_of(v)) << "</p></div>\n";
+  out << "<div class=\"banner " << v.source << "\"><p>" << esc(provenance_of(v)) << "</p>";
+  if (const auto t = timing_overrides_summary(card); !t.empty()) out << "<p class=\"timings\">Timings " << esc(t) << "</p>";
+  out << "</div>\n";
   render_facts(out, v);
   render_measurements(out, card);
   render_categories(out, card);

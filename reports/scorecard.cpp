@@ -245,6 +245,17 @@ std::string transparency_summary(const nlohmann::json& card) {
   return out;
 }
 
+std::string timing_overrides_summary(const nlohmann::json& card) {
+  if (!card.is_object() || !card.contains("timing_overrides")) return {};
+  const auto& t = card["timing_overrides"];
+  if (!t.is_object() || t.empty()) return {};
+  std::string what;
+  for (const auto& [name, v] : t.items())
+    what += (what.empty() ? "" : "; ") + name + " " + (v.is_object() ? v.value("value", nlohmann::json()).dump() : v.dump()) +
+            " s (spec: " + (v.is_object() ? v.value("spec", nlohmann::json()).dump() : "?") + " s)";
+  return "non-standard, set by the user: " + what + "; not comparable with a run under the spec's timings";
+}
+
 std::string provenance_banner(const nlohmann::json& card) {
   const auto source = fields::text(card, "source");
   const auto name = fields::text(fields::at(card, "provider"), "display_name");
@@ -271,13 +282,7 @@ std::string render_markdown(const nlohmann::json& card) {
   md << "| Provider | " << p.value("display_name", "") << " (`" << p.value("id", "") << "`, " << p.value("kind", "") << ") |\n";
   if (const auto t = transparency_summary(card); !t.empty()) md << "| Transparency | " << md_escape(t) << " |\n";
   md << "| Source | " << card.value("source", "") << " |\n";
-  if (const auto& t = card.value("timing_overrides", nlohmann::json::object()); t.is_object() && !t.empty()) {
-    std::string what;
-    for (const auto& [name, v] : t.items())
-      what += (what.empty() ? "" : "; ") + name + " " + (v.is_object() ? v.value("value", nlohmann::json()).dump() : v.dump()) +
-              " s (spec: " + (v.is_object() ? v.value("spec", nlohmann::json()).dump() : "?") + " s)";
-    md << "| Timings | **non-standard, set by the user: " << md_escape(what) << "**; not comparable with a run under the spec's timings |\n";
-  }
+  if (const auto t = timing_overrides_summary(card); !t.empty()) md << "| Timings | **" << md_escape(t) << "** |\n";
   md << "| Spec | " << p.value("id", "") << " " << card.value("spec_version", "") << ", API " << md_escape(p.value("api_version", "")) << " |\n";
   md << "| Suite | neograde " << card.value("suite_version", "") << " |\n";
   md << "| Run | `" << card.value("run_id", "") << "`, " << card.value("started_at", "") << (card.value("complete", false) ? "" : " (interrupted)") << " |\n";

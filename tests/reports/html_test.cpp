@@ -171,6 +171,14 @@ TEST(HtmlReport, DeliberateEvidenceIsLabelled) {
   EXPECT_EQ(page.find("deliberately invalid", page.find("deliberately invalid") + 1), std::string::npos);  // only the marked one
 }
 
+// A run under timings the user replaced says so under its banner.
+TEST(HtmlReport, ReplacedTimingsAreShown) {
+  auto c = card("p", "P", {});
+  EXPECT_EQ(render_html({c}, "now").find("non-standard"), std::string::npos);
+  c["timing_overrides"] = {{"time_to_gone_s", {{"value", 20}, {"spec", 300}}}};
+  EXPECT_NE(render_html({c}, "now").find("non-standard, set by the user: time_to_gone_s 20 s (spec: 300 s)"), std::string::npos);
+}
+
 TEST(HtmlReport, LargeBodiesAreCut) {
   auto o = outcome("a.x.y", "high", "fail");
   o["evidence"] = json::array({exchange("https://api.p.example/v1", std::string(10000, 'z'))});

@@ -14,6 +14,10 @@ namespace neograde::reports {
 // Weighted score, tier and counts of one run.
 [[nodiscard]] nlohmann::json build_scorecard(const run_record& run);
 
+// The timings a user replaced for the run (--time-to-running, --time-to-gone), as one line that
+// says the run is not comparable with a standard one; "" for a run under the spec's timings.
+[[nodiscard]] std::string timing_overrides_summary(const nlohmann::json& scorecard);
+
 // The provenance banner every output carries: EMULATED, REPLAY or LIVE, and what that means.
 [[nodiscard]] std::string provenance_banner(const nlohmann::json& scorecard);
 
