@@ -158,6 +158,12 @@ call_result interpret_response(const provider_spec& spec, const operation_spec* 
 
 namespace {
 
+// A decimal string as a JSON integer ("18026" -> 18026); any other text stays a string.
+nlohmann::json as_json_integer(const std::string& text) {
+  if (text.empty() || text.size() >= 19 || text.find_first_not_of("0123456789") != std::string::npos) return text;
+  return std::stoll(text);
+}
+
 // Options that do not retry a 503 the spec reads as a provider condition: Verda answers "Not
 // enough resources to deploy ..." with 503, and a retry half a second later finds no more
 // capacity (the caller decides what a capacity refusal means). Every other 429 and 503 is retried.
@@ -317,9 +323,7 @@ call_result provider_client::call(operation_id id, const template_vars& given, a
     auto body_vars = vars;
     if (const auto f = spec_.instance_fields.find("id"); f != spec_.instance_fields.end() && f->second.as_integer)
       if (const auto it = body_vars.find("id"); it != body_vars.end() && it->second.is_string())
-        if (const auto& t = it->second.get_ref<const std::string&>();
-            !t.empty() && t.size() < 19 && t.find_first_not_of("0123456789") == std::string::npos)
-          it->second = std::stoll(t);
+        it->second = as_json_integer(it->second.get<std::string>());
     req.body = dump_json(render_body(*op->body, body_vars));
     req.headers.emplace_back("Content-Type", "application/json");
   }
@@ -775,11 +779,7 @@ template_vars provider_client::launch_vars(const launch_request& req) const {
   // One the catalogue types as an integer (Hyperbolic's gpuCount) is sent as one.
   for (const auto& [k, v] : req.params) {
     const auto f = spec_.offer_fields.find(k);
-    if (f != spec_.offer_fields.end() && f->second.as_integer && !v.empty() && v.size() < 19 &&
-        v.find_first_not_of("0123456789") == std::string::npos)
-      vars[k] = std::stoll(v);
-    else
-      vars[k] = v;
+    vars[k] = f != spec_.offer_fields.end() && f->second.as_integer ? as_json_integer(v) : nlohmann::json(v);
   }
   vars["instance_type"] = req.instance_type;
   vars["name"] = req.name;

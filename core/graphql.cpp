@@ -151,17 +151,20 @@ class parser {
     }
   }
 
-  nlohmann::json arguments(int depth) {
-    nlohmann::json args = nlohmann::json::object();
-    expect('(');
-    while (!peek(')')) {
+  nlohmann::json arguments(int depth) { return members('(', ')', depth, false, "unterminated arguments"); }
+
+  // name: value pairs between `open` and `close`: a field's arguments, or an input object.
+  nlohmann::json members(char open, char close, int depth, bool constant, const char* unterminated) {
+    nlohmann::json out = nlohmann::json::object();
+    expect(open);
+    while (!peek(close)) {
       const auto key = name();
       expect(':');
-      args[key] = value(depth + 1, false);
-      if (pos_ >= s_.size()) fail("unterminated arguments");
+      out[key] = value(depth + 1, constant);
+      if (pos_ >= s_.size()) fail(unterminated);
     }
-    expect(')');
-    return args;
+    expect(close);
+    return out;
   }
 
   nlohmann::json value(int depth, bool constant) {
@@ -185,18 +188,7 @@ class parser {
       expect(']');
       return list;
     }
-    if (c == '{') {
-      expect('{');
-      nlohmann::json object = nlohmann::json::object();
-      while (!peek('}')) {
-        const auto key = name();
-        expect(':');
-        object[key] = value(depth + 1, constant);
-        if (pos_ >= s_.size()) fail("unterminated object");
-      }
-      expect('}');
-      return object;
-    }
+    if (c == '{') return members('{', '}', depth, constant, "unterminated object");
     const auto word = name();
     if (word == "true") return true;
     if (word == "false") return false;
