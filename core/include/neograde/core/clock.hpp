@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -29,5 +30,21 @@ class run_clock {
 
 // steady_clock and this_thread::sleep_for.
 [[nodiscard]] run_clock& real_clock();
+
+// Time that moves only when someone sleeps on it, and never by itself. A test gives the same
+// virtual clock to a run and to the emulator it runs against: boots, polls, deadlines, retries
+// and rate-limit refills then come out the same at any machine speed, and nothing really waits.
+// Safe to read from the emulator's thread while the run's thread sleeps.
+class virtual_clock final : public run_clock {
+ public:
+  [[nodiscard]] time_point now() override { return start_ + std::chrono::nanoseconds(elapsed_ns_.load()); }
+  void sleep(std::chrono::milliseconds d) override {
+    if (d.count() > 0) elapsed_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+  }
+
+ private:
+  time_point start_ = std::chrono::steady_clock::now();
+  std::atomic<long long> elapsed_ns_{0};
+};
 
 }  // namespace neograde
