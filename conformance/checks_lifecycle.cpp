@@ -58,6 +58,8 @@ class scenario {
     }
     try {
       steps();
+    } catch (const stop_requested&) {
+      throw;  // the runner marks what the stop left undecided
     } catch (const std::exception& e) {
       skip_all(outcome::errored, std::string("the harness failed: ") + e.what());
     }

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <set>
 
 namespace neograde::conformance {
 
@@ -198,8 +199,15 @@ run_report run(const provider_spec& spec, const run_options& options) {
   report.time_scale = client.target_is_emulator() ? client.emulator_time_scale() : 1.0;
   if (options.on_start) options.on_start(report.source, report.time_scale, selection);
 
-  detail::context ctx{spec, options, client, second ? &*second : nullptr, report.time_scale, client.target_is_emulator(),
-                      {}, report.measurements, error_oracle(spec), {}, {}, "", "", "", "", nullptr, {}, clock};
+  detail::context ctx{.spec = spec,
+                      .opts = options,
+                      .client = client,
+                      .second = second ? &*second : nullptr,
+                      .scale = report.time_scale,
+                      .emulated = client.target_is_emulator(),
+                      .measurements = report.measurements,
+                      .errors = error_oracle(spec),
+                      .clock = clock};
   // Spending: the permission, live mode's budget and journal, and the pre-check before any create.
   const bool live = is_live_target(options.base_url, options.treat_as_live);
   ctx.spend = spend_permission_for(options.base_url, options.allow_spend, options.treat_as_live);
@@ -287,6 +295,16 @@ run_report run(const provider_spec& spec, const run_options& options) {
     report.stop_signal = e.signal;
   } catch (const std::exception& e) {
     report.stopped = std::string("error after ") + last_check + ": " + e.what();
+  }
+  // A stopped run decides the rest at once, before teardown (which a second kill may cut
+  // short): what was decided stays, and every check it did not get to is errored (not graded),
+  // never a provider failure. The leak check is teardown's own.
+  if (report.stopped) {
+    std::set<std::string> decided;
+    for (const auto& o : report.outcomes) decided.insert(o.check_id);
+    const std::string why = (report.stop_signal != 0 ? "interrupted: " : "not decided: the run ended early: ") + *report.stopped;
+    for (const auto& d : catalogue())
+      if (d.id != leftovers_id && !decided.contains(d.id)) ctx.emit(detail::make(d.id, outcome::errored, why));
   }
   teardown(ctx);
   report.measurements["spend"] = {{"live", live},

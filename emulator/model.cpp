@@ -20,6 +20,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <sstream>
 #include <thread>
 #include <ctime>
 
@@ -34,6 +35,7 @@ struct emu_instance {
   std::string region;
   std::vector<std::string> ssh_keys;
   std::string ip;
+  std::vector<std::string> ports;  // container ports the launch asked to publish: "10022/tcp"
   clock::time_point boot_done;
   std::optional<clock::time_point> terminated_at;
   std::optional<clock::time_point> restart_until;
@@ -313,7 +315,41 @@ struct provider_model::impl {
     write_field(obj, f, "region", i.region);
     write_field(obj, f, "instance_type", quirk("wrong_type_delivered") ? other_type(i.type) : i.type);
     write_field(obj, f, "ssh_key_names", i.ssh_keys);
+    // Published ports beside the template's, Docker-style: {"10022/tcp": [{"HostIp", "HostPort"}]},
+    // each on a host port of its own.
+    if (const auto* ports = find_pointer(spec.emulator, "/published_ports"); ports != nullptr && !i.ports.empty()) {
+      const auto into = ports->at("into").get<std::string>();
+      auto map = find_pointer(obj, into) != nullptr ? *find_pointer(obj, into) : nlohmann::json::object();
+      long host = ports->value("first_host_port", 41235L);
+      for (const auto& port : i.ports)
+        map[port] = nlohmann::json::array({{{"HostIp", "0.0.0.0"}, {"HostPort", std::to_string(host++)}}});
+      set_pointer(obj, into, std::move(map));
+    }
     return obj;
+  }
+
+  // The container ports a launch body asks to publish, as Docker's `-p [host:]container[/proto]`
+  // options in the spec's emulator.published_ports.from (Vast.ai's env: an object whose keys are
+  // the options, as the official CLI and dstack send it, or one string of them).
+  [[nodiscard]] std::vector<std::string> requested_ports(const nlohmann::json& body) const {
+    std::vector<std::string> out;
+    const auto* ports = find_pointer(spec.emulator, "/published_ports");
+    const auto* from = ports != nullptr ? find_pointer(body, ports->at("from").get<std::string>()) : nullptr;
+    if (from == nullptr) return out;
+    std::string options;
+    if (from->is_string()) options = from->get<std::string>();
+    else if (from->is_object())
+      for (const auto& [key, _] : from->items()) options += " " + key;
+    std::istringstream words(options);
+    for (std::string word; words >> word;) {
+      if (word != "-p" || !(words >> word)) continue;
+      const auto colon = word.rfind(':');
+      auto port = colon == std::string::npos ? word : word.substr(colon + 1);
+      if (port.empty() || !std::isdigit(static_cast<unsigned char>(port.front()))) continue;
+      if (port.find('/') == std::string::npos) port += "/tcp";
+      if (std::find(out.begin(), out.end(), port) == out.end()) out.push_back(port);
+    }
+    return out;
   }
 
   nlohmann::json render_key(const emu_key& k) const {
@@ -867,6 +903,8 @@ struct provider_model::impl {
     inst.type = type_name;
     inst.region = region;
     if (!key_name.empty()) inst.ssh_keys.push_back(key_name);
+    if (vars.contains("published_ports"))
+      for (const auto& p : vars.at("published_ports")) inst.ports.push_back(p.get<std::string>());
     inst.ip = opts.instance_address.empty() ? "198.51.100." + std::to_string(next_ip++ % 250 + 1)  // RFC 5737
                                                  : opts.instance_address;
     inst.boot_done = now + scaled(emu_number("boot_s", 0));
@@ -1227,6 +1265,7 @@ struct provider_model::impl {
         return issue_token(req, now);
 
     if (auto r = static_route(req.method, rel, true)) return *r;
+    if (auto r = static_graphql(req, rel)) return *r;
     auto tenant_index = authenticate(req, rel, raw_query, now);
     // A public catalogue is served to a request without credentials (it reads no account's data).
     if (!tenant_index && !credentials_presented(req, raw_query) && anonymous_operation(req, rel)) tenant_index = 0;
@@ -1339,10 +1378,14 @@ struct provider_model::impl {
       }
       if (op->body)
         for (auto& [k, v] : vars_from_body(*op->body, *body)) vars.emplace(k, v);
+      if (op->id == operation_id::launch) vars["published_ports"] = requested_ports(*body);
     }
 
     auto r = serve(*op, acct, vars, now, raw_query);
-    if (graphql_root) r = selected(filtered(std::move(r), *op, *graphql_root, body->value("variables", nlohmann::json::object())), *graphql_root);
+    if (graphql_root) {
+      r = selected(filtered(std::move(r), *op, *graphql_root, body->value("variables", nlohmann::json::object())), *graphql_root);
+      if (auto operation = client_operation(*body); operation && r.status == 200) r = with_static_roots(std::move(r), *operation);
+    }
     return r;
   }
 
@@ -1374,8 +1417,8 @@ struct provider_model::impl {
     return r;
   }
 
-  // The root field a client's GraphQL request asks for by the operation's name.
-  static std::optional<graphql::field> client_root_field(const operation_spec& op, const nlohmann::json& body) {
+  // The GraphQL operation a client's request runs (by operationName, else its only one).
+  static std::optional<graphql::operation> client_operation(const nlohmann::json& body) {
     const auto* q = find_pointer(body, "/query");
     if (q == nullptr || !q->is_string()) return std::nullopt;
     auto parsed = graphql::parse(q->get_ref<const std::string&>());
@@ -1383,9 +1426,45 @@ struct provider_model::impl {
     const auto* name = find_pointer(body, "/operationName");
     const auto* operation = parsed.doc->find(name != nullptr && name->is_string() ? name->get<std::string>() : std::string());
     if (operation == nullptr) return std::nullopt;
+    return *operation;
+  }
+
+  // The root field a client's GraphQL request asks for by the operation's name.
+  static std::optional<graphql::field> client_root_field(const operation_spec& op, const nlohmann::json& body) {
+    const auto operation = client_operation(body);
+    if (!operation) return std::nullopt;
     for (const auto& f : operation->selections)
       if (f.name == *op.graphql_operation) return f;
     return std::nullopt;
+  }
+
+  // The root fields of `operation` that emulator.graphql_roots serves from static catalogue data
+  // (RunPod's countryCodes, dataCenters and cpuFlavors), written into `data` as selected.
+  void add_static_roots(nlohmann::json& data, const graphql::operation& operation) const {
+    const auto* roots = find_pointer(spec.emulator, "/graphql_roots");
+    if (roots == nullptr) return;
+    for (const auto& f : operation.selections)
+      if (roots->contains(f.name)) data[f.response_key()] = graphql::select(roots->at(f.name), f.selections);
+  }
+
+  // A GraphQL request for static catalogue roots alone (gpuhunt's `query CpuDataCenters {
+  // dataCenters { id listed } }`): answered as a public catalogue is, with or without a key.
+  [[nodiscard]] std::optional<http::response> static_graphql(const http::request& req, const std::string& rel) const {
+    const auto* roots = find_pointer(spec.emulator, "/graphql_roots");
+    if (roots == nullptr || req.method != "POST") return std::nullopt;
+    const bool graphql_path = std::any_of(spec.operations.begin(), spec.operations.end(), [&](const auto& entry) {
+      std::map<std::string, std::string> p;
+      return entry.second.graphql_operation && entry.second.method == "POST" && matches(entry.second.path, rel, p);
+    });
+    if (!graphql_path) return std::nullopt;
+    const auto body = parse_json(req.body, 64);
+    const auto operation = body && body->is_object() ? client_operation(*body) : std::nullopt;
+    if (!operation || operation->type != "query" || operation->selections.empty()) return std::nullopt;
+    for (const auto& f : operation->selections)
+      if (!roots->contains(f.name)) return std::nullopt;
+    nlohmann::json data = nlohmann::json::object();
+    add_static_roots(data, *operation);
+    return json_response(200, nlohmann::json{{"data", std::move(data)}});
   }
 
   // The variable the spec's own query passes as each argument of the operation's root field.
@@ -1411,6 +1490,15 @@ struct provider_model::impl {
     for (const auto& [arg, variable] : graphql_argument_variables.at(op.id))
       if (resolved.contains(arg)) variables[variable] = resolved.at(arg);
     return variables;
+  }
+
+  // A GraphQL answer with the static roots the client asked for beside the operation's own.
+  http::response with_static_roots(http::response r, const graphql::operation& operation) const {
+    auto doc = nlohmann::json::parse(r.body, nullptr, false);
+    if (!doc.is_object() || !doc.contains("data") || !doc["data"].is_object()) return r;
+    add_static_roots(doc["data"], operation);
+    r.body = doc.dump();
+    return r;
   }
 
   // A GraphQL answer cut down to the fields the client selected, under its aliases.

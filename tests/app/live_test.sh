@@ -80,6 +80,16 @@ case "$case_name" in
     grep -q '"check_id":"lifecycle.run.nothing_left_behind".*"outcome":"pass"' out/results.jsonl ||
       fail "no passing leak check in results.jsonl"
     grep -q '"stopped":"stopped by SIGINT after ' out/results.jsonl || fail "results.jsonl does not say where the run stopped"
+    # What was decided stays; the wait the signal cut short, and every check after it, is errored
+    # "interrupted" (not graded), never a provider failure; every check has its line.
+    grep -q '"check_id":"lifecycle.instance.launch_returns_id".*"outcome":"pass"' out/results.jsonl ||
+      fail "the launch decided before the signal is not in results.jsonl"
+    grep -q '"check_id":"lifecycle.instance.reaches_running".*"outcome":"errored".*"reason":"interrupted: stopped by SIGINT' out/results.jsonl ||
+      fail "the interrupted wait is not errored \"interrupted\": $(grep reaches_running out/results.jsonl)"
+    if grep -q '"outcome":"fail"' out/results.jsonl; then fail "a stopped run graded a provider failure: $(grep '"outcome":"fail"' out/results.jsonl)"; fi
+    checks=$("$neograde" checks --format json | grep -o '"id":' | wc -l)
+    decided=$(grep -o '"check_id":"[^"]*"' out/results.jsonl | sort -u | wc -l)
+    [ "$decided" -eq "$checks" ] || fail "results.jsonl decides $decided of the $checks checks"
     grep -q '"event":"deleted".*-lc"' "$journal" || fail "the journal has no confirmed deletion"
     ;;
   sigterm_during_terminate)

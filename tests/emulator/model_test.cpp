@@ -486,6 +486,39 @@ TEST(ModelLeniency, VastServesItsPublicSearchAndTrailingSlashes) {
 
 
 
+// The ports a launch asks Vast.ai to publish, as Docker -p options in env (dstack asks for
+// `-p 10022:10022` and reads ports['10022/tcp'][0]['HostPort'], finding VAST-ports), are in the
+// instance's ports map beside SSH's 22/tcp, each on a host port of its own.
+TEST(ModelLeniency, VastPublishesThePortsALaunchAsksFor) {
+  const auto& spec = test::spec("vastai");
+  bearer_model m(spec);
+  // A Vast.ai offer is one machine: each launch rents another.
+  std::vector<std::string> asks;
+  for (const auto& t : spec.emulator.at("instance_types")) asks.push_back("/api/v0/asks/" + t.at("name").get<std::string>() + "/");
+  ASSERT_GE(asks.size(), 3u);
+  for (const auto& env : {json{{"-p 10022:10022", "1"}, {"-e FOO", "bar"}}, json("-e FOO=bar -p 10022:10022 -p 8080/udp")}) {
+    auto launched = m.call("PUT", asks.at(env.is_string() ? 1 : 0),
+                           json{{"image", "vastai/base-image"}, {"label", "ports"}, {"env", env}}.dump());
+    ASSERT_EQ(launched.status, 200) << launched.body;
+    const auto id = json::parse(launched.body)["new_contract"].dump();
+    auto got = m.call("GET", "/api/v0/instances/" + id + "/");
+    ASSERT_EQ(got.status, 200) << got.body;
+    const auto ports = json::parse(got.body)["instances"]["ports"];
+    ASSERT_TRUE(ports.contains("10022/tcp")) << ports;
+    EXPECT_TRUE(ports.contains("22/tcp")) << ports;
+    const auto host = ports["10022/tcp"][0]["HostPort"].get<std::string>();
+    EXPECT_NE(host, ports["22/tcp"][0]["HostPort"].get<std::string>());
+    EXPECT_EQ(ports.contains("8080/udp"), env.is_string()) << ports;
+    EXPECT_FALSE(ports.contains("FOO/tcp")) << "an environment variable is not a port: " << ports;
+  }
+  // Without a request, the template's map alone.
+  auto plain = m.call("PUT", asks.at(2), R"({"image": "vastai/base-image", "label": "plain"})");
+  ASSERT_EQ(plain.status, 200) << plain.body;
+  auto got = m.call("GET", "/api/v0/instances/" + json::parse(plain.body)["new_contract"].dump() + "/");
+  EXPECT_EQ(json::parse(got.body)["instances"]["ports"].size(), 1u) << got.body;
+}
+
+
 // Cudo's key endpoints, which its own Python client and dstack's back-end call (finding
 // CUDO-sshkeys): served from static routes, with credentials only.
 TEST(ModelLeniency, CudoServesItsKeyEndpoints) {
@@ -548,4 +581,49 @@ TEST(ModelGraphql, GpuTypesFilteredByTheClientsId) {
   EXPECT_EQ(post("query { gpuTypes(input: {id: \"" + id + "\"}) { id } }"), json::array({{{"id", id}}}));
   EXPECT_EQ(post("query G($id: String) { gpuTypes(input: {id: $id}) { id } }", {{"id", id}}), json::array({{{"id", id}}}));
   EXPECT_EQ(post("query { gpuTypes(input: {id: \"Not a GPU\"}) { id } }"), json::array());
+}
+
+// gpuhunt reads RunPod's catalogue with the queries below, all without an API key: the catalogue
+// roots beside gpuTypes (countryCodes, dataCenters, cpuFlavors), alone or together, and each
+// type's lowestPrice and cluster fields (finding RPG-selection).
+TEST(ModelGraphql, CatalogueRootsAndLowestPriceAsGpuhuntReadsThem) {
+  bearer_model m(test::spec("runpod-graphql"));
+  auto anonymous = [&](const std::string& query, const json& variables = json::object()) {
+    auto r = m.call("POST", m.model.base_path() + "/graphql", json{{"query", query}, {"variables", variables}}.dump(), "");
+    EXPECT_EQ(r.status, 200) << query << ": " << r.body;
+    return json::parse(r.body)["data"];
+  };
+  // gpu_types_query
+  const auto types = anonymous(R"(query GpuTypes { countryCodes dataCenters { id name listed __typename }
+      gpuTypes { maxGpuCount id displayName memoryInGb secureCloud communityCloud __typename } })");
+  ASSERT_TRUE(types["countryCodes"].is_array()) << types;
+  EXPECT_FALSE(types["countryCodes"].empty());
+  ASSERT_FALSE(types["dataCenters"].empty()) << types;
+  EXPECT_EQ(types["dataCenters"][0].size(), 3u) << "id, name and listed, as selected: " << types["dataCenters"][0];
+  EXPECT_TRUE(types["dataCenters"][0]["listed"].is_boolean());
+  EXPECT_FALSE(types["gpuTypes"].empty());
+  EXPECT_TRUE(types["gpuTypes"][0]["maxGpuCount"].is_number_integer());
+  // query_pod_types, with lowestPrice's input as a variable
+  const auto pods = anonymous(R"(query GpuTypes($lowestPriceInput: GpuLowestPriceInput, $gpuTypesInput: GpuTypeFilter) {
+      gpuTypes(input: $gpuTypesInput) { lowestPrice(input: $lowestPriceInput) { minimumBidPrice uninterruptablePrice
+      minVcpu minMemory stockStatus } id nodeGroupDatacenters { id } clusterPrice securePrice communityPrice memoryInGb } })",
+                              {{"gpuTypesInput", {{"cluster", false}}}, {"lowestPriceInput", {{"gpuCount", 2}, {"dataCenterId", "US-KS-2"}}}});
+  ASSERT_FALSE(pods["gpuTypes"].empty()) << pods;
+  for (const auto& t : pods["gpuTypes"]) {
+    ASSERT_TRUE(t["lowestPrice"].is_object()) << t;
+    EXPECT_EQ(t["lowestPrice"].size(), 5u) << t["lowestPrice"];
+    EXPECT_TRUE(t["lowestPrice"]["minVcpu"].is_number()) << t;
+    EXPECT_TRUE(t["nodeGroupDatacenters"].is_array()) << t;
+    EXPECT_TRUE(t.contains("clusterPrice")) << t;
+  }
+  // cpu_data_centers_query and query_cpu_flavors: roots alone, no operation of the spec
+  const auto dcs = anonymous("query CpuDataCenters { dataCenters { id listed } }");
+  EXPECT_EQ(dcs.size(), 1u) << dcs;
+  EXPECT_EQ(dcs["dataCenters"].size(), types["dataCenters"].size());
+  const auto flavors = anonymous(R"(query CpuFlavors($dataCenterId: String!) { cpuFlavors { id displayName
+      specifics(input: { dataCenterId: $dataCenterId }) { stockStatus securePrice } } })", {{"dataCenterId", "US-KS-2"}});
+  EXPECT_TRUE(flavors["cpuFlavors"].is_array()) << flavors;
+  // A root the spec does not serve is not answered as if it were a catalogue root.
+  auto mixed = m.call("POST", m.model.base_path() + "/graphql", json{{"query", "query { dataCenters { id } myself { id } }"}}.dump(), "");
+  EXPECT_EQ(mixed.status, 401) << mixed.body;
 }
