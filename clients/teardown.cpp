@@ -46,6 +46,7 @@ teardown_result terminate_and_confirm(provider_client& client, std::vector<teard
     std::map<std::string, teardown_target> pending;
     std::map<std::string, std::string> last_status;
     std::map<std::string, exchange> last_read;
+    std::map<std::string, int> unsettled;  // polls in a row whose reads cannot end the wait
     for (const auto& [id, t] : targets) {
       if (listed.value) {
         auto it = std::find_if(listed.value->begin(), listed.value->end(), [&id = id](const instance& i) { return i.id == id; });
@@ -85,23 +86,37 @@ teardown_result terminate_and_confirm(provider_client& client, std::vector<teard
         }
         auto g = client.get(it->first);
         last_read[it->first] = g.call.evidence;
+        const bool read_gone = answers_gone(client.spec(), g.call) || (g.value && g.value->state == instance_state::terminated);
         if (auto listed_as = still_listed.find(it->first); listed_as != still_listed.end()) {
-          last_status[it->first] = "listed as \"" + listed_as->second.provider_status + "\"";
+          last_status[it->first] = "listed as \"" + listed_as->second.provider_status + "\"" + (read_gone ? " though get reads it gone" : "");
+          const bool ghost = has_get && read_gone;
+          unsettled[it->first] = ghost || listed_as->second.state == instance_state::unknown ? unsettled[it->first] + 1 : 0;
           ++it;
           continue;
         }
-        if (answers_gone(client.spec(), g.call) || (g.value && g.value->state == instance_state::terminated)) {
+        if (read_gone) {
           out.confirmed.push_back({it->first, it->second.name, g.value ? g.value->provider_status : "gone (" + g.call.describe() + ")"});
           client.ledger().deleted(it->first, it->second.name);
           it = pending.erase(it);
           continue;
         }
         last_status[it->first] = g.value ? g.value->provider_status : g.call.describe();
+        unsettled[it->first] = g.value && g.value->state == instance_state::unknown ? unsettled[it->first] + 1 : 0;
         ++it;
       }
       if (pending.empty()) break;
       const auto waited = clock.now() - started;
       if (waited >= options.confirm_within) break;
+      if (options.give_up_after_polls > 0 && std::all_of(pending.begin(), pending.end(), [&](const auto& p) {
+            return unsettled[p.first] >= options.give_up_after_polls;
+          })) {
+        for (const auto& [id, t] : pending) {
+          if (!resent) (void)client.terminate(id);  // once more, in case the first was dropped
+          last_status[id] += " (" + std::to_string(unsettled[id]) +
+                             " polls in a row, which cannot end in gone: neograde stopped waiting)";
+        }
+        break;
+      }
       // Halfway, terminate again: a terminate sent while booting may have been dropped.
       if (!resent && waited >= options.confirm_within / 2) {
         resent = true;

@@ -203,6 +203,54 @@ TEST(Teardown, AGhostIsALeftover) {
   EXPECT_EQ(r.evidence.size(), 1u);
 }
 
+// A ghost (read gone, still listed running) or an undocumented status cannot end in gone:
+// teardown stops after three such polls in a row instead of waiting out the time to gone, and
+// says so; an instance that is merely slow to go (documented words) is waited for (issue 19).
+TEST(Teardown, StopsWaitingForWhatCannotEndInGoneButWaitsForTheSlow) {
+  const auto& spec = test::spec("lambda");
+  struct scenario {
+    emulator::quirk_set quirks;
+    int give_up_after_polls;
+    bool left_behind;
+  };
+  for (const auto& [quirks, give_up, left_behind] :
+       {scenario{{"ghost_after_terminate"}, 3, true}, scenario{{"ghost_after_terminate", "status_words_upper_case"}, 3, true},
+        scenario{{"ghost_after_terminate"}, 0, true}, scenario{{}, 3, false}}) {
+    virtual_clock time;
+    emulator::model_options m;
+    m.api_keys = {"key-one"};
+    m.time_scale = 1;  // the spec's real timings, in virtual time
+    m.quirks = quirks;
+    m.now = [&time] { return time.now(); };
+    emulator::emulator emu(spec, m);
+    emu.start();
+    provider_client c(spec, emu.base_url(), "key-one");
+    ASSERT_TRUE(c.add_ssh_key("k", "ssh-ed25519 AAAA test").value.has_value());
+    auto a = c.launch({"gpu_1x_a10", "us-east-1", "k", "neograde-r4-lc"});
+    ASSERT_TRUE(a.value) << a.call.describe();
+    teardown_options o;
+    o.confirm_within = std::chrono::seconds(300);
+    o.poll = std::chrono::seconds(5);
+    o.clock = &time;
+    o.give_up_after_polls = give_up;
+    const auto started = time.now();
+    auto r = terminate_and_confirm(c, {{*a.value, "neograde-r4-lc"}}, {}, o);
+    const auto waited = std::chrono::duration_cast<std::chrono::seconds>(time.now() - started).count();
+    const auto what = ::testing::PrintToString(quirks) + " give up after " + std::to_string(give_up);
+    ASSERT_EQ(r.leftovers.size(), left_behind ? 1u : 0u) << what;
+    if (!left_behind) {
+      EXPECT_EQ(r.confirmed.size(), 1u) << what;
+      continue;
+    }
+    if (give_up > 0) {
+      EXPECT_LE(waited, 20 + 4 * 5) << what;  // the emulator's 20 s of terminating, then three polls
+      EXPECT_NE(r.leftovers[0].status.find("3 polls in a row"), std::string::npos) << r.leftovers[0].status;
+    } else {
+      EXPECT_GE(waited, 300) << what;
+    }
+  }
+}
+
 // Where the provider has instance tags, every launch carries the run's tag.
 TEST(RunTag, LaunchesCarryTheRunTagWhereTheProviderHasTags) {
   const auto& spec = test::spec("digitalocean");

@@ -23,6 +23,11 @@ struct teardown_options {
   std::chrono::milliseconds poll{5'000};
   bool dry_run = false;  // find and report, terminate nothing
   run_clock* clock = nullptr;  // null: the real one
+  // An instance whose reads cannot settle, polls in a row: an undocumented status word, or read
+  // gone by get while the list still shows it (a ghost). When every instance left is such a one,
+  // teardown stops waiting and reports them (issue 19: decide when the evidence decides).
+  // 0: wait out confirm_within.
+  int give_up_after_polls = 3;
 };
 
 struct teardown_result {
