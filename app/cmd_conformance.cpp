@@ -4,6 +4,8 @@
 #include <neograde/clients/cassette.hpp>
 #include <neograde/clients/spend.hpp>
 #include <neograde/clients/url.hpp>
+#include <neograde/clients/run_names.hpp>
+#include <neograde/clients/stop.hpp>
 #include <neograde/conformance/runner.hpp>
 
 #include <unistd.h>
@@ -93,7 +95,7 @@ command add_conformance(CLI::App& app) {
       replay = std::make_shared<replayer>(std::move(*loaded));
     } else {
       run.base_url = o->base_url.empty() ? spec.base_url : o->base_url;
-      run.run_id = conformance::new_run_id();
+      run.run_id = new_run_id();
     }
     // Before any request: a live run sends the user's variables (a replay the ones it recorded
     // with), and the settings preflight predicts from (apply_run_cli).

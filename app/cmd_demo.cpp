@@ -2,6 +2,7 @@
 #include "run_report.hpp"
 
 #include <neograde/emulator/emulator.hpp>
+#include <neograde/clients/run_names.hpp>
 #include <neograde/reports/compare.hpp>
 #include <neograde/reports/results.hpp>
 #include <neograde/reports/scorecard.hpp>
@@ -59,7 +60,7 @@ command add_demo(CLI::App& app) {
       run.base_url = emu.base_url();
       run.api_key = model.api_keys[0];
       run.second_api_key = model.api_keys[1];
-      run.run_id = conformance::new_run_id();
+      run.run_id = new_run_id();
       run.allow_spend = true;  // loopback: nothing costs money
       const auto dir = out / "providers" / spec.provider.id;
       auto summary = run_and_report(spec, run, dir);

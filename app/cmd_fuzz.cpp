@@ -3,6 +3,8 @@
 
 #include <neograde/clients/spend.hpp>
 #include <neograde/clients/url.hpp>
+#include <neograde/clients/run_names.hpp>
+#include <neograde/clients/stop.hpp>
 #include <neograde/conformance/runner.hpp>
 #include <neograde/core/json_util.hpp>
 #include <neograde/fuzz/api_fuzzer.hpp>
@@ -77,16 +79,19 @@ command add_fuzz(CLI::App& app) {
     if (!o->live.journal.empty()) run.journal = o->live.journal;
     install_stop_handlers();
     run.http.extra_ca_file = o->ca_file;
-    run.run_id = conformance::new_run_id();
+    run.run_id = new_run_id();
 
     std::filesystem::create_directories(o->out);
     const auto path = std::filesystem::path(o->out) / "findings.jsonl";
     std::optional<reports::results_writer> writer;
     run.on_start = [&](result_source source, double scale) {
-      writer.emplace(path, reports::run_header{run.run_id, &spec, source, run.base_url, scale,
-                                               spend_permission_for(run.base_url, run.allow_spend ||
-                                                                    !is_live_target(run.base_url, run.treat_as_live),
-                                                                    run.treat_as_live).allowed});
+      const bool allowed = effective_allow_spend(run.base_url, run.allow_spend, run.treat_as_live);
+      writer.emplace(path, reports::run_header{.run_id = run.run_id,
+                                               .spec = &spec,
+                                               .source = source,
+                                               .base_url = run.base_url,
+                                               .time_scale = scale,
+                                               .allow_spend = spend_permission_for(run.base_url, allowed, run.treat_as_live).allowed});
     };
     run.on_finding = [&](const check_descriptor& d, const check_outcome& f) {
       writer->outcome(d, f);

@@ -5,6 +5,7 @@
 
 #include <neograde/clients/spend.hpp>
 #include <neograde/clients/url.hpp>
+#include <neograde/clients/run_names.hpp>
 #include <neograde/conformance/readiness.hpp>
 #include <neograde/conformance/runner.hpp>
 
@@ -47,7 +48,7 @@ command add_preflight(CLI::App& app) {
     // are conformance's own (apply_run_cli), so preflight predicts the run conformance would make.
     apply_run_cli(run, spec, o->run);
     run.api_key = api_key_or_throw(spec, o->api_key);
-    run.run_id = conformance::new_run_id();
+    run.run_id = new_run_id();
     const auto r = conformance::assess_readiness(spec, run);
     if (o->json) std::cout << r.doc.dump(2) << "\n";
     else

@@ -6,6 +6,7 @@
 
 #include <neograde/clients/journal.hpp>
 #include <neograde/clients/provider_client.hpp>
+#include <neograde/clients/run_names.hpp>
 #include <neograde/clients/spend.hpp>
 #include <neograde/clients/teardown.hpp>
 #include <neograde/clients/url.hpp>
@@ -28,12 +29,6 @@ std::optional<long long> parse_duration(const std::string& text) {
   const long long n = std::stoll(m[1]);
   const std::string unit = m[2];
   return n * (unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : 1);
-}
-
-// What every run names its instances: neograde-<8 hex digits>-<role>.
-bool has_run_prefix(const std::string& name) {
-  static const std::regex prefix("^neograde-[0-9a-f]{8}-.+");
-  return std::regex_match(name, prefix);
 }
 
 }  // namespace
@@ -85,12 +80,12 @@ command add_sweep(CLI::App& app) {
     http.extra_ca_file = o->ca_file;
     provider_client client(spec, base_url, api_key_or_throw(spec, o->api_key), http);
     // Terminating costs nothing; the ledger only journals the deletions.
-    auto ledger = std::make_shared<spend_ledger>(spend_permission{true, ""}, live_rules{true, {}, journal_path, 0},
+    auto ledger = std::make_shared<spend_ledger>(spend_permission{true, ""}, live_rules{.live = true, .journal = journal_path},
                                                  "sweep", spec.provider.id, base_url);
     client.set_spend_ledger(ledger);
     auto first = client.call(operation_id::list_offers);  // the target's identity and time scale
     if (first.transport) throw usage_error("cannot reach " + base_url + ": " + first.describe());
-    const double scale = client.target_is_emulator() ? client.emulator_time_scale() : 1.0;
+    const double scale = client.target_time_scale();
 
     std::vector<std::string> unaged;  // found by name only, with --older-than
     teardown_options t;
@@ -100,7 +95,7 @@ command add_sweep(CLI::App& app) {
     t.poll = std::max(std::chrono::milliseconds(10),
                       std::chrono::milliseconds(static_cast<long long>(spec.timing.poll_interval_s * scale * 1000)));
     auto result = terminate_and_confirm(client, known, [&](const instance& i) {
-      if (!has_run_prefix(i.name) || i.state == instance_state::terminated) return false;
+      if (!is_run_name(i.name) || i.state == instance_state::terminated) return false;
       if (older_than) {
         const bool journaled = std::any_of(known.begin(), known.end(), [&](const auto& k) { return k.id == i.id || k.name == i.name; });
         if (!journaled) unaged.push_back(i.id + " " + i.name);

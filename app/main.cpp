@@ -3,6 +3,7 @@
 #include "commands.hpp"
 
 #include <neograde/clients/spend.hpp>
+#include <neograde/clients/stop.hpp>
 
 #include <iostream>
 #include <map>

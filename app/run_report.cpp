@@ -42,10 +42,15 @@ run_summary run_and_report(const provider_spec& spec, conformance::run_options o
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   const auto started = std::chrono::steady_clock::now();
   options.on_start = [&](result_source source, double scale, const nlohmann::json& selection) {
-    writer.emplace(results_path, reports::run_header{options.run_id, &spec, source, options.base_url, scale,
-                                                     spend_permission_for(options.base_url, options.allow_spend,
-                                                                          options.treat_as_live).allowed,
-                                                     selection, options.timing_overrides});
+    writer.emplace(results_path,
+                   reports::run_header{.run_id = options.run_id,
+                                       .spec = &spec,
+                                       .source = source,
+                                       .base_url = options.base_url,
+                                       .time_scale = scale,
+                                       .allow_spend = spend_permission_for(options.base_url, options.allow_spend, options.treat_as_live).allowed,
+                                       .offer_selection = selection,
+                                       .timing_overrides = options.timing_overrides});
   };
   options.on_outcome = [&](const check_descriptor& d, const check_outcome& o) {
     writer->outcome(d, o);
@@ -106,7 +111,7 @@ void apply_run_cli(conformance::run_options& run, provider_spec& spec, const run
   run.pins = {o.target.instance_type, o.target.region};
   run.second_api_key = o.second_api_key;
   run.http.extra_ca_file = o.ca_file;
-  run.allow_spend = o.allow_spend || !live;
+  run.allow_spend = effective_allow_spend(run.base_url, o.allow_spend, run.treat_as_live);
   run.budget = {o.max_instances, o.live.max_spend_usd};
   if (!o.live.journal.empty()) run.journal = o.live.journal;
   run.probe_rate_limit = o.probe_rate_limit;

@@ -1,6 +1,7 @@
 #include <neograde/clients/provider_client.hpp>
 
 #include <neograde/clients/oracles.hpp>
+#include <neograde/clients/run_names.hpp>
 
 #include <neograde/core/base64.hpp>
 #include <neograde/core/clock.hpp>
@@ -9,6 +10,7 @@
 #include <neograde/core/signing.hpp>
 #include <neograde/core/text.hpp>
 #include <neograde/clients/url.hpp>
+#include <neograde/clients/stop.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -91,13 +93,6 @@ std::string var_text(const template_vars& vars, const char* name) {
   auto it = vars.find(name);
   if (it == vars.end()) return {};
   return it->second.is_string() ? it->second.get<std::string>() : it->second.dump();
-}
-
-// "neograde-<run-id>" from a name "neograde-<run-id>-<role>"; "neograde" for any other name.
-std::string run_tag_of(const std::string& name) {
-  if (!name.starts_with("neograde-")) return "neograde";
-  const auto end = name.find('-', 9);
-  return end == std::string::npos ? "neograde" : name.substr(0, end);
 }
 
 

@@ -2,11 +2,7 @@
 #include <neograde/clients/spend.hpp>
 #include <neograde/clients/url.hpp>
 
-#include <signal.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +13,15 @@ namespace neograde {
 bool is_live_target(const std::string& base_url, bool treat_as_live) {
   const auto url = http::parse_url(base_url);
   return treat_as_live || !url || !http::is_loopback(*url);
+}
+
+double billed_seconds_estimate(double time_to_running_s, double time_to_gone_s, double extra_hold_s) {
+  constexpr double hold_s = 900;
+  return time_to_running_s + hold_s + extra_hold_s + time_to_gone_s;
+}
+
+bool effective_allow_spend(const std::string& base_url, bool allow_spend_flag, bool treat_as_live) {
+  return allow_spend_flag || !is_live_target(base_url, treat_as_live);
 }
 
 spend_permission spend_permission_for(const std::string& base_url, bool allow_spend_flag, bool treat_as_live) {
@@ -203,45 +208,5 @@ double spend_ledger::committed_usd() const {
   std::lock_guard lock(mu_);
   return committed_;
 }
-
-// ---- stop requests -------------------------------------------------------------------------
-
-namespace {
-std::atomic<int> received{0};
-std::atomic<int> teardown_depth{0};
-
-extern "C" void on_stop_signal(int sig) {
-  int expected = 0;
-  if (received.compare_exchange_strong(expected, sig)) {
-    constexpr char msg[] = "\nneograde: stopping: tearing down what this run created (wait; kill -9 leaves it to `neograde sweep`)\n";
-    (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
-  } else {
-    constexpr char msg[] = "\nneograde: teardown in progress, not stopping it: instances would stay billed\n";
-    (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
-  }
-}
-}  // namespace
-
-void install_stop_handlers() {
-  struct sigaction sa {};
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
-  ::sigaction(SIGINT, &sa, nullptr);
-  ::sigaction(SIGTERM, &sa, nullptr);
-}
-
-int stop_signal() noexcept { return received.load(); }
-
-stop_requested::stop_requested(int sig)
-    : std::runtime_error(std::string("stopped by ") + (sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal")),
-      signal(sig) {}
-
-void throw_if_stop_requested() {
-  if (const int sig = received.load(); sig != 0 && teardown_depth.load() == 0) throw stop_requested(sig);
-}
-
-teardown_scope::teardown_scope() { ++teardown_depth; }
-teardown_scope::~teardown_scope() { --teardown_depth; }
 
 }  // namespace neograde

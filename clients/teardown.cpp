@@ -1,4 +1,5 @@
 #include <neograde/clients/teardown.hpp>
+#include <neograde/clients/stop.hpp>
 
 #include <neograde/core/json_util.hpp>
 

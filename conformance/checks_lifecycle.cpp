@@ -6,6 +6,7 @@
 #include "context.hpp"
 
 #include <neograde/clients/teardown.hpp>
+#include <neograde/clients/stop.hpp>
 #include <neograde/core/json_util.hpp>
 
 #include <algorithm>

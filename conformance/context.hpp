@@ -3,7 +3,9 @@
 
 #include <neograde/clients/oracles.hpp>
 #include <neograde/clients/provider_client.hpp>
+#include <neograde/clients/run_names.hpp>
 #include <neograde/clients/spend.hpp>
+#include <neograde/clients/stop.hpp>
 #include <neograde/conformance/runner.hpp>
 #include <neograde/core/json_schema.hpp>
 
@@ -67,7 +69,7 @@ struct context {
   [[nodiscard]] std::chrono::milliseconds poll_interval() const {
     return std::max(std::chrono::milliseconds(5), scaled(spec.timing.poll_interval_s));
   }
-  [[nodiscard]] std::string prefix() const { return "neograde-" + opts.run_id + "-"; }
+  [[nodiscard]] std::string prefix() const { return run_name_prefix(opts.run_id); }
   // An operation's path with the spec's fixed variables and placeholder ids that name nothing.
   [[nodiscard]] std::string path_of(const operation_spec& op) const {
     template_vars vars;

@@ -1,6 +1,7 @@
 #include <neograde/conformance/readiness.hpp>
 
 #include <neograde/clients/provider_client.hpp>
+#include <neograde/clients/run_names.hpp>
 #include <neograde/clients/spend.hpp>
 
 #include <cstdio>
@@ -125,7 +126,7 @@ readiness assess_readiness(const provider_spec& spec, const run_options& options
   // Spending: permission, price, estimated cost, budget. A live run whose pre-check would refuse
   // (no offer, no price, over the budget) still runs, read-only: its launching checks are skipped.
   auto spend = spend_permission_for(options.base_url, options.allow_spend, options.treat_as_live);
-  const live_rules rules{live, options.budget, {}, billed_seconds(spec, options)};
+  const live_rules rules{.live = live, .budget = options.budget, .billed_seconds_per_instance = billed_seconds(spec, options)};
   const double hours = rules.billed_seconds_per_instance / 3600;
   nlohmann::json cost{{"billed_hours_per_instance", hours}};
   const int instances = live ? options.budget.max_instances : 3;
@@ -155,7 +156,7 @@ readiness assess_readiness(const provider_spec& spec, const run_options& options
     const auto& o = *selection.chosen;
     // What the run would create.
     std::vector<std::string> creates;
-    const auto prefix = "neograde-" + options.run_id + "-";
+    const auto prefix = run_name_prefix(options.run_id);
     if (spec.operation(operation_id::ssh_keys_add) != nullptr && spec.operation(operation_id::ssh_keys_list) != nullptr)
       creates.push_back("an SSH key " + prefix + "key (deleted at the end)");
     creates.push_back("an instance " + prefix + "lc of " + o.key());

@@ -4,12 +4,14 @@
 #include "context.hpp"
 
 #include <neograde/clients/curl.hpp>
+#include <neograde/clients/run_names.hpp>
 #include <neograde/core/json_util.hpp>
 
 #include <neograde/clients/url.hpp>
 
 #include <neograde/clients/ssh.hpp>
 #include <neograde/clients/teardown.hpp>
+#include <neograde/clients/stop.hpp>
 
 #include <cmath>
 #include <cstdlib>
@@ -19,13 +21,9 @@
 
 namespace neograde::conformance {
 
-// How long one instance is expected to be billed, for the budget: boot, the checks while it
-// runs (a quarter of an hour; with --remote-exec also the SSH wait and the smoke test), and
-// termination, in provider time.
 double billed_seconds(const provider_spec& spec, const run_options& options) {
-  double hold = 900;
-  if (options.remote) hold += options.remote->ssh_wait_s + options.remote->smoke_timeout_s;
-  return spec.timing.time_to_running_s + hold + spec.timing.time_to_gone_s;
+  const double remote = options.remote ? options.remote->ssh_wait_s + options.remote->smoke_timeout_s : 0;
+  return billed_seconds_estimate(spec.timing.time_to_running_s, spec.timing.time_to_gone_s, remote);
 }
 
 bool is_loopback_url(const std::string& url) {
@@ -33,12 +31,6 @@ bool is_loopback_url(const std::string& url) {
   return u && http::is_loopback(*u);
 }
 
-std::string new_run_id() {
-  std::random_device rd;
-  std::string id;
-  for (int i = 0; i < 8; ++i) id += "0123456789abcdef"[rd() % 16];
-  return id;
-}
 
 std::optional<preflight_failure> preflight(const provider_spec& spec, const run_options& options,
                                            result_source* identified) {
@@ -47,7 +39,7 @@ std::optional<preflight_failure> preflight(const provider_spec& spec, const run_
   // instance list instead (Vast.ai, Cudo).
   const auto* offers = spec.operation(operation_id::list_offers);
   auto r = client.call(offers != nullptr && offers->anonymous ? operation_id::list : operation_id::list_offers);
-  if (identified != nullptr) *identified = client.target_is_emulator() ? result_source::emulated : result_source::live;
+  if (identified != nullptr) *identified = client.target_source();
   if (r.transport) return preflight_failure{"cannot reach " + options.base_url + ": " + r.transport->message()};
   if (r.status() == 401 || r.status() == 403)
     return preflight_failure{"the API key was rejected by " + options.base_url + " (" + r.describe() +
@@ -195,8 +187,8 @@ run_report run(const provider_spec& spec, const run_options& options) {
   // row the run would launch, with why, goes into the results header.
   const auto selection = client.choose_offer().to_json();
   report.measurements["offer_selection"] = selection;
-  report.source = options.source.value_or(client.target_is_emulator() ? result_source::emulated : result_source::live);
-  report.time_scale = client.target_is_emulator() ? client.emulator_time_scale() : 1.0;
+  report.source = options.source.value_or(client.target_source());
+  report.time_scale = client.target_time_scale();
   if (options.on_start) options.on_start(report.source, report.time_scale, selection);
 
   detail::context ctx{.spec = spec,
@@ -211,7 +203,8 @@ run_report run(const provider_spec& spec, const run_options& options) {
   // Spending: the permission, live mode's budget and journal, and the pre-check before any create.
   const bool live = is_live_target(options.base_url, options.treat_as_live);
   ctx.spend = spend_permission_for(options.base_url, options.allow_spend, options.treat_as_live);
-  const live_rules rules{live, options.budget, options.journal, billed_seconds(spec, options)};
+  const live_rules rules{
+      .live = live, .budget = options.budget, .journal = options.journal, .billed_seconds_per_instance = billed_seconds(spec, options)};
   auto make_ledger = [&] {
     try {
       return std::make_shared<spend_ledger>(ctx.spend, rules, options.run_id, spec.provider.id, options.base_url);
@@ -237,7 +230,7 @@ run_report run(const provider_spec& spec, const run_options& options) {
   std::optional<temp_dir> key_dir;
   if (options.remote) {
     auto key = options.remote->identity.empty()
-                   ? ssh::generate_key((key_dir.emplace("neograde-key-").path / "key"), "neograde-" + options.run_id)
+                   ? ssh::generate_key((key_dir.emplace("neograde-key-").path / "key"), run_tag(options.run_id))
                    : ssh::existing_key(options.remote->identity);
     if (!key.error.empty()) throw std::runtime_error("--remote-exec: " + key.error);
     ctx.public_key = key.public_key;

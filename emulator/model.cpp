@@ -1,5 +1,6 @@
 #include <neograde/emulator/model.hpp>
 
+#include <neograde/core/base64.hpp>
 #include <neograde/core/json_schema.hpp>
 #include <neograde/core/clock.hpp>
 #include <neograde/core/graphql.hpp>

@@ -179,8 +179,8 @@ fuzz_report run(const provider_spec& spec, const fuzz_options& given) {
   if (!probe.response) throw std::runtime_error("cannot reach " + options.base_url + ": " + probe.describe());
   if (probe.status() == 401 || probe.status() == 403)
     throw std::runtime_error("the API key was rejected by " + options.base_url + " (" + probe.describe() + ")");
-  c.report.source = t.primary().target_is_emulator() ? result_source::emulated : result_source::live;
-  c.report.time_scale = t.primary().target_is_emulator() ? t.primary().emulator_time_scale() : 1.0;
+  c.report.source = t.primary().target_source();
+  c.report.time_scale = t.primary().target_time_scale();
   if (options.on_start) options.on_start(c.report.source, c.report.time_scale);
 
   long cases = 0, sequence_runs = 0;

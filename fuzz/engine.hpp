@@ -3,6 +3,7 @@
 
 #include <neograde/clients/oracles.hpp>
 #include <neograde/clients/provider_client.hpp>
+#include <neograde/clients/run_names.hpp>
 #include <neograde/fuzz/api_fuzzer.hpp>
 
 #include <rapidcheck.h>
@@ -69,12 +70,15 @@ class target {
   [[nodiscard]] bool may_launch() const;  // spending allowed and instances left under the cap
   void count_launch() { ++launched_; }
   [[nodiscard]] int launched() const { return launched_; }
-  [[nodiscard]] std::string prefix() const { return "neograde-" + opts_.run_id + "-"; }
+  [[nodiscard]] std::string prefix() const { return run_name_prefix(opts_.run_id); }
   [[nodiscard]] std::string fresh_name(const std::string& what) { return prefix() + what + std::to_string(++names_); }
 
   [[nodiscard]] long requests() const { return requests_; }
   [[nodiscard]] bool spent() const;  // the request budget or the duration is used up
   void unlimited() { unlimited_ = true; }  // teardown: no budget, still paced
+
+  // The clock sequences wait on (fuzz_options::clock, else the real one).
+  [[nodiscard]] run_clock& clock() const { return opts_.clock != nullptr ? *opts_.clock : real_clock(); }
 
   // A declared operation's time in provider seconds, as wall-clock time on this target.
   [[nodiscard]] std::chrono::milliseconds scaled(double seconds) const;

@@ -11,7 +11,6 @@
 #include <rapidcheck/state.h>
 
 #include <sstream>
-#include <thread>
 
 namespace neograde::fuzz::detail {
 namespace {
@@ -161,7 +160,7 @@ struct read_instance : command {
         w.fail("wrong_instance", "get", r.call, "ordered " + s.type + ", reads as " + inst.instance_type);
       w.follow(s, inst, "get", r.call);
     } else if (r.value && r.value->state == instance_state::running && s.terminated_at &&
-               clock::now() - *s.terminated_at > w.grace()) {
+               w.t.clock().now() - *s.terminated_at > w.grace()) {
       w.fail("ghost_instance", "get", r.call, "a terminated instance still reads as running");
     }
   }
@@ -181,7 +180,7 @@ struct list_instances : command {
       if (!m.terminated[i] && it == r.value->end())
         w.fail("lost_instance", "list", r.call, "launched instance " + std::to_string(i) + " is not listed");
       if (it == r.value->end()) continue;
-      if (m.terminated[i] && it->state == instance_state::running && s.terminated_at && clock::now() - *s.terminated_at > w.grace())
+      if (m.terminated[i] && it->state == instance_state::running && s.terminated_at && w.t.clock().now() - *s.terminated_at > w.grace())
         w.fail("ghost_instance", "list", r.call, "a terminated instance is still listed as running");
       if (!m.terminated[i] && !it->instance_type.empty() && it->instance_type != s.type)
         w.fail("wrong_instance", "list", r.call, "ordered " + s.type + ", listed as " + it->instance_type);
@@ -208,7 +207,7 @@ struct terminate_instance : command {
     w.step("terminate instance " + std::to_string(n) + (m.terminated[n] ? " (again)" : ""));
     auto r = w.t.primary().terminate(*s.id);
     w.judge("terminate", operation_id::terminate, r, m.terminated[n] ? expectation::any : expectation::accept);
-    if (!s.terminated_at) s.terminated_at = clock::now();
+    if (!s.terminated_at) s.terminated_at = w.t.clock().now();
   }
   void show(std::ostream& os) const override { os << "terminate instance " << n; }
 };
@@ -223,7 +222,7 @@ struct restart_instance : command {
     w.step("restart instance " + std::to_string(n));
     auto r = w.t.primary().restart(*s.id);
     w.judge("restart", operation_id::restart, r, expectation::any);
-    if (m.terminated[n] && r.success && s.terminated_at && clock::now() - *s.terminated_at > w.grace())
+    if (m.terminated[n] && r.success && s.terminated_at && w.t.clock().now() - *s.terminated_at > w.grace())
       w.fail("use_after_terminate", "restart", r, "a terminated instance accepted restart");
     if (r.success) s.restarted = true;
   }
@@ -235,7 +234,7 @@ struct wait_a_while : command {
     w.step("wait");
     // Against an emulator without delays (time scale 0) nothing comes with time: no sleep.
     if (w.t.primary().target_is_emulator() && w.t.primary().emulator_time_scale() == 0) return;
-    std::this_thread::sleep_for(std::max(std::chrono::milliseconds(10), 2 * w.grace()));
+    w.t.clock().sleep(std::max(std::chrono::milliseconds(10), 2 * w.grace()));
   }
   void show(std::ostream& os) const override { os << "wait"; }
 };

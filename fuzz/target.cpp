@@ -5,6 +5,7 @@
 #include <neograde/clients/spend.hpp>
 #include <neograde/clients/teardown.hpp>
 #include <neograde/clients/url.hpp>
+#include <neograde/clients/stop.hpp>
 #include <neograde/core/json_util.hpp>
 
 #include <algorithm>
@@ -23,11 +24,13 @@ target::target(const provider_spec& spec, const fuzz_options& options)
   auto url = http::parse_url(options.base_url);
   if (!url) throw std::runtime_error("not an http(s) URL: " + options.base_url);
   loopback_ = http::is_loopback(*url);
-  const auto permission = spend_permission_for(options.base_url, options.allow_spend || (loopback_ && !options.treat_as_live),
-                                               options.treat_as_live);
+  const auto permission = spend_permission_for(
+      options.base_url, effective_allow_spend(options.base_url, options.allow_spend, options.treat_as_live), options.treat_as_live);
   spend_allowed_ = permission.allowed;
-  const live_rules rules{is_live_target(options.base_url, options.treat_as_live), options.budget, options.journal,
-                         spec.timing.time_to_running_s + 300 + spec.timing.time_to_gone_s};
+  const live_rules rules{.live = is_live_target(options.base_url, options.treat_as_live),
+                         .budget = options.budget,
+                         .journal = options.journal,
+                         .billed_seconds_per_instance = billed_seconds_estimate(spec.timing.time_to_running_s, spec.timing.time_to_gone_s)};
   const double rate = options.rate > 0 ? options.rate : (loopback_ ? 0.0 : 5.0);
   interval_s_ = rate > 0 ? 1.0 / rate : 0.0;
   auto http = options.http;
@@ -74,7 +77,7 @@ void target::before_attempt() {
 }
 
 std::chrono::milliseconds target::scaled(double seconds) const {
-  const double scale = primary_->target_is_emulator() ? primary_->emulator_time_scale() : 1.0;
+  const double scale = primary_->target_time_scale();
   return std::chrono::milliseconds(static_cast<long long>(seconds * scale * 1000));
 }
 
@@ -179,6 +182,7 @@ std::vector<std::string> teardown(target& t) {
   teardown_options o;
   o.confirm_within = std::max(std::chrono::milliseconds(1000), t.scaled(t.spec().timing.time_to_gone_s));
   o.poll = std::max(std::chrono::milliseconds(10), t.scaled(t.spec().timing.poll_interval_s));
+  o.clock = &t.clock();
   auto r = terminate_and_confirm(c, known, [&](const instance& i) { return i.name.starts_with(prefix); }, o);
   for (const auto& l : r.leftovers) left.push_back((l.id.empty() ? l.name : l.id) + " (" + l.status + ")");
   if (t.spec().operation(operation_id::ssh_keys_list) != nullptr && t.spec().operation(operation_id::ssh_keys_delete) != nullptr) {

@@ -323,7 +323,10 @@ case "$case_name" in
         grep -q '## Hardware' out/scorecard.md || fail "scorecard.md has no hardware section"
         grep -q '"hardware":\[{' out/scorecard.json || grep -q '"hardware": \[' out/scorecard.json || fail "scorecard.json has no hardware"
         # The binary removed itself from the instance, and the run's key was only the one given.
-        if ls /tmp/neograde-gpu-smoke-* 2>/dev/null | grep -q .; then fail "the smoke binary was left on the instance"; fi
+        # (This run's binary only: other remote_exec cases share the sshd and may run beside it.)
+        run_id=$(head -1 out/results.jsonl | sed -n 's/.*"run_id":"\([0-9a-f]*\)".*/\1/p')
+        [ -n "$run_id" ] || fail "no run id in the results header"
+        if [ -e "/tmp/neograde-gpu-smoke-$run_id" ]; then fail "the smoke binary was left on the instance"; fi
         ;;
       remote_exec_fail)
         # A smoke test that finds a PCIe card sold as SXM: the run fails and the scorecard says why.

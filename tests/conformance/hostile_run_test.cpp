@@ -77,7 +77,7 @@ TEST_P(HostileProvider, TheRunEndsWithAVerdictForEveryCheckAndTheReportIsMade) {
   std::filesystem::create_directories(dir);
   std::optional<reports::results_writer> writer;
   o.on_start = [&](result_source source, double scale, const nlohmann::json&) {
-    writer.emplace(dir / "results.jsonl", reports::run_header{o.run_id, &spec, source, o.base_url, scale, true});
+    writer.emplace(dir / "results.jsonl", reports::run_header{.run_id = o.run_id, .spec = &spec, .source = source, .base_url = o.base_url, .time_scale = scale, .allow_spend = true});
   };
   o.on_outcome = [&](const check_descriptor& d, const check_outcome& out) { writer->outcome(d, out); };
 

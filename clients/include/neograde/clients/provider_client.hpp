@@ -4,6 +4,7 @@
 
 #include <neograde/clients/http.hpp>
 #include <neograde/clients/spend.hpp>
+#include <neograde/core/finding.hpp>
 #include <neograde/core/spec.hpp>
 #include <neograde/core/template.hpp>
 #include <neograde/core/types.hpp>
@@ -134,6 +135,10 @@ class provider_client {
   // Set when the target identified itself as neograde's emulator (a response header).
   [[nodiscard]] bool target_is_emulator() const { return emulator_; }
   [[nodiscard]] double emulator_time_scale() const { return time_scale_; }
+  // What the answers so far say the target is, in one place: emulated (at its time scale) or
+  // live (at the provider's own time, scale 1).
+  [[nodiscard]] result_source target_source() const { return emulator_ ? result_source::emulated : result_source::live; }
+  [[nodiscard]] double target_time_scale() const { return emulator_ ? time_scale_ : 1.0; }
 
   [[nodiscard]] http::client& transport() { return http_; }
 

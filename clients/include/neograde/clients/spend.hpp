@@ -26,6 +26,10 @@ struct spend_permission {
                                                     bool treat_as_live = false);
 // Whether live mode's rules apply: any non-loopback target, or `treat_as_live`.
 [[nodiscard]] bool is_live_target(const std::string& base_url, bool treat_as_live);
+// The --allow-spend a command runs with: as given, and always on a target that is not live (a
+// loopback emulator, where nothing costs money). Every command applies this one rule, so that a
+// results header and its footer agree on whether spending was allowed.
+[[nodiscard]] bool effective_allow_spend(const std::string& base_url, bool allow_spend_flag, bool treat_as_live);
 
 // The environment variable a live run needs besides --allow-spend.
 inline constexpr const char* live_opt_in_env = "NEOGRADE_LIVE";
@@ -43,6 +47,11 @@ struct live_rules {
   std::filesystem::path journal;       // the append-only journal (journal.hpp); live only
   double billed_seconds_per_instance = 0;  // how long one instance is expected to be billed
 };
+
+// How long one instance is expected to be billed, for the budget, in provider time: its time to
+// running, a quarter of an hour of work while it runs (plus `extra_hold_s`, e.g. --remote-exec's
+// SSH wait and smoke test), and its time to gone. The one estimate every command budgets with.
+[[nodiscard]] double billed_seconds_estimate(double time_to_running_s, double time_to_gone_s, double extra_hold_s = 0);
 
 // Why live mode's budget refuses one more instance of `what`, estimated at `estimate_usd`
 // (nullopt: no price known), after `launched` instances committing `committed_usd`; nullopt when
@@ -124,24 +133,5 @@ class spend_ledger {
 
 // The base URL as journaled: scheme, host, port and path; no user info, query or fragment.
 [[nodiscard]] std::string journal_origin(const std::string& base_url);
-
-// Stop requests. SIGINT and SIGTERM set a flag; the run notices it at its next request or wait,
-// stops checking and tears down what it created. While teardown runs, further signals are
-// reported and ignored: stopping teardown would leave billed instances behind.
-void install_stop_handlers();
-[[nodiscard]] int stop_signal() noexcept;  // 0, or the first signal received
-struct stop_requested : std::runtime_error {
-  int signal;
-  explicit stop_requested(int sig);
-};
-// Throws stop_requested when a signal arrived, except inside a teardown_scope.
-void throw_if_stop_requested();
-class teardown_scope {
- public:
-  teardown_scope();
-  ~teardown_scope();
-  teardown_scope(const teardown_scope&) = delete;
-  teardown_scope& operator=(const teardown_scope&) = delete;
-};
 
 }  // namespace neograde

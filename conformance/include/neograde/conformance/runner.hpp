@@ -73,8 +73,8 @@ struct preflight_failure {
   std::string message;
 };
 
-// How long one instance is expected to be billed, for the budget: boot, a quarter of an hour of
-// checks (with --remote-exec also the SSH wait and the smoke test), and termination.
+// billed_seconds_estimate (spend.hpp) for this run: with --remote-exec, the SSH wait and the
+// smoke test are held too.
 [[nodiscard]] double billed_seconds(const provider_spec& spec, const run_options& options);
 
 // `identified`, when given, receives what the target is: emulated or live.
@@ -85,8 +85,5 @@ struct preflight_failure {
 
 // True for localhost, 127.0.0.0/8 and ::1: targets where nothing can cost money.
 [[nodiscard]] bool is_loopback_url(const std::string& url);
-
-// A fresh run id: 8 lowercase hex digits.
-[[nodiscard]] std::string new_run_id();
 
 }  // namespace neograde::conformance

@@ -1,6 +1,7 @@
 #pragma once
-// Request signing for providers that authenticate with an HMAC over the request (Crusoe-style):
-// shared by the client, which signs, and the emulator, which verifies.
+// Request signing for providers that authenticate with an HMAC over the request (Crusoe-style),
+// and the "id:secret" credentials it and OAuth2 client credentials take: shared by the client,
+// which signs, and the emulator, which verifies.
 
 #include <neograde/core/spec.hpp>
 
@@ -10,9 +11,6 @@
 #include <string_view>
 
 namespace neograde {
-
-[[nodiscard]] std::string base64url_encode(std::string_view bytes);  // no padding
-[[nodiscard]] std::optional<std::string> base64url_decode(std::string_view text);
 
 // Replaces each {name} in tmpl by vars[name]; unknown names are left as they are.
 [[nodiscard]] std::string render_braces(const std::string& tmpl, const std::map<std::string, std::string>& vars);

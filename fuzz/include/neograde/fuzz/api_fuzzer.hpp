@@ -8,6 +8,7 @@
 #include <neograde/clients/http.hpp>
 #include <neograde/clients/journal.hpp>
 #include <neograde/clients/spend.hpp>
+#include <neograde/core/clock.hpp>
 #include <neograde/core/finding.hpp>
 #include <neograde/core/spec.hpp>
 
@@ -39,6 +40,10 @@ struct fuzz_options {
   std::filesystem::path journal = default_journal_path();
   int max_shrink_runs = 40;    // re-executions spent on shrinking one finding
   http::client_options http;
+  // The time sequences wait on and judge by (boots, grace after terminate, teardown): null, the
+  // real one; tests share a virtual one with the emulator, so that a sequence sees the same
+  // phases at any machine speed (issue 19).
+  run_clock* clock = nullptr;
   std::string run_id;          // names what the run creates: neograde-<run_id>-...
   std::function<void(result_source, double time_scale)> on_start;
   std::function<void(const check_descriptor&, const check_outcome&)> on_finding;

@@ -1,0 +1,27 @@
+#pragma once
+// Stop requests (SIGINT, SIGTERM) and the teardown they must not interrupt.
+
+#include <stdexcept>
+
+namespace neograde {
+
+// SIGINT and SIGTERM set a flag; the run notices it at its next request or wait,
+// stops checking and tears down what it created. While teardown runs, further signals are
+// reported and ignored: stopping teardown would leave billed instances behind.
+void install_stop_handlers();
+[[nodiscard]] int stop_signal() noexcept;  // 0, or the first signal received
+struct stop_requested : std::runtime_error {
+  int signal;
+  explicit stop_requested(int sig);
+};
+// Throws stop_requested when a signal arrived, except inside a teardown_scope.
+void throw_if_stop_requested();
+class teardown_scope {
+ public:
+  teardown_scope();
+  ~teardown_scope();
+  teardown_scope(const teardown_scope&) = delete;
+  teardown_scope& operator=(const teardown_scope&) = delete;
+};
+
+}  // namespace neograde
