@@ -73,8 +73,8 @@ command add_fuzz(CLI::App& app) {
     if (o->max_findings > 0)
       run.stop_when = [left = o->max_findings](const check_outcome&) mutable { return --left == 0; };
     run.max_instances = o->max_instances;
-    run.allow_spend = o->allow_spend;
     run.treat_as_live = o->live.treat_as_live;
+    run.allow_spend = effective_allow_spend(run.base_url, o->allow_spend, run.treat_as_live);
     run.budget = {o->max_instances > 0 ? o->max_instances : 1, o->live.max_spend_usd};
     if (!o->live.journal.empty()) run.journal = o->live.journal;
     install_stop_handlers();
@@ -85,13 +85,12 @@ command add_fuzz(CLI::App& app) {
     const auto path = std::filesystem::path(o->out) / "findings.jsonl";
     std::optional<reports::results_writer> writer;
     run.on_start = [&](result_source source, double scale) {
-      const bool allowed = effective_allow_spend(run.base_url, run.allow_spend, run.treat_as_live);
       writer.emplace(path, reports::run_header{.run_id = run.run_id,
                                                .spec = &spec,
                                                .source = source,
                                                .base_url = run.base_url,
                                                .time_scale = scale,
-                                               .allow_spend = spend_permission_for(run.base_url, allowed, run.treat_as_live).allowed});
+                                               .allow_spend = spend_permission_for(run.base_url, run.allow_spend, run.treat_as_live).allowed});
     };
     run.on_finding = [&](const check_descriptor& d, const check_outcome& f) {
       writer->outcome(d, f);

@@ -4,6 +4,7 @@
 
 namespace neograde {
 namespace {
+constexpr std::string_view tool = "neograde";  // the tag of a name no run gave
 constexpr std::string_view root = "neograde-";
 constexpr std::size_t id_length = 8;
 bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
@@ -21,9 +22,8 @@ std::string run_tag(std::string_view run_id) { return std::string(root) + std::s
 std::string run_name_prefix(std::string_view run_id) { return run_tag(run_id) + "-"; }
 
 std::string run_tag_of(std::string_view name) {
-  if (!name.starts_with(root)) return std::string(root.substr(0, root.size() - 1));
-  const auto end = name.find('-', root.size());
-  return end == std::string_view::npos ? std::string(root.substr(0, root.size() - 1)) : std::string(name.substr(0, end));
+  const auto end = name.starts_with(root) ? name.find('-', root.size()) : std::string_view::npos;
+  return std::string(end == std::string_view::npos ? tool : name.substr(0, end));
 }
 
 bool is_run_name(std::string_view name) {

@@ -16,7 +16,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <random>
 #include <set>
 
 namespace neograde::conformance {
@@ -30,7 +29,6 @@ bool is_loopback_url(const std::string& url) {
   auto u = http::parse_url(url);
   return u && http::is_loopback(*u);
 }
-
 
 std::optional<preflight_failure> preflight(const provider_spec& spec, const run_options& options,
                                            result_source* identified) {

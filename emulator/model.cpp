@@ -320,7 +320,8 @@ struct provider_model::impl {
     // each on a host port of its own.
     if (const auto* ports = find_pointer(spec.emulator, "/published_ports"); ports != nullptr && !i.ports.empty()) {
       const auto into = ports->at("into").get<std::string>();
-      auto map = find_pointer(obj, into) != nullptr ? *find_pointer(obj, into) : nlohmann::json::object();
+      const auto* templated = find_pointer(obj, into);
+      auto map = templated != nullptr ? *templated : nlohmann::json::object();
       long host = ports->value("first_host_port", 41235L);
       for (const auto& port : i.ports)
         map[port] = nlohmann::json::array({{{"HostIp", "0.0.0.0"}, {"HostPort", std::to_string(host++)}}});
@@ -1347,9 +1348,11 @@ struct provider_model::impl {
     if (op == nullptr) return error_response("invalid_parameters", "The request does not name a known operation.");
     // GraphQL: the client's own query gives the arguments (inline or as variables) and the
     // fields it gets back (runpod-python and dstack write arguments inline).
+    std::optional<graphql::operation> graphql_op;
     std::optional<graphql::field> graphql_root;
     if (op->graphql_operation && body && body->is_object()) {
-      graphql_root = client_root_field(*op, *body);
+      graphql_op = client_operation(*body);
+      if (graphql_op) graphql_root = root_field(*op, *graphql_op);
       if (!graphql_root) return error_response("invalid_parameters", "The query does not parse or names no " + *op->graphql_operation + ".");
       (*body)["variables"] = variables_for(*op, *graphql_root, body->value("variables", nlohmann::json::object()));
     }
@@ -1383,10 +1386,9 @@ struct provider_model::impl {
     }
 
     auto r = serve(*op, acct, vars, now, raw_query);
-    if (graphql_root) {
-      r = selected(filtered(std::move(r), *op, *graphql_root, body->value("variables", nlohmann::json::object())), *graphql_root);
-      if (auto operation = client_operation(*body); operation && r.status == 200) r = with_static_roots(std::move(r), *operation);
-    }
+    if (graphql_root)
+      r = selected(filtered(std::move(r), *op, *graphql_root, body->value("variables", nlohmann::json::object())), *graphql_root,
+                   *graphql_op);
     return r;
   }
 
@@ -1430,11 +1432,9 @@ struct provider_model::impl {
     return *operation;
   }
 
-  // The root field a client's GraphQL request asks for by the operation's name.
-  static std::optional<graphql::field> client_root_field(const operation_spec& op, const nlohmann::json& body) {
-    const auto operation = client_operation(body);
-    if (!operation) return std::nullopt;
-    for (const auto& f : operation->selections)
+  // The root field of the client's operation that asks for the spec's operation, by its name.
+  static std::optional<graphql::field> root_field(const operation_spec& op, const graphql::operation& operation) {
+    for (const auto& f : operation.selections)
       if (f.name == *op.graphql_operation) return f;
     return std::nullopt;
   }
@@ -1493,23 +1493,19 @@ struct provider_model::impl {
     return variables;
   }
 
-  // A GraphQL answer with the static roots the client asked for beside the operation's own.
-  http::response with_static_roots(http::response r, const graphql::operation& operation) const {
+  // A GraphQL answer cut down to the fields the client selected for the operation's root, under
+  // its aliases, with the static roots it asked for beside it (read and written once).
+  http::response selected(http::response r, const graphql::field& root, const graphql::operation& operation) const {
+    if (r.status != 200) return r;
     auto doc = nlohmann::json::parse(r.body, nullptr, false);
     if (!doc.is_object() || !doc.contains("data") || !doc["data"].is_object()) return r;
-    add_static_roots(doc["data"], operation);
-    r.body = doc.dump();
-    return r;
-  }
-
-  // A GraphQL answer cut down to the fields the client selected, under its aliases.
-  static http::response selected(http::response r, const graphql::field& root) {
-    if (r.status != 200 || root.selections.empty()) return r;
-    auto doc = nlohmann::json::parse(r.body, nullptr, false);
-    if (!doc.is_object() || !doc.contains("data") || !doc["data"].is_object() || !doc["data"].contains(root.name)) return r;
-    auto value = graphql::select(doc["data"][root.name], root.selections);
-    doc["data"].erase(root.name);
-    doc["data"][root.response_key()] = std::move(value);
+    auto& data = doc["data"];
+    if (!root.selections.empty() && data.contains(root.name)) {
+      auto value = graphql::select(data[root.name], root.selections);
+      data.erase(root.name);
+      data[root.response_key()] = std::move(value);
+    }
+    add_static_roots(data, operation);
     r.body = doc.dump();
     return r;
   }

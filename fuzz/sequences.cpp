@@ -233,7 +233,7 @@ struct wait_a_while : command {
   void run(const model&, world& w) const override {
     w.step("wait");
     // Against an emulator without delays (time scale 0) nothing comes with time: no sleep.
-    if (w.t.primary().target_is_emulator() && w.t.primary().emulator_time_scale() == 0) return;
+    if (w.t.primary().target_time_scale() == 0) return;
     w.t.clock().sleep(std::max(std::chrono::milliseconds(10), 2 * w.grace()));
   }
   void show(std::ostream& os) const override { os << "wait"; }

@@ -15,6 +15,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <optional>
 
 using namespace neograde;
 
@@ -183,17 +185,38 @@ TEST_F(LedgerOnEmulator, TeardownConfirmsAndJournalsDeletion) {
   EXPECT_TRUE(outstanding(read_journal(path).entries, "lambda", journal_origin(emu_->base_url())).empty());
 }
 
+namespace {
+
+// Lambda's emulator under `quirks`, and a client of its one account with an SSH key registered.
+struct lambda_account {
+  lambda_account(emulator::quirk_set quirks, double time_scale, std::function<emulator::clock::time_point()> now = {})
+      : emu(spec, options(std::move(quirks), time_scale, std::move(now))) {
+    emu.start();
+    client.emplace(spec, emu.base_url(), "key-one");
+    (void)client->add_ssh_key("k", "ssh-ed25519 AAAA test");
+  }
+  static emulator::model_options options(emulator::quirk_set quirks, double time_scale,
+                                         std::function<emulator::clock::time_point()> now) {
+    emulator::model_options m;
+    m.api_keys = {"key-one"};
+    m.time_scale = time_scale;
+    m.quirks = std::move(quirks);
+    m.now = std::move(now);
+    return m;
+  }
+  typed_result<std::string> launch(const std::string& name) { return client->launch({"gpu_1x_a10", "us-east-1", "k", name}); }
+
+  const provider_spec& spec = test::spec("lambda");
+  emulator::emulator emu;
+  std::optional<provider_client> client;
+};
+
+}  // namespace
+
 TEST(Teardown, AGhostIsALeftover) {
-  const auto& spec = test::spec("lambda");
-  emulator::model_options m;
-  m.api_keys = {"key-one"};
-  m.time_scale = 0;
-  m.quirks = {"ghost_after_terminate"};
-  emulator::emulator emu(spec, m);
-  emu.start();
-  provider_client c(spec, emu.base_url(), "key-one");
-  ASSERT_TRUE(c.add_ssh_key("k", "ssh-ed25519 AAAA test").value.has_value());
-  auto a = c.launch({"gpu_1x_a10", "us-east-1", "k", "neograde-r3-lc"});
+  lambda_account account({"ghost_after_terminate"}, 0);
+  auto& c = *account.client;
+  auto a = account.launch("neograde-r3-lc");
   ASSERT_TRUE(a.value) << a.call.describe();
   auto r = terminate_and_confirm(c, {}, [](const instance& i) { return i.name.starts_with("neograde-r3-"); },
                                  {std::chrono::milliseconds(300), std::chrono::milliseconds(10)});
@@ -207,7 +230,6 @@ TEST(Teardown, AGhostIsALeftover) {
 // teardown stops after three such polls in a row instead of waiting out the time to gone, and
 // says so; an instance that is merely slow to go (documented words) is waited for (issue 19).
 TEST(Teardown, StopsWaitingForWhatCannotEndInGoneButWaitsForTheSlow) {
-  const auto& spec = test::spec("lambda");
   struct scenario {
     emulator::quirk_set quirks;
     int give_up_after_polls;
@@ -217,16 +239,9 @@ TEST(Teardown, StopsWaitingForWhatCannotEndInGoneButWaitsForTheSlow) {
        {scenario{{"ghost_after_terminate"}, 3, true}, scenario{{"ghost_after_terminate", "status_words_upper_case"}, 3, true},
         scenario{{"ghost_after_terminate"}, 0, true}, scenario{{}, 3, false}}) {
     virtual_clock time;
-    emulator::model_options m;
-    m.api_keys = {"key-one"};
-    m.time_scale = 1;  // the spec's real timings, in virtual time
-    m.quirks = quirks;
-    m.now = [&time] { return time.now(); };
-    emulator::emulator emu(spec, m);
-    emu.start();
-    provider_client c(spec, emu.base_url(), "key-one");
-    ASSERT_TRUE(c.add_ssh_key("k", "ssh-ed25519 AAAA test").value.has_value());
-    auto a = c.launch({"gpu_1x_a10", "us-east-1", "k", "neograde-r4-lc"});
+    lambda_account account(quirks, 1, [&time] { return time.now(); });  // the spec's real timings, in virtual time
+    auto& c = *account.client;
+    auto a = account.launch("neograde-r4-lc");
     ASSERT_TRUE(a.value) << a.call.describe();
     teardown_options o;
     o.confirm_within = std::chrono::seconds(300);
