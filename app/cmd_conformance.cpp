@@ -2,15 +2,12 @@
 #include "run_report.hpp"
 
 #include <neograde/clients/cassette.hpp>
-#include <neograde/clients/spend.hpp>
-#include <neograde/clients/url.hpp>
-#include <neograde/clients/run_names.hpp>
+#include <neograde/clients/session.hpp>
 #include <neograde/clients/stop.hpp>
 #include <neograde/conformance/runner.hpp>
 
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -41,6 +38,7 @@ command add_conformance(CLI::App& app) {
     bool remote_exec = false;
     std::string smoke_binary;
     conformance::remote_exec_options remote;
+    std::string ssh_identity;  // "": a throw-away key
     std::string expect_sku;
     int expect_count = 0;
     std::string record;
@@ -73,7 +71,7 @@ command add_conformance(CLI::App& app) {
   cmd->add_option("--smoke-binary", o->smoke_binary, "The neograde-gpu-smoke to copy (default: the one built beside neograde)");
   cmd->add_option("--ssh-user", o->remote.user, "User to log in as on the instance")->capture_default_str();
   cmd->add_option("--ssh-port", o->remote.port, "SSH port of the instance")->capture_default_str()->check(CLI::Range(1, 65535));
-  cmd->add_option("--ssh-identity", o->remote.identity,
+  cmd->add_option("--ssh-identity", o->ssh_identity,
                   "Private key whose .pub is registered (default: a throw-away key made for the run)");
   cmd->add_option("--ssh-wait", o->remote.ssh_wait_s, "Seconds SSH may take to answer once the instance runs")
       ->capture_default_str()->check(CLI::Range(0.0, 3600.0));
@@ -82,24 +80,24 @@ command add_conformance(CLI::App& app) {
       ->check(CLI::Range(1, 64));
   return [o] {
     auto spec = load_spec_or_throw(o->spec);
+    session_options so;
     conformance::run_options run;
-    std::shared_ptr<replayer> replay;
     if (!o->replay.empty()) {
       if (o->remote_exec) throw usage_error("--replay cannot run --remote-exec: a cassette holds no SSH session");
       auto loaded = load_cassette(o->replay);
       if (!loaded) throw usage_error("cannot replay " + o->replay + ": " + loaded.error());
       if (loaded->header.provider != spec.provider.id)
         throw usage_error("the cassette " + o->replay + " was recorded from " + loaded->header.provider + ", not " + spec.provider.id);
-      run.base_url = loaded->header.base_url;
-      run.run_id = loaded->header.run_id;
-      replay = std::make_shared<replayer>(std::move(*loaded));
+      so.base_url = loaded->header.base_url;
+      so.run_id = loaded->header.run_id;
+      so.replay = std::make_shared<replayer>(std::move(*loaded));
     } else {
-      run.base_url = o->base_url.empty() ? spec.base_url : o->base_url;
-      run.run_id = new_run_id();
+      so.base_url = o->base_url.empty() ? spec.base_url : o->base_url;
+      so.record = o->record;
     }
     // Before any request: a live run sends the user's variables (a replay the ones it recorded
     // with), and the settings preflight predicts from (apply_run_cli).
-    apply_run_cli(run, spec, o->run);
+    const auto timing_overrides = apply_run_cli(so, run, spec, o->run);
     // A replay needs no key: what the recording sent is redacted and nothing is sent. The stand-in
     // has the scheme's shape (id:secret for the composite ones), since some checks depend on it.
     const auto scheme = spec.auth.schemes.empty() ? auth_scheme::bearer : spec.auth.schemes.front().type;
@@ -107,8 +105,9 @@ command add_conformance(CLI::App& app) {
     auto stand_in = [&](int account) {
       return std::string("no-key-is-sent") + (composite ? ":" : "-") + "in-a-replay-" + std::to_string(account);
     };
-    run.api_key = replay && o->api_key.empty() ? stand_in(1) : replay ? o->api_key : api_key_or_throw(spec, o->api_key);
-    if (replay && replay->recorded().header.accounts == 2 && run.second_api_key.empty()) run.second_api_key = stand_in(2);
+    const auto replay = so.replay;  // kept: so moves into the session
+    so.api_key = replay && o->api_key.empty() ? stand_in(1) : replay ? o->api_key : api_key_or_throw(spec, o->api_key);
+    if (replay && replay->recorded().header.accounts == 2 && so.second_api_key.empty()) so.second_api_key = stand_in(2);
     if (o->remote_exec) {
       if (!o->record.empty()) throw usage_error("--record cannot hold --remote-exec's SSH session; record without it");
       run.remote = o->remote;
@@ -117,37 +116,23 @@ command add_conformance(CLI::App& app) {
         throw usage_error("no executable neograde-gpu-smoke at " + run.remote->binary + " (pass --smoke-binary)");
       if (!o->expect_sku.empty()) run.remote->smoke_args.insert(run.remote->smoke_args.end(), {"--expect", o->expect_sku});
       if (o->expect_count > 0) run.remote->smoke_args.insert(run.remote->smoke_args.end(), {"--count", std::to_string(o->expect_count)});
+      so.ssh_identity = o->ssh_identity;
+      so.extra_hold_s = run.remote->extra_hold_s();
     }
-    if (replay) {
-      replay_from(run.http, replay);
-      run.clock = replay.get();
-      run.source = result_source::replay;
-    } else {
-      result_source identified = result_source::unknown;
-      if (auto failure = conformance::preflight(spec, run, &identified)) throw usage_error(failure->message);
-      if (!o->record.empty()) {
-        cassette_header header;
-        header.provider = spec.provider.id;
-        header.base_url = run.base_url;
-        header.run_id = run.run_id;
-        header.recorded_source = identified;
-        header.accounts = run.second_api_key.empty() ? 1 : 2;
-        record_into(run.http, std::make_shared<cassette_writer>(o->record, header));
-      }
-    }
-    if (is_live_target(run.base_url, run.treat_as_live) && !replay) {
-      const auto permission = spend_permission_for(run.base_url, run.allow_spend, run.treat_as_live);
-      std::cerr << "live run " << run.run_id << ": ";
-      if (permission.allowed)
-        std::cerr << "may create up to " << run.budget.max_instances << " instance(s) estimated at $" << std::fixed
-                  << std::setprecision(2) << run.budget.max_spend_usd << std::defaultfloat << " in all; journal "
-                  << run.journal.string() << "\n";
+    session s(spec, std::move(so));
+    if (s.unusable()) return report_stop(*s.unusable(), "", "");
+    if (s.live() && !replay) {
+      std::cerr << "live run " << s.run_id() << ": ";
+      if (s.spend().allowed)
+        std::cerr << "may create up to " << s.rules().budget.max_instances << " instance(s) estimated at $" << std::fixed
+                  << std::setprecision(2) << s.rules().budget.max_spend_usd << std::defaultfloat << " in all; journal "
+                  << s.rules().journal.string() << "\n";
       else
-        std::cerr << "creates nothing (" << permission.refusal << ")\n";
+        std::cerr << "creates nothing (" << s.spend().refusal << ")\n";
     }
     install_stop_handlers();
 
-    auto summary = run_and_report(spec, run, o->out);
+    auto summary = run_and_report(s, run, timing_overrides, o->out);
     const auto& card = summary.scorecard;
     if (!card["hardware"].empty()) {
       const auto& hw = card["hardware"].back();
@@ -163,10 +148,7 @@ command add_conformance(CLI::App& app) {
                 << "\n";
       return exit_usage;
     }
-    if (summary.stopped) {
-      std::cerr << "neograde: the run stopped (" << *summary.stopped << "); the results so far are in " << o->out << "\n";
-      return summary.stop_signal != 0 ? exit_for_signal(summary.stop_signal) : exit_usage;
-    }
+    if (summary.stopped) return report_stop(*summary.stopped, "the run", o->out);
     return summary.failed > 0 ? exit_failed : exit_ok;
   };
 }

@@ -2,7 +2,7 @@
 #include "run_report.hpp"
 
 #include <neograde/emulator/emulator.hpp>
-#include <neograde/clients/run_names.hpp>
+#include <neograde/clients/session.hpp>
 #include <neograde/reports/compare.hpp>
 #include <neograde/reports/results.hpp>
 #include <neograde/reports/scorecard.hpp>
@@ -56,14 +56,11 @@ command add_demo(CLI::App& app) {
       emulator::emulator emu(spec, model);
       emu.start();
 
-      conformance::run_options run;
-      run.base_url = emu.base_url();
-      run.api_key = model.api_keys[0];
-      run.second_api_key = model.api_keys[1];
-      run.run_id = new_run_id();
-      run.allow_spend = true;  // loopback: nothing costs money
+      // Loopback: the session allows spending, since nothing costs money.
+      session s(spec, {.base_url = emu.base_url(), .api_key = model.api_keys[0], .second_api_key = model.api_keys[1]});
+      if (s.unusable()) throw usage_error(spec.provider.id + "'s emulator: " + s.unusable()->message);
       const auto dir = out / "providers" / spec.provider.id;
-      auto summary = run_and_report(spec, run, dir);
+      auto summary = run_and_report(s, {}, nlohmann::json::object(), dir);
       emu.stop();
 
       std::ifstream in(dir / "results.jsonl");

@@ -1,11 +1,9 @@
 #include "commands.hpp"
 #include "run_report.hpp"
 
-#include <neograde/clients/spend.hpp>
-#include <neograde/clients/url.hpp>
-#include <neograde/clients/run_names.hpp>
+#include <neograde/clients/session.hpp>
 #include <neograde/clients/stop.hpp>
-#include <neograde/conformance/runner.hpp>
+#include <neograde/clients/url.hpp>
 #include <neograde/core/json_util.hpp>
 #include <neograde/fuzz/api_fuzzer.hpp>
 #include <neograde/reports/results.hpp>
@@ -13,7 +11,6 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <optional>
 
 namespace neograde::app {
 
@@ -60,56 +57,44 @@ command add_fuzz(CLI::App& app) {
   cmd->add_flag("--allow-spend", o->allow_spend, "Allow launches (billable) against a non-loopback host; also needs NEOGRADE_LIVE=1");
   return [o] {
     auto spec = load_spec_or_throw(o->spec);
-    fuzz::fuzz_options run;
-    run.base_url = o->base_url.empty() ? spec.base_url : o->base_url;
-    if (!http::parse_url(run.base_url)) throw usage_error("not an http(s) URL with a host: " + run.base_url);
-    apply_variables(spec, o->target, is_live_target(run.base_url, o->live.treat_as_live));
-    run.api_key = api_key_or_throw(spec, o->api_key);
-    run.second_api_key = o->second_api_key;
-    run.seed = o->seed;
-    run.max_requests = o->max_requests;
-    run.rate = o->rate;
-    run.duration = std::chrono::seconds(o->duration);
+    session_options so{.base_url = o->base_url.empty() ? spec.base_url : o->base_url,
+                       .second_api_key = o->second_api_key,
+                       .allow_spend = o->allow_spend,
+                       .treat_as_live = o->live.treat_as_live,
+                       .budget = {o->max_instances > 0 ? o->max_instances : 1, o->live.max_spend_usd}};
+    if (!http::parse_url(so.base_url)) throw usage_error("not an http(s) URL with a host: " + so.base_url);
+    apply_variables(spec, o->target, is_live_target(so.base_url, so.treat_as_live));
+    so.api_key = api_key_or_throw(spec, o->api_key);
+    if (!o->live.journal.empty()) so.journal = o->live.journal;
+    so.http.extra_ca_file = o->ca_file;
+    fuzz::fuzz_options run{.seed = o->seed,
+                           .max_requests = o->max_requests,
+                           .rate = o->rate,
+                           .duration = std::chrono::seconds(o->duration),
+                           .max_instances = o->max_instances};
     if (o->max_findings > 0)
       run.stop_when = [left = o->max_findings](const check_outcome&) mutable { return --left == 0; };
-    run.max_instances = o->max_instances;
-    run.treat_as_live = o->live.treat_as_live;
-    run.allow_spend = effective_allow_spend(run.base_url, o->allow_spend, run.treat_as_live);
-    run.budget = {o->max_instances > 0 ? o->max_instances : 1, o->live.max_spend_usd};
-    if (!o->live.journal.empty()) run.journal = o->live.journal;
+    session s(spec, std::move(so));
+    if (s.unusable()) return report_stop(*s.unusable(), "", "");
     install_stop_handlers();
-    run.http.extra_ca_file = o->ca_file;
-    run.run_id = new_run_id();
 
     std::filesystem::create_directories(o->out);
     const auto path = std::filesystem::path(o->out) / "findings.jsonl";
-    std::optional<reports::results_writer> writer;
-    run.on_start = [&](result_source source, double scale) {
-      writer.emplace(path, reports::run_header{.run_id = run.run_id,
-                                               .spec = &spec,
-                                               .source = source,
-                                               .base_url = run.base_url,
-                                               .time_scale = scale,
-                                               .allow_spend = spend_permission_for(run.base_url, run.allow_spend, run.treat_as_live).allowed});
-    };
+    reports::results_writer writer(path, reports::run_header{.run_id = s.run_id(),
+                                                             .spec = &spec,
+                                                             .source = s.provenance(),
+                                                             .base_url = s.base_url(),
+                                                             .time_scale = s.time_scale(),
+                                                             .allow_spend = s.spend().allowed});
     run.on_finding = [&](const check_descriptor& d, const check_outcome& f) {
-      writer->outcome(d, f);
+      writer.outcome(d, f);
       std::cerr << "[" << spec.provider.id << "] finding " << f.check_id << ": " << f.reason << "\n";
       if (!f.reproduce.empty()) std::cerr << "  reproduce: " << f.reproduce << "\n";
     };
     run.on_progress = [&](const std::string& line) { std::cerr << "[" << spec.provider.id << "] " << line << "\n"; };
-    fuzz::fuzz_report report;
-    try {
-      report = fuzz::run(spec, run);
-    } catch (const stop_requested& e) {
-      if (writer) writer->finish({{"stopped", e.what()}});
-      std::cerr << "neograde: the campaign stopped (" << e.what() << "); what it created was torn down; findings so far are in "
-                << path.string() << "\n";
-      return exit_for_signal(e.signal);
-    } catch (const std::runtime_error& e) {
-      throw usage_error(e.what());
-    }
-    writer->finish(report.measurements);
+    const auto report = fuzz::run(s, run);
+    writer.finish(report.measurements);
+    if (report.stopped) return report_stop(*report.stopped, "the campaign", path.string());
     const auto& m = report.measurements;
     std::cout << spec.provider.id << " (" << nlohmann::json(report.source).get<std::string>() << "): "
               << report.findings.size() << " findings from " << m.value("requests", 0L) << " requests ("

@@ -3,9 +3,7 @@
 #include "commands.hpp"
 #include "run_report.hpp"
 
-#include <neograde/clients/spend.hpp>
-#include <neograde/clients/url.hpp>
-#include <neograde/clients/run_names.hpp>
+#include <neograde/clients/session.hpp>
 #include <neograde/conformance/readiness.hpp>
 #include <neograde/conformance/runner.hpp>
 
@@ -42,14 +40,14 @@ command add_preflight(CLI::App& app) {
   add_target_options(cmd, o->run.target);
   return [o] {
     auto spec = load_spec_or_throw(o->spec);
+    session_options so{.base_url = o->base_url.empty() ? spec.base_url : o->base_url};
     conformance::run_options run;
-    run.base_url = o->base_url.empty() ? spec.base_url : o->base_url;
     // Both before any request: a missing variable or key is a usage error (exit 2). The settings
     // are conformance's own (apply_run_cli), so preflight predicts the run conformance would make.
-    apply_run_cli(run, spec, o->run);
-    run.api_key = api_key_or_throw(spec, o->api_key);
-    run.run_id = new_run_id();
-    const auto r = conformance::assess_readiness(spec, run);
+    (void)apply_run_cli(so, run, spec, o->run);
+    so.api_key = api_key_or_throw(spec, o->api_key);
+    session s(spec, std::move(so));
+    const auto r = conformance::assess_readiness(s, run);
     if (o->json) std::cout << r.doc.dump(2) << "\n";
     else
       for (const auto& line : r.lines) std::cout << line << "\n";

@@ -5,9 +5,8 @@
 #include "run_report.hpp"
 
 #include <neograde/clients/journal.hpp>
-#include <neograde/clients/provider_client.hpp>
 #include <neograde/clients/run_names.hpp>
-#include <neograde/clients/spend.hpp>
+#include <neograde/clients/session.hpp>
 #include <neograde/clients/teardown.hpp>
 #include <neograde/clients/url.hpp>
 #include <neograde/core/clock.hpp>
@@ -76,16 +75,15 @@ command add_sweep(CLI::App& app) {
       known.push_back({j.id, j.name});
     }
 
-    http::client_options http;
-    http.extra_ca_file = o->ca_file;
-    provider_client client(spec, base_url, api_key_or_throw(spec, o->api_key), http);
-    // Terminating costs nothing; the ledger only journals the deletions.
-    auto ledger = std::make_shared<spend_ledger>(spend_permission{true, ""}, live_rules{.live = true, .journal = journal_path},
-                                                 "sweep", spec.provider.id, base_url);
-    client.set_spend_ledger(ledger);
-    auto first = client.call(operation_id::list_offers);  // the target's identity and time scale
-    if (first.transport) throw usage_error("cannot reach " + base_url + ": " + first.describe());
-    const double scale = client.target_time_scale();
+    session s(spec, {.base_url = base_url,
+                     .api_key = api_key_or_throw(spec, o->api_key),
+                     .journal = journal_path,
+                     .run_id = "sweep",
+                     .http = {.extra_ca_file = o->ca_file},
+                     .purpose = session_purpose::sweep});
+    if (s.unusable()) return report_stop(*s.unusable(), "", "");
+    auto& client = s.primary();
+    const double scale = s.time_scale();
 
     std::vector<std::string> unaged;  // found by name only, with --older-than
     teardown_options t;

@@ -2,6 +2,7 @@
 // The neograde CLI's subcommands. Each registers its options on the app and returns the
 // function that runs it; that function returns the process exit code.
 
+#include <neograde/core/errors.hpp>
 #include <neograde/core/spec.hpp>
 
 #include <CLI/CLI.hpp>
@@ -13,14 +14,16 @@
 
 namespace neograde::app {
 
-// Exit codes: 0 nothing failed, 1 a check failed, 2 usage or configuration error.
+// Exit codes: 0 nothing failed, 1 a check failed, 2 usage or configuration error, 70 a bug in
+// neograde (EX_SOFTWARE of sysexits.h), 128 + N stopped by signal N.
 inline constexpr int exit_ok = 0;
 inline constexpr int exit_failed = 1;
 inline constexpr int exit_usage = 2;
+inline constexpr int exit_bug = 70;
 
 // A problem with what the user asked for; printed as one line, exit code 2.
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct usage_error : config_error {
+  using config_error::config_error;
 };
 
 using command = std::function<int()>;

@@ -2,9 +2,9 @@
 
 #include "commands.hpp"
 
-#include <neograde/clients/spend.hpp>
 #include <neograde/clients/stop.hpp>
 
+#include <filesystem>
 #include <iostream>
 #include <map>
 
@@ -30,12 +30,15 @@ int main(int argc, char** argv) {
   } catch (const neograde::stop_requested& e) {
     std::cerr << "neograde: " << e.what() << "\n";
     return exit_for_signal(e.signal);
-  } catch (const usage_error& e) {
+  } catch (const neograde::config_error& e) {
     std::cerr << "neograde: error: " << e.what() << "\n";
+    return exit_usage;
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::cerr << "neograde: error: " << e.what() << "\n";  // a directory or file the machine refuses us
     return exit_usage;
   } catch (const std::exception& e) {
-    std::cerr << "neograde: error: " << e.what() << "\n";
-    return exit_usage;
+    std::cerr << "neograde: internal error, a bug in neograde (please report it): " << e.what() << "\n";
+    return exit_bug;
   }
   return exit_usage;
 }

@@ -34,24 +34,24 @@ std::string api_key_or_throw(const provider_spec& spec, const std::string& given
   throw usage_error("no API key: pass --api-key or set " + spec.auth.env);
 }
 
-run_summary run_and_report(const provider_spec& spec, conformance::run_options options,
+run_summary run_and_report(session& s, conformance::run_options options, const nlohmann::json& timing_overrides,
                            const std::filesystem::path& out_dir) {
+  const auto& spec = s.spec();
   std::filesystem::create_directories(out_dir);
   const auto results_path = out_dir / "results.jsonl";
-  std::optional<reports::results_writer> writer;
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   const auto started = std::chrono::steady_clock::now();
-  options.on_start = [&](result_source source, double scale, const nlohmann::json& selection) {
-    writer.emplace(results_path,
-                   reports::run_header{.run_id = options.run_id,
-                                       .spec = &spec,
-                                       .source = source,
-                                       .base_url = options.base_url,
-                                       .time_scale = scale,
-                                       .allow_spend = spend_permission_for(options.base_url, options.allow_spend, options.treat_as_live).allowed,
-                                       .offer_selection = selection,
-                                       .timing_overrides = options.timing_overrides});
-  };
+  // The offer row first: the run's first request, after which a replay knows its time scale.
+  const auto selection = s.selection().to_json();
+  std::optional<reports::results_writer> writer(std::in_place, results_path,
+                                                reports::run_header{.run_id = s.run_id(),
+                                                                    .spec = &spec,
+                                                                    .source = s.provenance(),
+                                                                    .base_url = s.base_url(),
+                                                                    .time_scale = s.time_scale(),
+                                                                    .allow_spend = s.spend().allowed,
+                                                                    .offer_selection = selection,
+                                                                    .timing_overrides = timing_overrides});
   options.on_outcome = [&](const check_descriptor& d, const check_outcome& o) {
     writer->outcome(d, o);
     const auto word = nlohmann::json(o.result).get<std::string>();
@@ -63,7 +63,7 @@ run_summary run_and_report(const provider_spec& spec, conformance::run_options o
               << std::defaultfloat << (tty ? "" : "\n");
     if (tty && o.result != outcome::pass) std::cerr << "\n";
   };
-  auto report = conformance::run(spec, options);
+  auto report = conformance::run(s, options);
   if (tty) std::cerr << "\r\033[K";
   if (!report.hardware.is_null()) writer->hardware(report.hardware);
   writer->finish(report.measurements);
@@ -78,8 +78,24 @@ run_summary run_and_report(const provider_spec& spec, conformance::run_options o
   for (const auto& hw : summary.scorecard["hardware"])
     if (hw.value("status", "") == "fail" || hw.value("status", "") == "unreachable") ++summary.failed;
   summary.stopped = report.stopped;
-  summary.stop_signal = report.stop_signal;
   return summary;
+}
+
+int report_stop(const run_stop& stop, const std::string& what, const std::string& where) {
+  switch (stop.why) {
+    case run_stop::kind::target_unusable:
+      std::cerr << "neograde: error: " << stop.message << "\n";
+      return exit_usage;
+    case run_stop::kind::signal:
+      std::cerr << "neograde: " << what << " stopped (" << stop.message << "); what it created was torn down; the results so far are in "
+                << where << "\n";
+      return exit_for_signal(stop.signal);
+    case run_stop::kind::bug:
+      break;
+  }
+  std::cerr << "neograde: internal error, a bug in neograde and not the provider's fault (" << stop.message
+            << "); what " << what << " created was torn down; the results so far are in " << where << "\n";
+  return exit_bug;
 }
 
 void add_live_options(CLI::App* cmd, live_cli& o) {
@@ -103,25 +119,26 @@ void add_target_options(CLI::App* cmd, target_cli& o, bool pins) {
   cmd->add_option("--region", o.region, "Launch only offers in this region");
 }
 
-void apply_run_cli(conformance::run_options& run, provider_spec& spec, const run_cli& o) {
-  if (!http::parse_url(run.base_url)) throw usage_error("not an http(s) URL with a host: " + run.base_url);
-  run.treat_as_live = o.live.treat_as_live;
-  const bool live = is_live_target(run.base_url, run.treat_as_live);
-  apply_variables(spec, o.target, live);
-  run.pins = {o.target.instance_type, o.target.region};
-  run.second_api_key = o.second_api_key;
-  run.http.extra_ca_file = o.ca_file;
-  run.allow_spend = effective_allow_spend(run.base_url, o.allow_spend, run.treat_as_live);
-  run.budget = {o.max_instances, o.live.max_spend_usd};
-  if (!o.live.journal.empty()) run.journal = o.live.journal;
+nlohmann::json apply_run_cli(session_options& session, conformance::run_options& run, provider_spec& spec, const run_cli& o) {
+  if (!http::parse_url(session.base_url)) throw usage_error("not an http(s) URL with a host: " + session.base_url);
+  session.treat_as_live = o.live.treat_as_live;
+  apply_variables(spec, o.target, is_live_target(session.base_url, session.treat_as_live));
+  session.pins = {o.target.instance_type, o.target.region};
+  session.second_api_key = o.second_api_key;
+  session.http.extra_ca_file = o.ca_file;
+  session.allow_spend = o.allow_spend;
+  session.budget = {o.max_instances, o.live.max_spend_usd};
+  if (!o.live.journal.empty()) session.journal = o.live.journal;
   run.probe_rate_limit = o.probe_rate_limit;
+  auto overrides = nlohmann::json::object();
   auto override_timing = [&](const char* name, const std::optional<double>& given, double& timing) {
     if (!given) return;
-    run.timing_overrides[name] = {{"value", *given}, {"spec", timing}};
+    overrides[name] = {{"value", *given}, {"spec", timing}};
     timing = *given;
   };
   override_timing("time_to_running_s", o.time_to_running_s, spec.timing.time_to_running_s);
   override_timing("time_to_gone_s", o.time_to_gone_s, spec.timing.time_to_gone_s);
+  return overrides;
 }
 
 void add_timing_options(CLI::App* cmd, run_cli& o) {

@@ -18,12 +18,18 @@ namespace neograde::app {
 struct run_summary {
   nlohmann::json scorecard;
   int failed = 0;  // checks with outcome fail
-  std::optional<std::string> stopped;  // the run did not finish: why, and after which check
-  int stop_signal = 0;
+  std::optional<run_stop> stopped;  // the run did not finish: why, and after which check
 };
 
-[[nodiscard]] run_summary run_and_report(const provider_spec& spec, conformance::run_options options,
+// Opens results.jsonl from the session (its provenance, spend permission and offer selection)
+// before the first check, runs conformance, and writes the scorecard from what was written.
+// `timing_overrides`: the spec timings the run replaced (apply_run_cli), for the header.
+[[nodiscard]] run_summary run_and_report(session& s, conformance::run_options options, const nlohmann::json& timing_overrides,
                                          const std::filesystem::path& out_dir);
+
+// The exit code and message of a run that stopped (exit_for_signal, exit_usage or exit_bug),
+// printed to stderr; `what` names the run ("the run", "the campaign"), `where` its results.
+[[nodiscard]] int report_stop(const run_stop& stop, const std::string& what, const std::string& where);
 
 // Writes every format of a report into `out_dir`: scorecard.json (the cards), index.md,
 // providers/<id>/scorecard.md and .json, index.html, junit.xml, matrix.csv. Returns index.html's path.
@@ -45,11 +51,13 @@ struct run_cli {
   target_cli target;
 };
 
-// Completes `run` (whose base_url is set) from `o`, before any request: checks the URL, gives the
-// spec the run's variables, and sets the pins, CA, live mode, the spending rule (the emulator
-// costs nothing unless treated as live), the budget, the journal and the rate-limit probe.
+// Completes the session's options (whose base_url is set) and the run's from `o`, before any
+// request: checks the URL, gives the spec the run's variables, and sets the pins, CA, live mode,
+// --allow-spend, the budget, the journal and the rate-limit probe; applies --time-to-running and
+// --time-to-gone to the spec and returns what they replaced, each {"value", "spec"} in seconds.
 // Throws usage_error for a URL that is not http(s) or a required variable left unset.
-void apply_run_cli(conformance::run_options& run, provider_spec& spec, const run_cli& o);
+[[nodiscard]] nlohmann::json apply_run_cli(session_options& session, conformance::run_options& run, provider_spec& spec,
+                                           const run_cli& o);
 
 // --time-to-running and --time-to-gone.
 void add_timing_options(CLI::App* cmd, run_cli& o);

@@ -1,4 +1,5 @@
 #include <neograde/clients/cassette.hpp>
+#include <neograde/core/errors.hpp>
 
 #include <neograde/core/json_util.hpp>
 
@@ -368,12 +369,12 @@ cassette_writer::cassette_writer(std::filesystem::path path, cassette_header hea
     : path_(std::move(path)), header_(std::move(header)), started_(std::chrono::steady_clock::now()) {
   if (header_.recorded_at.empty()) header_.recorded_at = utc_now_iso8601();
   fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd_ < 0) throw std::runtime_error("cannot create cassette " + path_.string() + ": " + system_error_text(errno));
+  if (fd_ < 0) throw config_error("cannot create cassette " + path_.string() + ": " + system_error_text(errno));
   // An existing file keeps its mode through O_TRUNC; a cassette is readable by its owner only.
   if (::fchmod(fd_, 0600) != 0) {
     const int err = errno;
     ::close(fd_);
-    throw std::runtime_error("cannot set the mode of cassette " + path_.string() + ": " + system_error_text(err));
+    throw config_error("cannot set the mode of cassette " + path_.string() + ": " + system_error_text(err));
   }
   try {
     const std::lock_guard lock(mu_);
@@ -394,7 +395,7 @@ void cassette_writer::write(const std::string& line) {
     const auto n = ::write(fd_, line.data() + done, line.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw std::runtime_error("cannot write cassette " + path_.string() + ": " + system_error_text(errno));
+      throw config_error("cannot write cassette " + path_.string() + ": " + system_error_text(errno));
     }
     done += static_cast<std::size_t>(n);
   }

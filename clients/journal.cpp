@@ -1,4 +1,5 @@
 #include <neograde/clients/journal.hpp>
+#include <neograde/core/errors.hpp>
 
 #include <neograde/core/clock.hpp>
 
@@ -31,8 +32,8 @@ namespace {
 
 constexpr const char* journal_format = "neograde-journal/1";
 
-std::runtime_error io_error(const std::string& what, const std::filesystem::path& p) {
-  return std::runtime_error(what + " " + p.string() + ": " + std::strerror(errno));
+config_error io_error(const std::string& what, const std::filesystem::path& p) {
+  return config_error(what + " " + p.string() + ": " + std::strerror(errno));
 }
 
 nlohmann::json to_json(const journal_entry& e) {

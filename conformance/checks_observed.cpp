@@ -145,10 +145,11 @@ void run_rate_limit_probe(context& ctx) {
   // A client of its own that does not retry, bounded to 300 requests. It spends the second
   // account's limit where there is one (limits are per credential where providers document
   // them), so the run's own key is never throttled by its own probe.
-  auto options = ctx.opts.http;
+  auto options = ctx.session.http_options();
   options.max_retries = 0;
-  const bool own_key = ctx.opts.second_api_key.empty();
-  provider_client probe(ctx.spec, ctx.opts.base_url, own_key ? ctx.opts.api_key : ctx.opts.second_api_key, options);
+  const auto& given = ctx.session.options();
+  const bool own_key = given.second_api_key.empty();
+  provider_client probe(ctx.spec, given.base_url, own_key ? given.api_key : given.second_api_key, options);
   std::optional<call_result> limited;
   for (int i = 0; i < 300 && !limited; ++i) {
     auto r = probe.call(operation_id::list);

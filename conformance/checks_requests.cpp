@@ -221,7 +221,7 @@ check_outcome scheme_case(context& ctx) {
 
 // errors.*.<op>_unknown_is_4xx: acting on an id that does not exist.
 void unknown_targets(context& ctx) {
-  const std::string none = "neograde-none-" + ctx.opts.run_id;
+  const std::string none = "neograde-none-" + ctx.session.run_id();
   const std::tuple<const char*, operation_id, const char*> cases[] = {
       {"errors.instance.terminate_unknown_is_4xx", operation_id::terminate, "terminating an unknown instance"},
       {"errors.instance.restart_unknown_is_4xx", operation_id::restart, "restarting an unknown instance"},
@@ -263,7 +263,7 @@ void validation(context& ctx) {
     return r;
   };
   const auto name = ctx.prefix() + "val";
-  ctx.emit(expect_4xx(ids[0], launch({{"instance_type", "neograde-no-such-type-" + ctx.opts.run_id}, {"name", name},
+  ctx.emit(expect_4xx(ids[0], launch({{"instance_type", "neograde-no-such-type-" + ctx.session.run_id()}, {"name", name},
                                       {"client_id", name + "1"}}),
                       "a launch of an unknown instance type"));
   ctx.emit(expect_4xx(ids[1], launch({{"instance_type", 12345}, {"name", name}, {"client_id", name + "2"}}),
@@ -307,7 +307,7 @@ void run_request_checks(context& ctx) {
   ctx.emit(credentials_rejected(ctx, "auth.credentials.invalid_rejected", bad_key, "with an invalid key"));
   auto malformed = deliberately(ctx.client.call(operation_id::list, {}, auth_mode::malformed), "with a malformed credential");
   ctx.emit(credentials_rejected(ctx, "auth.credentials.malformed_rejected", malformed, "with a malformed credential", false));
-  ctx.emit(key_in_query(ctx, ctx.opts.api_key));
+  ctx.emit(key_in_query(ctx, ctx.session.options().api_key));
   ctx.emit(challenge(no_key));
   ctx.emit(scheme_case(ctx));
 
@@ -315,7 +315,7 @@ void run_request_checks(context& ctx) {
   offers_content(ctx);
 
   if (ctx.spec.operation(operation_id::get) != nullptr) {
-    auto missing = deliberately(ctx.client.call(operation_id::get, {{"id", "neograde-no-such-instance-" + ctx.opts.run_id}}),
+    auto missing = deliberately(ctx.client.call(operation_id::get, {{"id", "neograde-no-such-instance-" + ctx.session.run_id()}}),
                                 "an instance id that names nothing");
     client_errors.push_back(missing);
     ctx.emit(unknown_id(missing));
@@ -323,7 +323,7 @@ void run_request_checks(context& ctx) {
     ctx.emit(not_applicable("errors.instance.unknown_id_is_404", "the API has no get-by-id operation"));
   }
 
-  auto nowhere = deliberately(ctx.client.raw("GET", "/neograde-no-such-path-" + ctx.opts.run_id), "a path the API does not have");
+  auto nowhere = deliberately(ctx.client.raw("GET", "/neograde-no-such-path-" + ctx.session.run_id()), "a path the API does not have");
   client_errors.push_back(nowhere);
   ctx.emit(unknown_path(nowhere));
 

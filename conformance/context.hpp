@@ -25,6 +25,7 @@ struct observed {
 
 struct context {
   const provider_spec& spec;
+  neograde::session& session;  // the run's: its id, accounts, key, HTTP options and spend ledger
   const run_options& opts;
   provider_client& client;
   provider_client* second = nullptr;  // the second account, when --second-api-key was given
@@ -40,8 +41,8 @@ struct context {
   std::string public_key;           // what register_key registers
   std::string private_key;          // its private half's file, with --remote-exec
   nlohmann::json* hardware = nullptr;  // run_report::hardware
-  spend_permission spend;  // may the run create instances and keys (spend.hpp)
-  run_clock& clock;        // real, or a replay's
+  spend_permission spend;  // may the run create instances and keys (the session's, after its pre-check)
+  run_clock& clock;        // the session's: real, virtual (tests) or a replay's
   // schema.instance.status_in_vocabulary failed the moment an undocumented word was read, so that
   // the finding stands even if the run is stopped before its end-of-run checks.
   bool vocabulary_failed = false;
@@ -69,12 +70,12 @@ struct context {
   [[nodiscard]] std::chrono::milliseconds poll_interval() const {
     return std::max(std::chrono::milliseconds(5), scaled(spec.timing.poll_interval_s));
   }
-  [[nodiscard]] std::string prefix() const { return run_name_prefix(opts.run_id); }
+  [[nodiscard]] std::string prefix() const { return session.prefix(); }
   // An operation's path with the spec's fixed variables and placeholder ids that name nothing.
   [[nodiscard]] std::string path_of(const operation_spec& op) const {
     template_vars vars;
     for (const auto& [k, v] : spec.variables) vars[k] = v;
-    for (const char* k : {"id", "instance_type", "region"}) vars.emplace(k, "neograde-none-" + opts.run_id);
+    for (const char* k : {"id", "instance_type", "region"}) vars.emplace(k, "neograde-none-" + session.run_id());
     return render_path(op.path, vars);
   }
 };

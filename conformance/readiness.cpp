@@ -18,8 +18,10 @@ std::string usd(double x) {
 
 // The checks a run with these options would skip, and why: predicted from the spec (operations
 // it lacks, deviations it declares) and the options (no second account, no spending).
-std::vector<std::pair<std::string, std::string>> predicted_skips(const provider_spec& spec, const run_options& o,
-                                                                 const spend_permission& spend, bool emulated) {
+std::vector<std::pair<std::string, std::string>> predicted_skips(const session& s, const run_options& o,
+                                                                 const spend_permission& spend) {
+  const auto& spec = s.spec();
+  const bool emulated = s.emulated();
   std::vector<std::pair<std::string, std::string>> out;
   std::set<std::string> seen;
   auto skip = [&](const std::string& id, const std::string& why) {
@@ -50,7 +52,7 @@ std::vector<std::pair<std::string, std::string>> predicted_skips(const provider_
                            "isolation.instance.no_existence_leak"})
       skip(id, why);
   }
-  if (o.second_api_key.empty())
+  if (s.options().second_api_key.empty())
     for (const char* id : {"isolation.instance.get_denied", "isolation.instance.list_hidden", "isolation.instance.terminate_denied",
                            "isolation.instance.restart_denied", "isolation.instance.no_existence_leak", "isolation.ssh_key.list_hidden"})
       skip(id, "needs a second account (--second-api-key)");
@@ -76,18 +78,17 @@ std::vector<std::pair<std::string, std::string>> predicted_skips(const provider_
 
 }  // namespace
 
-readiness assess_readiness(const provider_spec& spec, const run_options& options) {
+readiness assess_readiness(session& s, const run_options& options) {
+  const auto& spec = s.spec();
   readiness r;
   auto say = [&](const std::string& line) { r.lines.push_back(line); };
   auto problem = [&](const std::string& p) {
     r.problems.push_back(p);
     say("NOT READY: " + p);
   };
-  provider_client client(spec, options.base_url, options.api_key, options.http);
-  client.pins = options.pins;
-  const bool live = is_live_target(options.base_url, options.treat_as_live);
+  const bool live = s.live();
   r.doc["provider"] = spec.provider.id;
-  r.doc["base_url"] = options.base_url;
+  r.doc["base_url"] = s.base_url();
   r.doc["live"] = live;
 
   // Variables, as the run would send them.
@@ -102,14 +103,13 @@ readiness assess_readiness(const provider_spec& spec, const run_options& options
   }
   r.doc["variables"] = vars;
 
-  // The key: an authenticated read (the instance list; the catalogue when there is none).
-  const auto read_op = spec.operation(operation_id::list) != nullptr ? operation_id::list : operation_id::list_offers;
-  auto read = client.call(read_op);
-  const bool emulated = client.target_is_emulator();
-  r.doc["emulated"] = emulated;
+  // The key: the session's probe, an authenticated read.
+  const auto read_op = s.probe_operation();
+  const auto& read = *s.probe();
+  r.doc["emulated"] = s.emulated();
   r.doc["key"] = {{"operation", nlohmann::json(read_op)}, {"status", read.status()}};
   if (read.transport) {
-    problem("cannot reach " + options.base_url + ": " + read.describe());
+    problem("cannot reach " + s.base_url() + ": " + read.describe());
   } else if (read.status() == 401 || read.status() == 403) {
     problem("the API key was rejected (" + read.describe() + "); check " + spec.auth.env);
   } else if (!read.success) {
@@ -119,17 +119,17 @@ readiness assess_readiness(const provider_spec& spec, const run_options& options
   }
 
   // The offer the run would launch, and why.
-  const auto selection = client.choose_offer();
+  const auto& selection = s.selection();
   r.doc["offer_selection"] = selection.to_json();
   say(selection.chosen ? "offer: " + selection.explanation : "no offer: " + selection.explanation);
 
   // Spending: permission, price, estimated cost, budget. A live run whose pre-check would refuse
   // (no offer, no price, over the budget) still runs, read-only: its launching checks are skipped.
-  auto spend = spend_permission_for(options.base_url, options.allow_spend, options.treat_as_live);
-  const live_rules rules{.live = live, .budget = options.budget, .billed_seconds_per_instance = billed_seconds(spec, options)};
+  auto spend = s.spend();
+  const auto& rules = s.rules();
   const double hours = rules.billed_seconds_per_instance / 3600;
   nlohmann::json cost{{"billed_hours_per_instance", hours}};
-  const int instances = live ? options.budget.max_instances : 3;
+  const int instances = live ? rules.budget.max_instances : 3;
   if (spend.allowed && selection.chosen) {
     const auto& o = *selection.chosen;
     std::optional<double> each;
@@ -140,7 +140,7 @@ readiness assess_readiness(const provider_spec& spec, const run_options& options
       cost["estimated_usd"] = *each * instances;
       say("estimated cost: " + usd(*each) + " per instance (" + usd(*o.price_per_hour_usd) + "/h for about " +
           std::to_string(static_cast<int>(hours * 60)) + " min), " + usd(*each * instances) + " for at most " +
-          std::to_string(instances) + " instance(s)" + (live ? "; budget --max-spend " + usd(options.budget.max_spend_usd) : ""));
+          std::to_string(instances) + " instance(s)" + (live ? "; budget --max-spend " + usd(rules.budget.max_spend_usd) : ""));
     }
     // The ledger's own rule, as the run's pre-check applies it before the first create.
     if (live)
@@ -156,7 +156,7 @@ readiness assess_readiness(const provider_spec& spec, const run_options& options
     const auto& o = *selection.chosen;
     // What the run would create.
     std::vector<std::string> creates;
-    const auto prefix = run_name_prefix(options.run_id);
+    const auto prefix = s.prefix();
     if (spec.operation(operation_id::ssh_keys_add) != nullptr && spec.operation(operation_id::ssh_keys_list) != nullptr)
       creates.push_back("an SSH key " + prefix + "key (deleted at the end)");
     creates.push_back("an instance " + prefix + "lc of " + o.key());
@@ -170,7 +170,7 @@ readiness assess_readiness(const provider_spec& spec, const run_options& options
   r.doc["spend"] = cost;
 
   nlohmann::json skipped = nlohmann::json::array();
-  for (const auto& [id, why] : predicted_skips(spec, options, spend, emulated)) {
+  for (const auto& [id, why] : predicted_skips(s, options, spend)) {
     skipped.push_back({{"check", id}, {"why", why}});
     say("would skip " + id + ": " + why);
   }

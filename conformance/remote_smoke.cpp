@@ -86,7 +86,7 @@ json run_remote_smoke(context& ctx, const instance& running) {
   rec["time_to_ssh_s"] = to_ssh;
   ctx.measurements["time_to_ssh_s"] = to_ssh;
 
-  const std::string remote_path = "/tmp/neograde-gpu-smoke-" + ctx.opts.run_id;
+  const std::string remote_path = "/tmp/neograde-gpu-smoke-" + ctx.session.run_id();
   auto copied = ssh::copy_to(t, o.binary, remote_path, std::chrono::seconds(120));
   if (copied.exit_code != 0) return finish("error", "copying " + o.binary + " to the instance failed: " + describe(copied));
 

@@ -4,70 +4,16 @@
 #include "context.hpp"
 
 #include <neograde/clients/curl.hpp>
-#include <neograde/clients/run_names.hpp>
+#include <neograde/clients/stop.hpp>
+#include <neograde/clients/teardown.hpp>
 #include <neograde/core/json_util.hpp>
 
-#include <neograde/clients/url.hpp>
-
-#include <neograde/clients/ssh.hpp>
-#include <neograde/clients/teardown.hpp>
-#include <neograde/clients/stop.hpp>
-
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
 #include <set>
 
 namespace neograde::conformance {
 
-double billed_seconds(const provider_spec& spec, const run_options& options) {
-  const double remote = options.remote ? options.remote->ssh_wait_s + options.remote->smoke_timeout_s : 0;
-  return billed_seconds_estimate(spec.timing.time_to_running_s, spec.timing.time_to_gone_s, remote);
-}
-
-bool is_loopback_url(const std::string& url) {
-  auto u = http::parse_url(url);
-  return u && http::is_loopback(*u);
-}
-
-std::optional<preflight_failure> preflight(const provider_spec& spec, const run_options& options,
-                                           result_source* identified) {
-  provider_client client(spec, options.base_url, options.api_key, options.http);
-  // A catalogue the provider serves without credentials proves nothing about the key: read the
-  // instance list instead (Vast.ai, Cudo).
-  const auto* offers = spec.operation(operation_id::list_offers);
-  auto r = client.call(offers != nullptr && offers->anonymous ? operation_id::list : operation_id::list_offers);
-  if (identified != nullptr) *identified = client.target_source();
-  if (r.transport) return preflight_failure{"cannot reach " + options.base_url + ": " + r.transport->message()};
-  if (r.status() == 401 || r.status() == 403)
-    return preflight_failure{"the API key was rejected by " + options.base_url + " (" + r.describe() +
-                             "); set " + spec.auth.env + " or pass --api-key"};
-  return std::nullopt;
-}
-
 namespace {
-
-// A private directory under $TMPDIR, removed with everything in it.
-struct temp_dir {
-  std::filesystem::path path;
-  explicit temp_dir(const std::string& prefix) {
-    auto base = std::filesystem::temp_directory_path() / (prefix + "XXXXXX");
-    std::string tmpl = base.string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("cannot create a directory in " + base.parent_path().string());
-    path = tmpl;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-};
-
-// The run's SSH key: registered once (when the API has SSH keys and spending is allowed), used by
-// every launch, checked for visibility, and deleted at the end.
-constexpr const char* run_public_key =
-    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHVHtN3Yc0SJ7Wz5k0u2m3Fh3Cj0m2Qk4XH7rW0b9c1e neograde";
 
 void register_key(detail::context& ctx) {
   const char* visible_id = "lifecycle.ssh_key.visible_after_add";
@@ -122,17 +68,6 @@ void delete_key(detail::context& ctx) {
   ctx.ssh_key_id.clear();
 }
 
-// Before the first create of a live run: the credentials work, an offer has capacity, its price
-// is known and it fits the budget. Returns why not.
-std::optional<std::string> pre_check(provider_client& client, const spend_ledger& ledger) {
-  auto s = client.choose_offer();
-  if (!s.chosen) return s.explanation;
-  if (!ledger.estimate_usd(s.chosen->instance_type))
-    return "the offer " + s.chosen->key() + " has no price, so its cost cannot be bounded";
-  if (auto no = ledger.would_refuse(s.chosen->instance_type)) return *no;
-  return std::nullopt;
-}
-
 constexpr const char* leftovers_id = "lifecycle.run.nothing_left_behind";
 
 // Terminates everything this run created, whatever happened (the ledger's instances, anything
@@ -173,67 +108,33 @@ void teardown(detail::context& ctx) noexcept {
 
 }  // namespace
 
-run_report run(const provider_spec& spec, const run_options& options) {
+run_report run(session& s, const run_options& options) {
   run_report report;
-  run_clock& clock = options.clock != nullptr ? *options.clock : real_clock();
-  provider_client client(spec, options.base_url, options.api_key, options.http);
-  std::optional<provider_client> second;
-  if (!options.second_api_key.empty()) second.emplace(spec, options.base_url, options.second_api_key, options.http);
-  client.pins = options.pins;
-  if (second) second->pins = options.pins;
-  // The catalogue first: the target's identity (emulator or not) is then known, and the offer
-  // row the run would launch, with why, goes into the results header.
-  const auto selection = client.choose_offer().to_json();
-  report.measurements["offer_selection"] = selection;
-  report.source = options.source.value_or(client.target_source());
-  report.time_scale = client.target_time_scale();
-  if (options.on_start) options.on_start(report.source, report.time_scale, selection);
+  const auto& spec = s.spec();
+  run_clock& clock = s.clock();
+  auto& client = s.primary();
+  // The catalogue first: the offer row the run would launch, with why, goes into the results
+  // header (the session keeps it), and a replay learns what the target was.
+  report.measurements["offer_selection"] = s.selection().to_json();
+  report.source = s.provenance();
+  report.time_scale = s.time_scale();
 
   detail::context ctx{.spec = spec,
+                      .session = s,
                       .opts = options,
                       .client = client,
-                      .second = second ? &*second : nullptr,
+                      .second = s.second(),
                       .scale = report.time_scale,
                       .emulated = client.target_is_emulator(),
                       .measurements = report.measurements,
                       .errors = error_oracle(spec),
                       .clock = clock};
-  // Spending: the permission, live mode's budget and journal, and the pre-check before any create.
-  const bool live = is_live_target(options.base_url, options.treat_as_live);
-  ctx.spend = spend_permission_for(options.base_url, options.allow_spend, options.treat_as_live);
-  const live_rules rules{
-      .live = live, .budget = options.budget, .journal = options.journal, .billed_seconds_per_instance = billed_seconds(spec, options)};
-  auto make_ledger = [&] {
-    try {
-      return std::make_shared<spend_ledger>(ctx.spend, rules, options.run_id, spec.provider.id, options.base_url);
-    } catch (const std::exception& e) {
-      ctx.spend = {false, std::string("the journal cannot be opened: ") + e.what()};
-      return std::make_shared<spend_ledger>(ctx.spend, rules, options.run_id, spec.provider.id, options.base_url);
-    }
-  };
-  auto ledger = make_ledger();
-  client.set_spend_ledger(ledger);
-  if (live && ctx.spend.allowed) {
-    if (auto why = pre_check(client, *ledger)) {
-      ctx.spend = {false, "the pre-check refused: " + *why};
-      ledger = make_ledger();
-      client.set_spend_ledger(ledger);
-    }
-  }
-  if (second) second->set_spend_ledger(ledger);
-  ctx.public_key = run_public_key;
+  // Spending: the session's rule, and live mode's pre-check before any create.
+  s.pre_check();
+  ctx.spend = s.spend();
+  ctx.public_key = s.public_key();
+  ctx.private_key = s.private_key().string();
   ctx.hardware = &report.hardware;
-  // --remote-exec logs in with the key the run registers: the one given, or a throw-away pair
-  // deleted with the run.
-  std::optional<temp_dir> key_dir;
-  if (options.remote) {
-    auto key = options.remote->identity.empty()
-                   ? ssh::generate_key((key_dir.emplace("neograde-key-").path / "key"), run_tag(options.run_id))
-                   : ssh::existing_key(options.remote->identity);
-    if (!key.error.empty()) throw std::runtime_error("--remote-exec: " + key.error);
-    ctx.public_key = key.public_key;
-    ctx.private_key = key.private_key.string();
-  }
   client.observer = [&](operation_id op, const call_result& r) {
     ctx.seen.push_back({op, r});
     if (!r.success || !r.json) return;
@@ -282,10 +183,10 @@ run_report run(const provider_spec& spec, const run_options& options) {
     detail::run_rate_limit_probe(ctx);
     detail::run_observed_checks(ctx);
   } catch (const stop_requested& e) {
-    report.stopped = std::string(e.what()) + " after " + last_check;
-    report.stop_signal = e.signal;
+    report.stopped = run_stop{.why = run_stop::kind::signal, .message = std::string(e.what()) + " after " + last_check, .signal = e.signal};
   } catch (const std::exception& e) {
-    report.stopped = std::string("error after ") + last_check + ": " + e.what();
+    // A bug of ours: the run still decides the rest, tears down and keeps its results.
+    report.stopped = run_stop{.why = run_stop::kind::bug, .message = std::string("error after ") + last_check + ": " + e.what()};
   }
   // A stopped run decides the rest at once, before teardown (which a second kill may cut
   // short): what was decided stays, and every check it did not get to is errored (not graded),
@@ -293,20 +194,21 @@ run_report run(const provider_spec& spec, const run_options& options) {
   if (report.stopped) {
     std::set<std::string> decided;
     for (const auto& o : report.outcomes) decided.insert(o.check_id);
-    const std::string why = (report.stop_signal != 0 ? "interrupted: " : "not decided: the run ended early: ") + *report.stopped;
+    const std::string why =
+        (report.stopped->why == run_stop::kind::signal ? "interrupted: " : "not decided: the run ended early: ") + report.stopped->message;
     for (const auto& d : catalogue())
       if (d.id != leftovers_id && !decided.contains(d.id)) ctx.emit(detail::make(d.id, outcome::errored, why));
   }
   teardown(ctx);
-  report.measurements["spend"] = {{"live", live},
+  report.measurements["spend"] = {{"live", s.live()},
                                   {"allowed", ctx.spend.allowed},
-                                  {"instances_created", ledger->launched()},
-                                  {"estimated_usd", std::round(ledger->committed_usd() * 100) / 100}};
-  if (live) {
-    report.measurements["spend"]["max_instances"] = options.budget.max_instances;
-    report.measurements["spend"]["max_spend_usd"] = options.budget.max_spend_usd;
+                                  {"instances_created", s.ledger().launched()},
+                                  {"estimated_usd", std::round(s.ledger().committed_usd() * 100) / 100}};
+  if (s.live()) {
+    report.measurements["spend"]["max_instances"] = s.rules().budget.max_instances;
+    report.measurements["spend"]["max_spend_usd"] = s.rules().budget.max_spend_usd;
   }
-  if (report.stopped) report.measurements["stopped"] = *report.stopped;
+  if (report.stopped) report.measurements["stopped"] = report.stopped->message;
   return report;
 }
 

@@ -6,10 +6,14 @@
 #include <openssl/hmac.h>
 
 #include <algorithm>
+#include <map>
 #include <vector>
 
 namespace neograde {
 
+namespace {
+
+// Replaces each {name} in tmpl by vars[name]; unknown names are left as they are.
 std::string render_braces(const std::string& tmpl, const std::map<std::string, std::string>& vars) {
   std::string out;
   std::size_t i = 0;
@@ -25,6 +29,8 @@ std::string render_braces(const std::string& tmpl, const std::map<std::string, s
   out.append(tmpl, i);
   return out;
 }
+
+}  // namespace
 
 std::string canonical_query(std::string_view raw_query) {
   std::vector<std::string> parts;

@@ -4,6 +4,7 @@
 #include "engine.hpp"
 
 #include <neograde/clients/curl.hpp>
+#include <neograde/clients/stop.hpp>
 #include <neograde/core/json_util.hpp>
 #include <neograde/core/template.hpp>
 
@@ -77,7 +78,7 @@ struct campaign {
   std::set<std::string> ids;
   int shrink_runs_total = 0;
 
-  campaign(const provider_spec& s, const fuzz_options& o) : spec(s), opts(o), t(s, o) {}
+  campaign(session& s, const fuzz_options& o) : spec(s.spec()), opts(o), t(s, o) {}
 
   void record(const violation& v, nlohmann::json reproduction, std::uint64_t case_seed) {
     auto d = oracle_descriptor(v.oracle);
@@ -111,7 +112,7 @@ struct campaign {
     const auto* launch = spec.operation(operation_id::launch);
     const bool needs_key = launch != nullptr && launch->body && template_pointers(*launch->body).contains("ssh_key_name");
     if (needs_key && spec.operation(operation_id::ssh_keys_add) != nullptr) {
-      auto k = t.primary().add_ssh_key(t.prefix() + "key", public_key);
+      auto k = t.primary().add_ssh_key(t.prefix() + "key", t.session().public_key());
       if (k.value) t.ssh_key_name = k.value->name.empty() ? t.prefix() + "key" : k.value->name;
     }
   }
@@ -166,22 +167,12 @@ struct campaign {
 
 }  // namespace
 
-fuzz_report run(const provider_spec& spec, const fuzz_options& given) {
-  fuzz_options options = given;
-  if (options.run_id.empty()) options.run_id = "fz" + std::to_string(options.seed);
-  campaign c(spec, options);
+fuzz_report run(session& s, const fuzz_options& options) {
+  campaign c(s, options);
   auto& t = c.t;
   const auto started = std::chrono::steady_clock::now();
-
-  // Preflight: reachable, and the key works.
-  const auto probe_op = spec.operation(operation_id::list) != nullptr ? operation_id::list : operation_id::list_offers;
-  auto probe = t.primary().call(probe_op);
-  if (!probe.response) throw std::runtime_error("cannot reach " + options.base_url + ": " + probe.describe());
-  if (probe.status() == 401 || probe.status() == 403)
-    throw std::runtime_error("the API key was rejected by " + options.base_url + " (" + probe.describe() + ")");
-  c.report.source = t.primary().target_source();
-  c.report.time_scale = t.primary().target_time_scale();
-  if (options.on_start) options.on_start(c.report.source, c.report.time_scale);
+  c.report.source = s.provenance();
+  c.report.time_scale = s.time_scale();
 
   long cases = 0, sequence_runs = 0;
   try {
@@ -209,10 +200,11 @@ fuzz_report run(const provider_spec& spec, const fuzz_options& given) {
         options.on_progress(std::to_string(t.requests()) + " requests, " + std::to_string(c.report.findings.size()) + " findings");
     }
   } catch (const budget_spent&) {
-  } catch (...) {
-    // Whatever broke, what the run created is removed before the error goes on.
-    (void)teardown(t);
-    throw;
+  } catch (const stop_requested& e) {
+    c.report.stopped = run_stop{.why = run_stop::kind::signal, .message = e.what(), .signal = e.signal};
+  } catch (const std::exception& e) {
+    // A bug of ours: what the run created is still torn down, and the findings so far kept.
+    c.report.stopped = run_stop{.why = run_stop::kind::bug, .message = e.what()};
   }
   const auto requests = t.requests();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -227,6 +219,7 @@ fuzz_report run(const provider_spec& spec, const fuzz_options& given) {
   m["instances_created"] = t.launched();
   m["left_behind"] = left;
   m["seed"] = options.seed;
+  if (c.report.stopped) m["stopped"] = c.report.stopped->message;
   c.report.measurements = std::move(m);
   return std::move(c.report);
 }

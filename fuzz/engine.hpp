@@ -3,7 +3,7 @@
 
 #include <neograde/clients/oracles.hpp>
 #include <neograde/clients/provider_client.hpp>
-#include <neograde/clients/run_names.hpp>
+#include <neograde/clients/session.hpp>
 #include <neograde/fuzz/api_fuzzer.hpp>
 
 #include <rapidcheck.h>
@@ -15,10 +15,6 @@
 #include <vector>
 
 namespace neograde::fuzz::detail {
-
-// The public key the run registers and generates requests with (no private key exists for it).
-inline constexpr const char* public_key =
-    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHVHtN3Yc0SJ7Wz5k0u2m3Fh3Cj0m2Qk4XH7rW0b9c1e neograde";
 
 // What a request should get: accepted (positive data), rejected with 4xx (negative data), or
 // either (data the schema allows but the provider may refuse); never a 5xx in any case.
@@ -60,25 +56,27 @@ struct budget_spent {};
 // that apply to every response.
 class target {
  public:
-  target(const provider_spec& spec, const fuzz_options& options);
+  // Sets the session's HTTP options (budget and pacing hook, no transcript) and makes its clients.
+  target(neograde::session& s, const fuzz_options& options);
 
   [[nodiscard]] const provider_spec& spec() const { return spec_; }
   [[nodiscard]] const fuzz_options& options() const { return opts_; }
-  [[nodiscard]] provider_client& primary() { return *primary_; }
-  [[nodiscard]] provider_client* second() { return second_.get(); }
+  [[nodiscard]] neograde::session& session() const { return session_; }
+  [[nodiscard]] provider_client& primary() { return session_.primary(); }
+  [[nodiscard]] provider_client* second() { return session_.second(); }
   [[nodiscard]] bool loopback() const { return loopback_; }
   [[nodiscard]] bool may_launch() const;  // spending allowed and instances left under the cap
   void count_launch() { ++launched_; }
   [[nodiscard]] int launched() const { return launched_; }
-  [[nodiscard]] std::string prefix() const { return run_name_prefix(opts_.run_id); }
+  [[nodiscard]] std::string prefix() const { return session_.prefix(); }
   [[nodiscard]] std::string fresh_name(const std::string& what) { return prefix() + what + std::to_string(++names_); }
 
   [[nodiscard]] long requests() const { return requests_; }
   [[nodiscard]] bool spent() const;  // the request budget or the duration is used up
   void unlimited() { unlimited_ = true; }  // teardown: no budget, still paced
 
-  // The clock sequences wait on (fuzz_options::clock, else the real one).
-  [[nodiscard]] run_clock& clock() const { return opts_.clock != nullptr ? *opts_.clock : real_clock(); }
+  // The clock sequences wait on: the session's.
+  [[nodiscard]] run_clock& clock() const { return session_.clock(); }
 
   // A declared operation's time in provider seconds, as wall-clock time on this target.
   [[nodiscard]] std::chrono::milliseconds scaled(double seconds) const;
@@ -100,12 +98,10 @@ class target {
 
  private:
   void before_attempt();
+  neograde::session& session_;
   const provider_spec& spec_;
   const fuzz_options& opts_;
   bool loopback_ = false;
-  bool spend_allowed_ = false;  // launches: on loopback always; elsewhere --allow-spend and NEOGRADE_LIVE=1
-  std::unique_ptr<provider_client> primary_;
-  std::unique_ptr<provider_client> second_;
   error_oracle errors_;
   std::map<operation_id, json_schema> response_schemas_;
   long requests_ = 0;

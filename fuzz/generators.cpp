@@ -71,9 +71,9 @@ template_vars base_vars(target& t, const std::string& name) {
   vars["region"] = have_offer ? t.offers.front().region : "neograde-none";
   vars["ssh_key_name"] = t.ssh_key_name.empty() ? "neograde-none" : t.ssh_key_name;
   vars["name"] = name;
-  vars["public_key"] = public_key;
-  vars["id"] = "neograde-none-" + t.options().run_id;
-  vars["ids"] = json::array({"neograde-none-" + t.options().run_id});
+  vars["public_key"] = t.session().public_key();
+  vars["id"] = "neograde-none-" + t.session().run_id();
+  vars["ids"] = json::array({"neograde-none-" + t.session().run_id()});
   return vars;
 }
 

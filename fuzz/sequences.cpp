@@ -83,7 +83,7 @@ struct launch_instance : command {
     const auto& type = row.instance_type;
     const auto name = w.t.fresh_name("s");
     w.step("launch " + row.key() + " as " + name);
-    auto r = w.t.primary().launch({type, row.region, w.t.ssh_key_name, name, row.params, public_key});
+    auto r = w.t.primary().launch({type, row.region, w.t.ssh_key_name, name, row.params, w.t.session().public_key()});
     if (r.call.not_sent) {
       w.incomplete = true;  // the spend budget said no: nothing was sent
       w.step("launch (" + r.call.describe() + ")");
@@ -126,7 +126,7 @@ struct launch_refused : command {
     if (!(unknown_region ? region_sent : type_sent)) return;
     (unknown_region ? region : type) = "neograde-no-such-" + std::string(unknown_region ? "region" : "type");
     w.step("launch " + type + " in " + region + " as " + name + " (must be refused)");
-    auto r = w.t.primary().launch({type, region, w.t.ssh_key_name, name, row.params, public_key});
+    auto r = w.t.primary().launch({type, region, w.t.ssh_key_name, name, row.params, w.t.session().public_key()});
     if (r.call.not_sent) {
       w.incomplete = true;  // the spend budget said no: nothing was sent
       w.step("launch (" + r.call.describe() + ")");
@@ -267,7 +267,7 @@ struct cross_account : command {
     if (action == 0) {
       auto r = other->get(id);
       w.judge("get", operation_id::get, r.call, expectation::reject);
-      auto none = other->get("neograde-none-" + w.t.options().run_id);
+      auto none = other->get("neograde-none-" + w.t.session().run_id());
       if (r.call.status() != none.call.status())
         w.fail("cross_account", "get", r.call, "another account's instance answers HTTP " + std::to_string(r.call.status()) +
                                                    " where an unknown id answers " + std::to_string(none.call.status()));
@@ -290,7 +290,7 @@ struct add_key : command {
   void run(const model&, world& w) const override {
     const auto name = w.t.fresh_name("k");
     w.step("add SSH key " + name);
-    auto r = w.t.primary().add_ssh_key(name, public_key);
+    auto r = w.t.primary().add_ssh_key(name, w.t.session().public_key());
     w.keys.emplace_back(r.value ? std::optional(r.value->id) : std::nullopt);
     w.key_names.push_back(name);
     w.judge("ssh_keys_add", operation_id::ssh_keys_add, r.call, expectation::accept);

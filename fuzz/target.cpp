@@ -4,7 +4,6 @@
 
 #include <neograde/clients/spend.hpp>
 #include <neograde/clients/teardown.hpp>
-#include <neograde/clients/url.hpp>
 #include <neograde/clients/stop.hpp>
 #include <neograde/core/json_util.hpp>
 
@@ -19,32 +18,18 @@ std::string violation::status_class() const {
   return std::to_string(status / 100) + "xx";
 }
 
-target::target(const provider_spec& spec, const fuzz_options& options)
-    : spec_(spec), opts_(options), errors_(spec) {
-  auto url = http::parse_url(options.base_url);
-  if (!url) throw std::runtime_error("not an http(s) URL: " + options.base_url);
-  loopback_ = http::is_loopback(*url);
-  const auto permission = spend_permission_for(
-      options.base_url, effective_allow_spend(options.base_url, options.allow_spend, options.treat_as_live), options.treat_as_live);
-  spend_allowed_ = permission.allowed;
-  const live_rules rules{.live = is_live_target(options.base_url, options.treat_as_live),
-                         .budget = options.budget,
-                         .journal = options.journal,
-                         .billed_seconds_per_instance = billed_seconds_estimate(spec.timing.time_to_running_s, spec.timing.time_to_gone_s)};
+target::target(neograde::session& s, const fuzz_options& options)
+    : session_(s), spec_(s.spec()), opts_(options), errors_(s.spec()) {
+  loopback_ = !is_live_target(s.base_url(), false);
   const double rate = options.rate > 0 ? options.rate : (loopback_ ? 0.0 : 5.0);
   interval_s_ = rate > 0 ? 1.0 / rate : 0.0;
-  auto http = options.http;
-  http.before_attempt = [this] { before_attempt(); };
-  // Findings carry the exchange that decided them (last_exchange); a campaign of many thousand
-  // requests keeps no transcript, so its memory does not grow with its length.
-  http.transcript_limit = 0;
-  auto ledger = std::make_shared<spend_ledger>(permission, rules, options.run_id, spec.provider.id, options.base_url);
-  primary_ = std::make_unique<provider_client>(spec, options.base_url, options.api_key, http);
-  primary_->set_spend_ledger(ledger);
-  if (!options.second_api_key.empty()) {
-    second_ = std::make_unique<provider_client>(spec, options.base_url, options.second_api_key, http);
-    second_->set_spend_ledger(ledger);
-  }
+  s.configure_http([this](http::client_options& http) {
+    http.before_attempt = [this] { before_attempt(); };
+    // Findings carry the exchange that decided them (last_exchange); a campaign of many thousand
+    // requests keeps no transcript, so its memory does not grow with its length.
+    http.transcript_limit = 0;
+  });
+  const auto& spec = spec_;
   for (const auto& [id, op] : spec.operations)
     if (op.response_schema) {
       try {
@@ -56,8 +41,8 @@ target::target(const provider_spec& spec, const fuzz_options& options)
 
 bool target::may_launch() const {
   const int cap = opts_.max_instances > 0 ? opts_.max_instances : (loopback_ ? 200 : 10);
-  return spend_allowed_ && launched_ < cap && spec_.operation(operation_id::launch) != nullptr &&
-         !primary_->ledger().would_refuse(offers.empty() ? std::string() : offers.front().instance_type);
+  return session_.spend().allowed && launched_ < cap && spec_.operation(operation_id::launch) != nullptr &&
+         !session_.ledger().would_refuse(offers.empty() ? std::string() : offers.front().instance_type);
 }
 
 bool target::spent() const {
@@ -77,7 +62,7 @@ void target::before_attempt() {
 }
 
 std::chrono::milliseconds target::scaled(double seconds) const {
-  const double scale = primary_->target_time_scale();
+  const double scale = session_.time_scale();
   return std::chrono::milliseconds(static_cast<long long>(seconds * scale * 1000));
 }
 
@@ -135,8 +120,8 @@ std::optional<violation> target::judge(const std::string& operation, operation_i
 
 std::pair<call_result, std::optional<violation>> target::send(const request_case& c) {
   std::string path = c.path;
-  if (auto at = path.find("{{api_key}}"); at != std::string::npos) path.replace(at, 11, opts_.api_key);
-  auto r = primary_->raw(c.method, path, c.body, c.content_type, c.auth, c.op);
+  if (auto at = path.find("{{api_key}}"); at != std::string::npos) path.replace(at, 11, session_.options().api_key);
+  auto r = primary().raw(c.method, path, c.body, c.content_type, c.auth, c.op);
   tally(r, c.generator);
   auto v = judge(c.operation, c.op, r, c.expect);
   if (v && v->oracle == "negative_accepted" && (c.auth != auth_mode::key || c.generator == "credentials_in_query")) {

@@ -1,4 +1,5 @@
 #include <neograde/reports/results.hpp>
+#include <neograde/core/errors.hpp>
 
 #include <neograde/core/clock.hpp>
 #include <neograde/core/json_util.hpp>
@@ -29,7 +30,7 @@ void sync_directory(const std::filesystem::path& file) {
 results_writer::results_writer(const std::filesystem::path& path, const run_header& h)
     : path_(path), part_(std::filesystem::path(path) += ".part"), provider_(h.spec->provider.id), source_(h.source) {
   file_ = std::fopen(part_.c_str(), "w");
-  if (file_ == nullptr) throw std::runtime_error("cannot write " + part_.string() + ": " + std::strerror(errno));
+  if (file_ == nullptr) throw config_error("cannot write " + part_.string() + ": " + std::strerror(errno));
   const auto& s = *h.spec;
   line({{"record", "header"},
         {"suite", "neograde"},
@@ -63,7 +64,7 @@ void results_writer::line(const nlohmann::json& record) {
   // One write per line, flushed, so a crash leaves at most a torn last line.
   const std::string text = dump_json(record) + "\n";
   if (std::fwrite(text.data(), 1, text.size(), file_) != text.size() || std::fflush(file_) != 0)
-    throw std::runtime_error(std::string("writing results failed: ") + std::strerror(errno));
+    throw config_error(std::string("writing results failed: ") + std::strerror(errno));
 }
 
 void results_writer::outcome(const check_descriptor& d, const check_outcome& o) {
@@ -104,17 +105,17 @@ void results_writer::finish(const nlohmann::json& measurements) {
   const bool synced = ::fsync(::fileno(file_)) == 0;
   const bool closed = std::fclose(file_) == 0;
   file_ = nullptr;
-  if (!synced || !closed) throw std::runtime_error("cannot sync " + part_.string() + ": " + std::strerror(errno));
+  if (!synced || !closed) throw config_error("cannot sync " + part_.string() + ": " + std::strerror(errno));
   // Only a complete run replaces the previous results.
   std::error_code ec;
   std::filesystem::rename(part_, path_, ec);
-  if (ec) throw std::runtime_error("cannot replace " + path_.string() + ": " + ec.message());
+  if (ec) throw config_error("cannot replace " + path_.string() + ": " + ec.message());
   sync_directory(path_);
 }
 
 std::vector<run_record> read_results(const std::filesystem::path& path, std::size_t* skipped_lines) {
   std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
+  if (!in) throw config_error("cannot read " + path.string());
   return read_results(in, skipped_lines);
 }
 
@@ -145,21 +146,21 @@ void write_file_atomic(const std::filesystem::path& path, const std::string& con
   auto tmp = path;
   tmp += ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+  if (fd < 0) throw config_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
   std::size_t done = 0;
   while (done < content.size()) {
     auto n = ::write(fd, content.data() + done, content.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       ::close(fd);
-      throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+      throw config_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) throw std::runtime_error("cannot sync " + tmp.string());
+  if (::fsync(fd) != 0 || ::close(fd) != 0) throw config_error("cannot sync " + tmp.string());
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
-  if (ec) throw std::runtime_error("cannot replace " + path.string() + ": " + ec.message());
+  if (ec) throw config_error("cannot replace " + path.string() + ": " + ec.message());
   sync_directory(path);
 }
 

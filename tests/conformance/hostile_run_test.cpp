@@ -60,35 +60,34 @@ TEST_P(HostileProvider, TheRunEndsWithAVerdictForEveryCheckAndTheReportIsMade) {
     (void)c.send(reply);
   });
   const auto& spec = test::spec("lambda");
-  conformance::run_options o;
-  o.base_url = server.url("/api/v1");
-  o.api_key = "hostile-run-key";
-  o.second_api_key = "hostile-run-key-2";
-  o.allow_spend = true;  // loopback: the run may try to create, and must not be fooled
-  o.run_id = "hostile0";
-  o.http.connect_timeout = 2s;
-  o.http.read_timeout = 2s;
-  o.http.max_retries = 0;
-  o.http.sleep = [](std::chrono::milliseconds) {};
   virtual_clock time;  // the run's waits (polls, deadlines) take no real time
-  o.clock = &time;
+  // Loopback: the run may try to create, and must not be fooled.
+  session s(spec, {.base_url = server.url("/api/v1"),
+                   .api_key = "hostile-run-key",
+                   .second_api_key = "hostile-run-key-2",
+                   .run_id = "hostile0",
+                   .http = {.connect_timeout = 2s, .read_timeout = 2s, .max_retries = 0, .sleep = [](std::chrono::milliseconds) {}},
+                   .clock = &time});
 
   const auto dir = std::filesystem::temp_directory_path() / ("neograde-hostile-" + std::to_string(::getpid()) + "-" + GetParam().name);
   std::filesystem::create_directories(dir);
-  std::optional<reports::results_writer> writer;
-  o.on_start = [&](result_source source, double scale, const nlohmann::json&) {
-    writer.emplace(dir / "results.jsonl", reports::run_header{.run_id = o.run_id, .spec = &spec, .source = source, .base_url = o.base_url, .time_scale = scale, .allow_spend = true});
-  };
-  o.on_outcome = [&](const check_descriptor& d, const check_outcome& out) { writer->outcome(d, out); };
+  std::optional<reports::results_writer> writer(std::in_place, dir / "results.jsonl",
+                                                reports::run_header{.run_id = s.run_id(),
+                                                                    .spec = &spec,
+                                                                    .source = s.provenance(),
+                                                                    .base_url = s.base_url(),
+                                                                    .time_scale = s.time_scale(),
+                                                                    .allow_spend = true});
+  conformance::run_options o{.on_outcome = [&](const check_descriptor& d, const check_outcome& out) { writer->outcome(d, out); }};
 
   conformance::run_report report;
-  ASSERT_NO_THROW(report = conformance::run(spec, o));
+  ASSERT_NO_THROW(report = conformance::run(s, o));
   ASSERT_NO_THROW(writer->finish(report.measurements));
   // Gives up, does not go on asking: a generous bound over the ~200 requests a run makes (and
   // ctest's timeout catches a hang).
   EXPECT_LT(requests->load(), 1000);
 
-  EXPECT_FALSE(report.stopped.has_value()) << *report.stopped;
+  EXPECT_FALSE(report.stopped.has_value()) << report.stopped->message;
   EXPECT_EQ(report.source, result_source::live);  // it is not the emulator, whatever it sends
   EXPECT_EQ(report.outcomes.size(), conformance::catalogue().size());
   int passed = 0, failed = 0;

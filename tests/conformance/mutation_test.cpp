@@ -44,15 +44,14 @@ matrix_run run_against(const provider_spec& spec, emulator::quirk_set quirks, bo
   m.now = [&time] { return time.now(); };
   emulator::emulator emu(spec, m);
   emu.start();
-  conformance::run_options o;
-  o.clock = &time;
-  o.http.sleep = [&time](std::chrono::milliseconds d) { time.sleep(d); };
-  o.base_url = emu.base_url();
-  o.api_key = m.api_keys[0];
-  o.second_api_key = m.api_keys[1];
-  o.allow_spend = allow_spend;
-  o.run_id = "matrix00";
-  matrix_run out{conformance::run(spec, o), 0};
+  session s(spec, {.base_url = emu.base_url(),
+                   .api_key = m.api_keys[0],
+                   .second_api_key = m.api_keys[1],
+                   .read_only = !allow_spend,
+                   .run_id = "matrix00",
+                   .http = {.sleep = [&time](std::chrono::milliseconds d) { time.sleep(d); }},
+                   .clock = &time});
+  matrix_run out{conformance::run(s, {}), 0};
   out.live_after = emu.model().live_instances();
   return out;
 }
@@ -254,17 +253,18 @@ TEST(SpendGuard, OnARemoteHostNothingIsCreatedWithoutTheLiveOptIn) {
   server.host = "0.0.0.0";
   emulator::emulator emu(spec, m, server);
   emu.start();
-  conformance::run_options o;
-  o.base_url = emu.base_url();
-  o.base_url.replace(o.base_url.find("0.0.0.0"), 7, *address);
-  o.api_key = m.api_keys[0];
-  o.allow_spend = true;
-  o.run_id = "optin000";
-  // A live run journals: here, not in the user's state directory.
-  o.journal = std::filesystem::temp_directory_path() / ("neograde-optin-" + std::to_string(::getpid()) + ".jsonl");
+  auto url = emu.base_url();
+  url.replace(url.find("0.0.0.0"), 7, *address);
+  const session_options o{.base_url = url,
+                          .api_key = m.api_keys[0],
+                          .allow_spend = true,
+                          // A live run journals: here, not in the user's state directory.
+                          .journal = std::filesystem::temp_directory_path() / ("neograde-optin-" + std::to_string(::getpid()) + ".jsonl"),
+                          .run_id = "optin000"};
 
   unsetenv("NEOGRADE_LIVE");
-  auto without = conformance::run(spec, o);
+  session without_session(spec, o);
+  auto without = conformance::run(without_session, {});
   EXPECT_EQ(emu.model().instances_created(), 0u) << "a create request reached the provider";
   const auto& launch = outcome_of(without, "lifecycle.instance.launch_returns_id");
   EXPECT_EQ(launch.result, outcome::skipped);
@@ -273,7 +273,8 @@ TEST(SpendGuard, OnARemoteHostNothingIsCreatedWithoutTheLiveOptIn) {
   EXPECT_EQ(outcome_of(without, "lifecycle.ssh_key.visible_after_add").result, outcome::skipped);
 
   setenv("NEOGRADE_LIVE", "1", 1);
-  auto with = conformance::run(spec, o);
+  session with_session(spec, o);
+  auto with = conformance::run(with_session, {});
   unsetenv("NEOGRADE_LIVE");
   EXPECT_EQ(outcome_of(with, "lifecycle.instance.launch_returns_id").result, outcome::pass)
       << outcome_of(with, "lifecycle.instance.launch_returns_id").reason;
@@ -297,12 +298,12 @@ TEST(SpendGuard, PermissionNeedsTheFlagAndOffLoopbackTheEnvironment) {
 }
 
 TEST(LoopbackGuard, RecognisesLoopbackHosts) {
-  EXPECT_TRUE(conformance::is_loopback_url("http://127.0.0.1:8080/api"));
-  EXPECT_TRUE(conformance::is_loopback_url("https://localhost/x"));
-  EXPECT_TRUE(conformance::is_loopback_url("http://[::1]:9/"));
-  EXPECT_FALSE(conformance::is_loopback_url("https://cloud.lambda.ai/api/v1"));
-  EXPECT_FALSE(conformance::is_loopback_url("http://127.0.0.1.example.com/"));
-  EXPECT_FALSE(conformance::is_loopback_url("http://10.0.0.1/"));
+  EXPECT_FALSE(is_live_target("http://127.0.0.1:8080/api", false));
+  EXPECT_FALSE(is_live_target("https://localhost/x", false));
+  EXPECT_FALSE(is_live_target("http://[::1]:9/", false));
+  EXPECT_TRUE(is_live_target("https://cloud.lambda.ai/api/v1", false));
+  EXPECT_TRUE(is_live_target("http://127.0.0.1.example.com/", false));
+  EXPECT_TRUE(is_live_target("http://10.0.0.1/", false));
 }
 
 // Record a run against the emulator (with a quirk, so that failures are part of it), stop the
@@ -317,28 +318,22 @@ class Replay : public ::testing::Test {
     m.time_scale = time_scale;
     emulator::emulator emu(spec, m);
     emu.start();
-    options_.base_url = emu.base_url();
-    options_.api_key = m.api_keys[0];
-    options_.second_api_key = m.api_keys[1];
-    options_.allow_spend = true;
-    options_.run_id = "replay00";
+    base_url_ = emu.base_url();
     const auto path = std::filesystem::temp_directory_path() / ("neograde-replay-" + std::to_string(::getpid()) + ".jsonl");
-    auto o = options_;
-    record_into(o.http, std::make_shared<cassette_writer>(path, cassette_header{spec.provider.id, o.base_url, o.run_id, result_source::emulated}));
-    recorded_ = conformance::run(spec, o);
+    session s(spec, {.base_url = base_url_, .api_key = m.api_keys[0], .second_api_key = m.api_keys[1], .run_id = "replay00", .record = path});
+    recorded_ = conformance::run(s, {});
     return path;  // the emulator stops here: a replay that touched the network would fail
   }
   conformance::run_report replay(cassette c, std::shared_ptr<replayer>& from) {
     from = std::make_shared<replayer>(std::move(c));
-    auto o = options_;
-    o.api_key = "no-key-is-sent-in-a-replay";  // the recording's key is redacted
-    o.second_api_key = "no-key-is-sent-in-a-replay-2";
-    replay_from(o.http, from);
-    o.clock = from.get();
-    o.source = result_source::replay;
-    return conformance::run(test::spec("lambda"), o);
+    session s(test::spec("lambda"), {.base_url = base_url_,
+                                     .api_key = "no-key-is-sent-in-a-replay",  // the recording's key is redacted
+                                     .second_api_key = "no-key-is-sent-in-a-replay-2",
+                                     .run_id = "replay00",
+                                     .replay = from});
+    return conformance::run(s, {});
   }
-  conformance::run_options options_;
+  std::string base_url_;
   conformance::run_report recorded_;
 };
 

@@ -42,17 +42,14 @@ fuzz_run run_fuzz(const provider_spec& spec, emulator::quirk_set quirks, std::ui
   m.now = [&time] { return time.now(); };
   emulator::emulator emu(spec, m);
   emu.start();
-  fuzz::fuzz_options o;
-  o.clock = &time;
-  o.http.sleep = [&time](std::chrono::milliseconds d) { time.sleep(d); };
-  o.base_url = emu.base_url();
-  o.api_key = m.api_keys[0];
-  o.second_api_key = m.api_keys[1];
-  o.seed = seed;
-  o.max_requests = max_requests;
-  o.stop_when = std::move(stop_when);
-  o.run_id = "fuzz0000";
-  fuzz_run out{fuzz::run(spec, o), 0, m.api_keys};
+  session s(spec, {.base_url = emu.base_url(),
+                   .api_key = m.api_keys[0],
+                   .second_api_key = m.api_keys[1],
+                   .run_id = "fuzz0000",
+                   .http = {.sleep = [&time](std::chrono::milliseconds d) { time.sleep(d); }},
+                   .clock = &time});
+  fuzz::fuzz_options o{.seed = seed, .max_requests = max_requests, .stop_when = std::move(stop_when)};
+  fuzz_run out{fuzz::run(s, o), 0, m.api_keys};
   out.live_after = emu.model().live_instances();
   return out;
 }
@@ -237,11 +234,8 @@ TEST(FuzzSafety, AgainstARemoteHostNothingIsLaunchedAndRequestsArePaced) {
   emu.start();
   auto url = emu.base_url();
   url.replace(url.find("0.0.0.0"), 7, *address);
-  fuzz::fuzz_options o;
-  o.base_url = url;
-  o.api_key = m.api_keys[0];
-  o.max_requests = 11;
-  auto report = fuzz::run(spec, o);
+  session s(spec, {.base_url = url, .api_key = m.api_keys[0]});
+  auto report = fuzz::run(s, {.max_requests = 11});
   unsetenv("NEOGRADE_LIVE");
   EXPECT_EQ(report.measurements["instances_created"], 0);
   EXPECT_EQ(emu.model().instances_created(), 0u);

@@ -24,7 +24,8 @@ struct readiness {
   nlohmann::json doc = nlohmann::json::object();  // the same, as data
 };
 
-// The spec's variables must already hold the run's values (app: apply_variables).
-[[nodiscard]] readiness assess_readiness(const provider_spec& spec, const run_options& options);
+// The session's spec must already hold the run's variables (app: apply_variables); `options` are
+// those the conformance run would be given. The session's probe is the key check.
+[[nodiscard]] readiness assess_readiness(session& s, const run_options& options);
 
 }  // namespace neograde::conformance

@@ -5,15 +5,11 @@
 
 #include <neograde/core/spec.hpp>
 
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace neograde {
-
-// Replaces each {name} in tmpl by vars[name]; unknown names are left as they are.
-[[nodiscard]] std::string render_braces(const std::string& tmpl, const std::map<std::string, std::string>& vars);
 
 // "b=2&a=1" -> "a=1&b=2": parameters sorted by name, as the string to sign wants them.
 [[nodiscard]] std::string canonical_query(std::string_view raw_query);

@@ -5,10 +5,7 @@
 // response. Findings are shrunk, deduplicated by signature and reported in the conformance
 // outcome format (category "fuzz").
 
-#include <neograde/clients/http.hpp>
-#include <neograde/clients/journal.hpp>
-#include <neograde/clients/spend.hpp>
-#include <neograde/core/clock.hpp>
+#include <neograde/clients/session.hpp>
 #include <neograde/core/finding.hpp>
 #include <neograde/core/spec.hpp>
 
@@ -16,36 +13,22 @@
 
 #include <chrono>
 #include <cstdint>
-#include <filesystem>
 #include <functional>
 #include <string>
+#include <optional>
 #include <vector>
 
 namespace neograde::fuzz {
 
+// What a campaign adds to its session (clients/session.hpp), which holds the target, the
+// accounts, the spend rules and the run id.
 struct fuzz_options {
-  std::string base_url;
-  std::string api_key;
-  std::string second_api_key;  // a second account: cross-account sequences run only with it
   std::uint64_t seed = 1;      // the same seed against the same target replays the same run
   int max_requests = 2000;     // hard cap, shrinking included; teardown is not counted
   double rate = 0;             // requests per second; 0: 5 against remote hosts, unlimited on loopback
   std::chrono::seconds duration{0};  // 0: no limit but max_requests
-  bool allow_spend = false;    // launches against a non-loopback host only with this and NEOGRADE_LIVE=1
   int max_instances = 0;       // hard cap on instances created, shrinking included; 0: 10, or 200 on loopback
-  // Live mode (any non-loopback host, or treat_as_live): the spend budget and journal of
-  // clients/spend.hpp apply to every launch as well.
-  bool treat_as_live = false;
-  spend_budget budget;
-  std::filesystem::path journal = default_journal_path();
   int max_shrink_runs = 40;    // re-executions spent on shrinking one finding
-  http::client_options http;
-  // The time sequences wait on and judge by (boots, grace after terminate, teardown): null, the
-  // real one; tests share a virtual one with the emulator, so that a sequence sees the same
-  // phases at any machine speed (issue 19).
-  run_clock* clock = nullptr;
-  std::string run_id;          // names what the run creates: neograde-<run_id>-...
-  std::function<void(result_source, double time_scale)> on_start;
   std::function<void(const check_descriptor&, const check_outcome&)> on_finding;
   // Asked after each new finding (shrunk and reported): true ends the campaign there, e.g. after
   // the first N findings or once a given oracle has fired. Empty: run to the budget.
@@ -59,13 +42,17 @@ struct fuzz_report {
   std::vector<check_descriptor> descriptors;  // one per finding, in order
   std::vector<check_outcome> findings;
   nlohmann::json measurements = nlohmann::json::object();
+  // Set when the campaign ended before its budget: the target unusable, a signal, a bug (what it
+  // created is torn down either way).
+  std::optional<run_stop> stopped;
 };
 
 // The oracles, as the checks that findings are reported under (check id fuzz.<oracle>).
 [[nodiscard]] const std::vector<check_descriptor>& oracles();
 
-// Runs a campaign. Throws std::runtime_error when the target cannot be used at all (no offers
-// to launch with are not an error: launch sequences are then left out).
-[[nodiscard]] fuzz_report run(const provider_spec& spec, const fuzz_options& options);
+// Runs a campaign in the session, whose clients it makes (with its own request budget and pacing:
+// no client of the session may exist yet). No offers to launch with are not an error: launch
+// sequences are then left out. Acting on the session's probe (session::unusable) is the caller's.
+[[nodiscard]] fuzz_report run(session& s, const fuzz_options& options);
 
 }  // namespace neograde::fuzz
