@@ -149,8 +149,12 @@ class scenario {
       if (!target) break;
       order_ = *target;
       launched_at_ = ctx_.now();
-      launch_ = client_.launch({target->instance_type, target->region, ctx_.ssh_key_name, ctx_.prefix() + "lc",
-                                target->params, ctx_.public_key});
+      launch_ = client_.launch({.instance_type = target->instance_type,
+                                .region = target->region,
+                                .ssh_key_name = ctx_.ssh_key_name,
+                                .name = ctx_.prefix() + "lc",
+                                .params = target->params,
+                                .public_key = ctx_.public_key});
       if (launch_.call.success || provider_condition(launch_.call, ctx_.spec) != outcome::no_capacity) break;
       refused.push_back(target->key());
       refusals.push_back(launch_.call.evidence);
@@ -432,8 +436,12 @@ class scenario {
     for (int i = 0; i < 2 && !not_sent; ++i) {
       auto target = launchable_offer(ctx_);
       if (!target) break;
-      auto l = client_.launch({target->instance_type, target->region, ctx_.ssh_key_name,
-                               ctx_.prefix() + "extra" + std::to_string(i), target->params, ctx_.public_key});
+      auto l = client_.launch({.instance_type = target->instance_type,
+                               .region = target->region,
+                               .ssh_key_name = ctx_.ssh_key_name,
+                               .name = ctx_.prefix() + "extra" + std::to_string(i),
+                               .params = target->params,
+                               .public_key = ctx_.public_key});
       if (l.value) extra.push_back(*l.value);
       if (l.call.not_sent) not_sent = l.call.describe();
     }

@@ -251,9 +251,12 @@ void validation(context& ctx) {
   // A launch of the target row as the client sends it, with the case's own variables; `drop`
   // leaves one out (without a target, the instance type is the case's or none).
   auto launch = [&](const template_vars& own, const char* drop = nullptr) {
-    auto vars = ctx.client.launch_vars(target ? launch_request{target->instance_type, target->region, ctx.ssh_key_name, "",
-                                                               target->params, ctx.public_key}
-                                              : launch_request{"", "", ctx.ssh_key_name, "", {}, ctx.public_key});
+    auto vars = ctx.client.launch_vars(target ? launch_request{.instance_type = target->instance_type,
+                                                               .region = target->region,
+                                                               .ssh_key_name = ctx.ssh_key_name,
+                                                               .params = target->params,
+                                                               .public_key = ctx.public_key}
+                                              : launch_request{.ssh_key_name = ctx.ssh_key_name, .public_key = ctx.public_key});
     if (!target) vars.erase("instance_type");
     for (const auto& [k, v] : own) vars[k] = v;
     if (drop != nullptr) vars.erase(drop);

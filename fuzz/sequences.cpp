@@ -42,7 +42,7 @@ struct world {
 
   void step(std::string s) { steps.push_back(std::move(s)); }
   [[noreturn]] void fail(const std::string& oracle, const std::string& operation, const call_result& r, std::string message) {
-    throw violation_error{{oracle, operation, r.status(), std::move(message), r.evidence}};
+    throw violation_error{{.oracle = oracle, .operation = operation, .status = r.status(), .message = std::move(message), .evidence = r.evidence}};
   }
   // The oracles every response is held to.
   void judge(const std::string& operation, operation_id op, const call_result& r, expectation expect) {
@@ -83,7 +83,12 @@ struct launch_instance : command {
     const auto& type = row.instance_type;
     const auto name = w.t.fresh_name("s");
     w.step("launch " + row.key() + " as " + name);
-    auto r = w.t.primary().launch({type, row.region, w.t.ssh_key_name, name, row.params, w.t.session().public_key()});
+    auto r = w.t.primary().launch({.instance_type = type,
+                                   .region = row.region,
+                                   .ssh_key_name = w.t.ssh_key_name,
+                                   .name = name,
+                                   .params = row.params,
+                                   .public_key = w.t.session().public_key()});
     if (r.call.not_sent) {
       w.incomplete = true;  // the spend budget said no: nothing was sent
       w.step("launch (" + r.call.describe() + ")");
@@ -126,7 +131,12 @@ struct launch_refused : command {
     if (!(unknown_region ? region_sent : type_sent)) return;
     (unknown_region ? region : type) = "neograde-no-such-" + std::string(unknown_region ? "region" : "type");
     w.step("launch " + type + " in " + region + " as " + name + " (must be refused)");
-    auto r = w.t.primary().launch({type, region, w.t.ssh_key_name, name, row.params, w.t.session().public_key()});
+    auto r = w.t.primary().launch({.instance_type = type,
+                                   .region = region,
+                                   .ssh_key_name = w.t.ssh_key_name,
+                                   .name = name,
+                                   .params = row.params,
+                                   .public_key = w.t.session().public_key()});
     if (r.call.not_sent) {
       w.incomplete = true;  // the spend budget said no: nothing was sent
       w.step("launch (" + r.call.describe() + ")");

@@ -78,7 +78,7 @@ bool in_success_body_error(const provider_spec& spec, const call_result& r) {
 std::optional<violation> target::judge(const std::string& operation, operation_id op, const call_result& r,
                                        expectation expect) const {
   auto make = [&](std::string oracle, std::string message) {
-    return violation{std::move(oracle), operation, r.status(), std::move(message), r.evidence};
+    return violation{.oracle = std::move(oracle), .operation = operation, .status = r.status(), .message = std::move(message), .evidence = r.evidence};
   };
   if (!r.response) {
     const auto code = r.transport->code;

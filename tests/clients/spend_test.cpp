@@ -30,7 +30,7 @@ std::filesystem::path fresh_path(const std::string& name) {
 }
 
 live_rules live(const std::filesystem::path& journal, int max_instances, double max_spend) {
-  return live_rules{true, {max_instances, max_spend}, journal, 3600};  // an hour billed per instance
+  return live_rules{.live = true, .budget = {.max_instances = max_instances, .max_spend_usd = max_spend}, .journal = journal, .billed_seconds_per_instance = 3600};  // an hour billed per instance
 }
 
 }  // namespace
@@ -39,12 +39,12 @@ TEST(Journal, RoundTripsAndTracksWhatIsOutstanding) {
   const auto path = fresh_path("round-trip.jsonl");
   {
     journal j(path);
-    j.append({journal_event::intent, "", "run1", "lambda", "https://x:443/v1", "neograde-run1-lc", "", "gpu_1x_a10", 0.75, ""});
-    j.append({journal_event::created, "", "run1", "lambda", "https://x:443/v1", "neograde-run1-lc", "i-1", "", {}, ""});
-    j.append({journal_event::intent, "", "run1", "lambda", "https://x:443/v1", "neograde-run1-extra", "", "", {}, ""});
-    j.append({journal_event::intent, "", "run1", "lambda", "https://x:443/v1", "neograde-run1-val", "", "", {}, ""});
-    j.append({journal_event::refused, "", "run1", "lambda", "https://x:443/v1", "neograde-run1-val", "", "", {}, "HTTP 400"});
-    j.append({journal_event::intent, "", "run2", "vastai", "https://y:443", "neograde-run2-lc", "", "", {}, ""});
+    j.append({.event = journal_event::intent, .run_id = "run1", .provider = "lambda", .base_url = "https://x:443/v1", .name = "neograde-run1-lc", .instance_type = "gpu_1x_a10", .price_per_hour_usd = 0.75});
+    j.append({.event = journal_event::created, .run_id = "run1", .provider = "lambda", .base_url = "https://x:443/v1", .name = "neograde-run1-lc", .id = "i-1"});
+    j.append({.event = journal_event::intent, .run_id = "run1", .provider = "lambda", .base_url = "https://x:443/v1", .name = "neograde-run1-extra"});
+    j.append({.event = journal_event::intent, .run_id = "run1", .provider = "lambda", .base_url = "https://x:443/v1", .name = "neograde-run1-val"});
+    j.append({.event = journal_event::refused, .run_id = "run1", .provider = "lambda", .base_url = "https://x:443/v1", .name = "neograde-run1-val", .detail = "HTTP 400"});
+    j.append({.event = journal_event::intent, .run_id = "run2", .provider = "vastai", .base_url = "https://y:443", .name = "neograde-run2-lc"});
   }
   auto read = read_journal(path);
   ASSERT_EQ(read.entries.size(), 6u);
@@ -59,8 +59,8 @@ TEST(Journal, RoundTripsAndTracksWhatIsOutstanding) {
   EXPECT_EQ(open[1].id, "i-1");
   {
     journal j(path);
-    j.append({journal_event::deleted, "", "run1", "lambda", "https://x:443/v1", "neograde-run1-lc", "i-1", "", {}, ""});
-    j.append({journal_event::deleted, "", "sweep", "lambda", "https://x:443/v1", "neograde-run1-extra", "i-2", "", {}, ""});
+    j.append({.event = journal_event::deleted, .run_id = "run1", .provider = "lambda", .base_url = "https://x:443/v1", .name = "neograde-run1-lc", .id = "i-1"});
+    j.append({.event = journal_event::deleted, .run_id = "sweep", .provider = "lambda", .base_url = "https://x:443/v1", .name = "neograde-run1-extra", .id = "i-2"});
   }
   EXPECT_TRUE(outstanding(read_journal(path).entries, "lambda", "https://x:443/v1").empty());
   EXPECT_EQ(outstanding(read_journal(path).entries, "vastai", "https://y:443").size(), 1u);
@@ -70,7 +70,7 @@ TEST(Journal, ATornOrForeignLineIsSkippedNotFatal) {
   const auto path = fresh_path("torn.jsonl");
   {
     journal j(path);
-    j.append({journal_event::intent, "", "r", "lambda", "u", "neograde-r-lc", "", "", {}, ""});
+    j.append({.event = journal_event::intent, .run_id = "r", .provider = "lambda", .base_url = "u", .name = "neograde-r-lc"});
   }
   {
     std::ofstream out(path, std::ios::app);
