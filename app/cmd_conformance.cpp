@@ -134,13 +134,12 @@ command add_conformance(CLI::App& app) {
 
     auto summary = run_and_report(s, run, timing_overrides, o->out);
     const auto& card = summary.scorecard;
-    if (!card["hardware"].empty()) {
-      const auto& hw = card["hardware"].back();
-      std::cout << "hardware: " << hw.value("status", "") << " (" << hw.value("reason", "") << ")\n";
+    if (!card.hardware.empty()) {
+      const auto& hw = card.hardware.back();
+      std::cout << "hardware: " << hw.status << " (" << hw.reason << ")\n";
     }
-    std::cout << spec.provider.id << " (" << card.value("source", "") << "): score "
-              << (card["score"].is_null() ? std::string("n/a") : card["score"].dump()) << ", tier "
-              << card.value("tier", "") << "; " << card["counts"].dump() << "\n"
+    std::cout << spec.provider.id << " (" << card.source << "): score " << reports::score_text(card) << ", tier "
+              << card.tier << "; " << nlohmann::json(card.counts).dump() << "\n"
               << "wrote " << o->out << "/results.jsonl, scorecard.json, scorecard.md\n";
     if (replay && (replay->failure() || replay->remaining() > 0)) {
       std::cerr << "neograde: error: the replay does not match the cassette "

@@ -65,8 +65,8 @@ command add_demo(CLI::App& app) {
 
       std::ifstream in(dir / "results.jsonl");
       combined.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-      std::cout << spec.provider.id << ": " << summary.scorecard.value("tier", "") << " ("
-                << summary.scorecard["score"].dump() << "), " << summary.failed << " failed"
+      std::cout << spec.provider.id << ": " << summary.scorecard.tier << " ("
+                << reports::score_text(summary.scorecard, "null") << "), " << summary.failed << " failed"
                 << (spec.provider.fictional ? " [fictional provider]" : "") << "\n";
     }
     if (graded == 0) throw usage_error("--only names no provider of the catalogue (see `neograde providers`)");

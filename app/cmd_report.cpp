@@ -32,7 +32,7 @@ std::vector<reports::run_record> read_runs(const std::filesystem::path& in) {
   return runs;
 }
 
-std::vector<nlohmann::json> cards_in(const std::vector<std::string>& dirs) {
+std::vector<reports::scorecard> cards_in(const std::vector<std::string>& dirs) {
   std::vector<reports::run_record> runs;
   for (const auto& d : dirs) {
     auto more = read_runs(d);

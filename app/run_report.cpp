@@ -72,11 +72,12 @@ run_summary run_and_report(session& s, conformance::run_options options, const n
   auto runs = reports::read_results(results_path);
   run_summary summary;
   summary.scorecard = reports::build_scorecard(runs.back());
-  reports::write_file_atomic(out_dir / "scorecard.json", dump_json(summary.scorecard, 2) + "\n");
-  reports::write_file_atomic(out_dir / "scorecard.md", reports::render_markdown(summary.scorecard));
-  summary.failed = summary.scorecard["counts"].value("fail", 0);
-  for (const auto& hw : summary.scorecard["hardware"])
-    if (hw.value("status", "") == "fail" || hw.value("status", "") == "unreachable") ++summary.failed;
+  const auto& card = summary.scorecard;
+  reports::write_file_atomic(out_dir / "scorecard.json", dump_json(nlohmann::json(card), 2) + "\n");
+  reports::write_file_atomic(out_dir / "scorecard.md", reports::render_markdown(card));
+  summary.failed = card.counts.contains("fail") ? card.counts.at("fail") : 0;
+  for (const auto& hw : card.hardware)
+    if (hw.status == "fail" || hw.status == "unreachable") ++summary.failed;
   summary.stopped = report.stopped;
   return summary;
 }
@@ -173,16 +174,15 @@ void apply_variables(provider_spec& spec, const target_cli& o, bool live) {
   spec.variables = std::move(r.values);
 }
 
-std::filesystem::path write_report(const std::vector<nlohmann::json>& cards, const std::filesystem::path& out_dir) {
+std::filesystem::path write_report(const std::vector<reports::scorecard>& cards, const std::filesystem::path& out_dir) {
   std::filesystem::create_directories(out_dir / "providers");
   nlohmann::json all = nlohmann::json::array();
   for (const auto& card : cards) {
-    const auto& p = card["provider"];
-    auto name = p.value("id", "unknown");
-    if (card.value("source", "") != "emulated") name += "-" + card.value("source", "unknown");
+    auto name = card.provider.id;
+    if (card.source != "emulated") name += "-" + card.source;
     const auto dir = out_dir / "providers" / name;
     std::filesystem::create_directories(dir);
-    reports::write_file_atomic(dir / "scorecard.json", dump_json(card, 2) + "\n");
+    reports::write_file_atomic(dir / "scorecard.json", dump_json(nlohmann::json(card), 2) + "\n");
     reports::write_file_atomic(dir / "scorecard.md", reports::render_markdown(card));
     all.push_back(card);
   }

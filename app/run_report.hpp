@@ -5,8 +5,7 @@
 
 #include <neograde/conformance/runner.hpp>
 #include <neograde/core/spec.hpp>
-
-#include <nlohmann/json.hpp>
+#include <neograde/reports/scorecard.hpp>
 
 #include <filesystem>
 #include <optional>
@@ -16,7 +15,7 @@
 namespace neograde::app {
 
 struct run_summary {
-  nlohmann::json scorecard;
+  reports::scorecard scorecard;
   int failed = 0;  // checks with outcome fail
   std::optional<run_stop> stopped;  // the run did not finish: why, and after which check
 };
@@ -33,7 +32,7 @@ struct run_summary {
 
 // Writes every format of a report into `out_dir`: scorecard.json (the cards), index.md,
 // providers/<id>/scorecard.md and .json, index.html, junit.xml, matrix.csv. Returns index.html's path.
-std::filesystem::path write_report(const std::vector<nlohmann::json>& cards, const std::filesystem::path& out_dir);
+std::filesystem::path write_report(const std::vector<reports::scorecard>& cards, const std::filesystem::path& out_dir);
 
 // The API key given, or else the spec's environment variable's; throws usage_error when neither.
 [[nodiscard]] std::string api_key_or_throw(const provider_spec& spec, const std::string& given);

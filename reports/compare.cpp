@@ -27,24 +27,21 @@ int tier_rank(const std::string& tier) {
   return static_cast<int>(std::find(order.begin(), order.end(), tier) - order.begin());
 }
 
-std::pair<std::string, std::string> key_of(const json& card) {
-  return {text(fields::at(card, "provider"), "id"), text(card, "source")};
-}
+std::pair<std::string, std::string> key_of(const scorecard& card) { return {card.provider.id, card.source}; }
 
-std::map<std::string, json> checks_of(const json& card) {
-  std::map<std::string, json> out;
-  if (card.contains("checks") && card["checks"].is_array())
-    for (const auto& c : card["checks"])
-      if (c.is_object()) out[text(c, "check_id")] = c;
+// Check id -> its row; a repeated id keeps its last.
+std::map<std::string, const check_row*> checks_of(const scorecard& card) {
+  std::map<std::string, const check_row*> out;
+  for (const auto& c : card.checks) out[c.check_id] = &c;
   return out;
 }
 
 }  // namespace
 
-std::vector<json> merge_scorecards(const std::vector<run_record>& runs) {
+std::vector<scorecard> merge_scorecards(const std::vector<run_record>& runs) {
   std::map<std::pair<std::string, std::string>, std::vector<const run_record*>> groups;
   for (const auto& r : runs) groups[{text(r.header, "provider"), text(r.header, "source")}].push_back(&r);
-  std::vector<json> cards;
+  std::vector<scorecard> cards;
   for (auto& [key, group] : groups) {
     std::stable_sort(group.begin(), group.end(), [](const run_record* a, const run_record* b) {
       return text(a->header, "started_at") < text(b->header, "started_at");
@@ -75,18 +72,16 @@ std::vector<json> merge_scorecards(const std::vector<run_record>& runs) {
       (*merged.footer)["complete"] = complete;
     }
     auto card = build_scorecard(merged);
-    card["runs"] = group.size();
-    json flaky = json::array();
+    card.runs = static_cast<int>(group.size());
     for (const auto& [id, outcomes] : seen)
-      if (outcomes.size() > 1) flaky.push_back(id);
-    card["flaky_checks"] = flaky;
+      if (outcomes.size() > 1) card.flaky_checks.push_back(id);
     cards.push_back(std::move(card));
   }
   return cards;
 }
 
-std::vector<outcome_change> diff_scorecards(const std::vector<json>& before, const std::vector<json>& after) {
-  std::map<std::pair<std::string, std::string>, const json*> old_cards, new_cards;
+std::vector<outcome_change> diff_scorecards(const std::vector<scorecard>& before, const std::vector<scorecard>& after) {
+  std::map<std::pair<std::string, std::string>, const scorecard*> old_cards, new_cards;
   for (const auto& c : before) old_cards[key_of(c)] = &c;
   for (const auto& c : after) new_cards[key_of(c)] = &c;
   std::set<std::pair<std::string, std::string>> keys;
@@ -96,32 +91,32 @@ std::vector<outcome_change> diff_scorecards(const std::vector<json>& before, con
   std::vector<outcome_change> changes;
   for (const auto& key : keys) {
     const auto& [provider, source] = key;
-    const json* o = old_cards.contains(key) ? old_cards[key] : nullptr;
-    const json* n = new_cards.contains(key) ? new_cards[key] : nullptr;
+    const scorecard* o = old_cards.contains(key) ? old_cards[key] : nullptr;
+    const scorecard* n = new_cards.contains(key) ? new_cards[key] : nullptr;
     if (!o || !n) {
-      changes.push_back({provider, source, "", o ? text(*o, "tier") : "", n ? text(*n, "tier") : "",
-                         o ? "removed" : "added", o ? "the provider is not in the new report" : "the provider is new"});
+      changes.push_back({provider, source, "", o ? o->tier : "", n ? n->tier : "", o ? "removed" : "added",
+                         o ? "the provider is not in the new report" : "the provider is new"});
       continue;
     }
-    const auto old_tier = text(*o, "tier"), new_tier = text(*n, "tier");
+    const auto &old_tier = o->tier, &new_tier = n->tier;
     if (old_tier != new_tier)
       changes.push_back({provider, source, "", old_tier, new_tier,
                          tier_rank(new_tier) < tier_rank(old_tier) ? "regression" : "improvement",
-                         "score " + (*o)["score"].dump() + " -> " + (*n)["score"].dump()});
+                         "score " + score_text(*o, "null") + " -> " + score_text(*n, "null")});
     const auto old_checks = checks_of(*o), new_checks = checks_of(*n);
     std::set<std::string> ids;
     for (const auto& [id, c] : old_checks) ids.insert(id);
     for (const auto& [id, c] : new_checks) ids.insert(id);
     for (const auto& id : ids) {
-      const auto was = old_checks.contains(id) ? text(old_checks.at(id), "outcome") : "";
-      const auto now = new_checks.contains(id) ? text(new_checks.at(id), "outcome") : "";
+      const auto was = old_checks.contains(id) ? old_checks.at(id)->outcome : "";
+      const auto now = new_checks.contains(id) ? new_checks.at(id)->outcome : "";
       if (was == now) continue;
       std::string kind = was.empty() ? "added" : now.empty() ? "removed" : "changed";
       if (auto a = rank(was), b = rank(now); a && b) kind = *b < *a ? "regression" : "improvement";
       // A check that newly fails counts, whatever it was before (skipped, absent).
       if (now == "fail" && !(rank(was) && *rank(was) == 0)) kind = "regression";
       changes.push_back({provider, source, id, was, now, kind,
-                         new_checks.contains(id) ? text(new_checks.at(id), "reason") : ""});
+                         new_checks.contains(id) ? new_checks.at(id)->reason : ""});
     }
   }
   return changes;

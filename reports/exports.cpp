@@ -1,7 +1,5 @@
 #include <neograde/reports/exports.hpp>
 
-#include "fields.hpp"
-
 #include <neograde/reports/scorecard.hpp>
 
 #include <algorithm>
@@ -14,15 +12,6 @@
 
 namespace neograde::reports {
 namespace {
-
-using nlohmann::json;
-
-// Every field read with its type checked (fields.hpp).
-constexpr auto at = &fields::at;
-constexpr auto text = &fields::text;
-constexpr auto array_at = &fields::array;
-
-std::string provider_id(const json& card) { return text(at(card, "provider"), "id"); }
 
 // ---- XML ----------------------------------------------------------------------------------
 
@@ -132,24 +121,23 @@ std::string property(const char* name, const std::string& value) {
 }
 
 // One <testsuite> for one scorecard; adds its counts to `total`.
-std::string render_suite(const json& card, suite_counts& total) {
-  const auto id = provider_id(card);
-  auto source = text(card, "source");
-  if (source.empty()) source = "unknown";
+std::string render_suite(const scorecard& card, suite_counts& total) {
+  const auto& id = card.provider.id;
+  const auto source = card.source.empty() ? std::string("unknown") : card.source;
 
   // The reproduce command of each finding, by check id (the first finding that has one).
   std::map<std::string, std::string> reproduce;
-  for (const auto& f : array_at(card, "failures"))
-    if (const auto cmd = text(f, "reproduce"); !cmd.empty()) reproduce.emplace(text(f, "check_id"), cmd);
+  for (const auto& f : card.failures)
+    if (!f.reproduce.empty()) reproduce.emplace(f.check_id, f.reproduce);
 
   suite_counts counts;
   std::string cases;
-  for (const auto& c : array_at(card, "checks")) {
-    const auto check_id = text(c, "check_id");
-    const auto outcome = text(c, "outcome");
-    const auto reason = text(c, "reason");
+  for (const auto& c : card.checks) {
+    const auto& check_id = c.check_id;
+    const auto& outcome = c.outcome;
+    const auto& reason = c.reason;
     ++counts.tests;
-    cases += "    <testcase classname=\"" + xml_attr(id + "." + text(c, "category")) + "\" name=\"" + xml_attr(check_id) +
+    cases += "    <testcase classname=\"" + xml_attr(id + "." + c.category) + "\" name=\"" + xml_attr(check_id) +
              "\" time=\"0\"";
     switch (classify(outcome)) {
       case junit_kind::passed:
@@ -157,7 +145,7 @@ std::string render_suite(const json& card, suite_counts& total) {
         break;
       case junit_kind::failure: {
         ++counts.failures;
-        const auto severity = text(c, "severity");
+        const auto& severity = c.severity;
         const auto type = outcome == "warn" ? std::string("warn") : severity.empty() ? std::string("unknown") : severity;
         std::string body = reason;
         if (const auto it = reproduce.find(check_id); it != reproduce.end()) body += "\nreproduce: " + it->second;
@@ -179,17 +167,16 @@ std::string render_suite(const json& card, suite_counts& total) {
   }
   total += counts;
 
-  const auto started_at = text(card, "started_at");
-  const auto& score = at(card, "score");
+  const auto& started_at = card.started_at;
   std::string out = "  <testsuite name=\"" + xml_attr(id + " (" + source + ")") + "\"" + count_attrs(counts) + " time=\"0\"";
   if (!started_at.empty()) out += " timestamp=\"" + xml_attr(started_at) + "\"";
   out += ">\n    <properties>\n";
   out += property("source", source);
   out += property("provenance", provenance_banner(card));
-  out += property("suite_version", text(card, "suite_version"));
-  out += property("spec_version", text(card, "spec_version"));
-  out += property("score", score.is_number() ? score.dump() : std::string("n/a"));
-  out += property("tier", text(card, "tier"));
+  out += property("suite_version", card.suite_version);
+  out += property("spec_version", card.spec_version);
+  out += property("score", score_text(card));
+  out += property("tier", card.tier);
   out += "    </properties>\n";
   out += cases;
   out += "  </testsuite>\n";
@@ -222,7 +209,7 @@ std::string csv_row(const std::vector<std::string>& fields) {
 
 }  // namespace
 
-std::string render_junit(const std::vector<nlohmann::json>& cards) {
+std::string render_junit(const std::vector<scorecard>& cards) {
   suite_counts total;
   std::string suites;
   for (const auto& card : cards) suites += render_suite(card, total);
@@ -230,7 +217,7 @@ std::string render_junit(const std::vector<nlohmann::json>& cards) {
          " time=\"0\">\n" + suites + "</testsuites>\n";
 }
 
-std::string render_matrix_csv(const std::vector<nlohmann::json>& cards) {
+std::string render_matrix_csv(const std::vector<scorecard>& cards) {
   struct row_info {
     std::string category, severity;
   };
@@ -241,18 +228,17 @@ std::string render_matrix_csv(const std::vector<nlohmann::json>& cards) {
 
   for (const auto& card : cards) {
     // A provider graded twice (emulated and live, say) gets one column per scorecard.
-    const auto id = provider_id(card);
+    const auto& id = card.provider.id;
     std::string name = id;
     for (int n = 2; !names.insert(name).second; ++n) name = id + "#" + std::to_string(n);
     header.push_back(name);
 
     auto& column = columns.emplace_back();
-    for (const auto& c : array_at(card, "checks")) {
-      const auto check_id = text(c, "check_id");
-      column.emplace(check_id, text(c, "outcome"));  // the first outcome of a check id counts
-      auto& info = rows[check_id];
-      if (info.category.empty()) info.category = text(c, "category");
-      if (info.severity.empty()) info.severity = text(c, "severity");
+    for (const auto& c : card.checks) {
+      column.emplace(c.check_id, c.outcome);  // the first outcome of a check id counts
+      auto& info = rows[c.check_id];
+      if (info.category.empty()) info.category = c.category;
+      if (info.severity.empty()) info.severity = c.severity;
     }
   }
 

@@ -1,7 +1,8 @@
 #pragma once
-// Reading a scorecard or a results record field by field, with each type checked: they are data
-// (hand-edited, truncated, or sent by a rented instance), so a missing or wrong-typed field reads
-// as null or empty and never throws. Private to reports/.
+// Reading a results record, or what a scorecard carries as recorded (measurements, evidence, the
+// instance), field by field with each type checked: they are data (hand-edited, truncated, or sent
+// by a rented instance), so a missing or wrong-typed field reads as null or empty and never
+// throws. Private to reports/.
 
 #include <nlohmann/json.hpp>
 
@@ -32,26 +33,18 @@ inline std::optional<double> number(const json& j, const char* key) {
   return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
 }
 
-// The number as it was written (an integer stays one), or null.
-inline json number_or_null(const json& j, const char* key) {
-  return number(j, key) ? at(j, key) : json(nullptr);
-}
-
-inline bool flag(const json& j, const char* key) {
-  const auto& f = at(j, key);
-  return f.is_boolean() && f.get<bool>();
-}
-
-inline const json& array(const json& j, const char* key) {
+inline const json& as_array(const json& j) {
   static const json empty = json::array();
-  const auto& f = at(j, key);
-  return f.is_array() ? f : empty;
+  return j.is_array() ? j : empty;
 }
 
-inline const json& object(const json& j, const char* key) {
+inline const json& as_object(const json& j) {
   static const json empty = json::object();
-  const auto& f = at(j, key);
-  return f.is_object() ? f : empty;
+  return j.is_object() ? j : empty;
 }
+
+inline const json& array(const json& j, const char* key) { return as_array(at(j, key)); }
+
+inline const json& object(const json& j, const char* key) { return as_object(at(j, key)); }
 
 }  // namespace neograde::reports::fields

@@ -22,12 +22,11 @@ using nlohmann::json;
 constexpr std::size_t body_limit = 4000;
 constexpr std::size_t shame_limit = 20;
 
-// ---- Reading: every field's type checked (fields.hpp).
+// ---- Reading what the card carries as recorded (measurements, the instance, evidence): every
+// field's type checked (fields.hpp).
 constexpr auto field = &fields::at;
 constexpr auto text_at = &fields::text;
 constexpr auto number_at = &fields::number;
-constexpr auto bool_at = &fields::flag;
-constexpr auto array_at = &fields::array;
 constexpr auto object_at = &fields::object;
 
 // dump() throws on invalid UTF-8 unless told to replace it.
@@ -111,63 +110,55 @@ int severity_rank(const std::string& severity) {
 
 std::string severity_class(const std::string& severity) { return severity_rank(severity) < 4 ? severity : "other"; }
 
-// ---- One card as the page sees it.
+// ---- One card's place on the page.
 
-struct provider_view {
-  const json* card = nullptr;
-  std::string id;      // as given
+struct placed_card {
+  const scorecard* card = nullptr;
   std::string anchor;  // provider-<slug>, unique on the page
-  std::string name;    // display name, else the id
   std::string label;   // the name, with the run id when two cards share a name
-  bool fictional = false;
-  std::string source;  // emulated, live, replay or unknown: also a CSS class
-  std::optional<double> score;
-  std::string tier;
 };
 
-provider_view view_of(const json& card) {
-  provider_view v;
-  v.card = &card;
-  const auto& p = field(card, "provider");
-  v.id = text_at(p, "id");
-  v.name = text_at(p, "display_name");
-  if (v.name.empty()) v.name = v.id.empty() ? "unnamed provider" : v.id;
-  v.fictional = bool_at(p, "fictional");
-  const auto source = text_at(card, "source");
-  v.source = source == "emulated" || source == "live" || source == "replay" ? source : "unknown";
-  v.score = number_at(card, "score");
-  v.tier = text_at(card, "tier");
-  return v;
+// The display name, else the id.
+std::string name_of(const scorecard& card) {
+  const auto& p = card.provider;
+  return !p.display_name.empty() ? p.display_name : p.id.empty() ? "unnamed provider" : p.id;
+}
+
+// emulated, live, replay or unknown: also a CSS class.
+std::string source_of(const scorecard& card) {
+  const auto& s = card.source;
+  return s == "emulated" || s == "live" || s == "replay" ? s : "unknown";
 }
 
 // Worst first, as Bowtie orders its leaderboard; unscored cards last.
-std::vector<provider_view> views_of(const std::vector<json>& cards) {
-  std::vector<provider_view> views;
-  for (const auto& c : cards) views.push_back(view_of(c));
-  std::stable_sort(views.begin(), views.end(), [](const provider_view& a, const provider_view& b) {
-    if (!a.score || !b.score) return a.score.has_value() && !b.score.has_value();
-    return *a.score < *b.score;
+std::vector<placed_card> place(const std::vector<scorecard>& cards) {
+  std::vector<placed_card> views;
+  for (const auto& c : cards) views.push_back({.card = &c});
+  std::stable_sort(views.begin(), views.end(), [](const placed_card& a, const placed_card& b) {
+    const auto &sa = a.card->score, &sb = b.card->score;
+    if (!sa || !sb) return sa.has_value() && !sb.has_value();
+    return *sa < *sb;
   });
   std::set<std::string> anchors;
   std::map<std::string, int> names;
-  for (const auto& v : views) ++names[v.name];
+  for (const auto& v : views) ++names[name_of(*v.card)];
   std::size_t position = 0;
   for (auto& v : views) {
     ++position;
     // Two cards may share an id (two runs of one provider): the later ones get a suffix.
-    const auto base = "provider-" + slug(v.id.empty() ? v.name : v.id);
+    const auto& id = v.card->provider.id;
+    const auto name = name_of(*v.card);
+    const auto base = "provider-" + slug(id.empty() ? name : id);
     v.anchor = base;
     for (int n = 2; !anchors.insert(v.anchor).second; ++n) v.anchor = base + "-" + std::to_string(n);
-    v.label = v.name;
-    if (names[v.name] > 1) {
-      const auto run = text_at(*v.card, "run_id");
+    v.label = name;
+    if (names[name] > 1) {
+      const auto& run = v.card->run_id;
       v.label += " [" + (run.empty() ? "#" + std::to_string(position) : run) + "]";
     }
   }
   return views;
 }
-
-std::string provenance_of(const provider_view& v) { return provenance_banner(*v.card); }
 
 std::string headline(const std::string& source) {
   if (source == "emulated")
@@ -254,13 +245,13 @@ tr,figure,.failure{break-inside:avoid}
 )";
 }
 
-void render_provenance(std::ostringstream& out, const std::vector<provider_view>& views, const std::string& generated_at) {
+void render_provenance(std::ostringstream& out, const std::vector<placed_card>& views, const std::string& generated_at) {
   out << "<section id=\"provenance\">\n";
   for (const std::string source : {"emulated", "replay", "live", "unknown"}) {
     std::vector<std::string> lines;
     for (const auto& v : views)
-      if (v.source == source) {
-        auto line = provenance_of(v);
+      if (source_of(*v.card) == source) {
+        auto line = provenance_banner(*v.card);
         if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(std::move(line));
       }
     if (lines.empty()) continue;
@@ -271,9 +262,10 @@ void render_provenance(std::ostringstream& out, const std::vector<provider_view>
   if (views.empty()) out << "<div class=\"banner unknown\"><p class=\"headline\">No scorecards: nothing was graded.</p></div>\n";
   std::vector<std::string> suites, specs;
   for (const auto& v : views) {
-    const auto suite = text_at(*v.card, "suite_version");
+    const auto& suite = v.card->suite_version;
     if (!suite.empty() && std::find(suites.begin(), suites.end(), suite) == suites.end()) suites.push_back(suite);
-    const auto spec = (v.id.empty() ? v.name : v.id) + " " + text_at(*v.card, "spec_version");
+    const auto& id = v.card->provider.id;
+    const auto spec = (id.empty() ? name_of(*v.card) : id) + " " + v.card->spec_version;
     if (std::find(specs.begin(), specs.end(), spec) == specs.end()) specs.push_back(spec);
   }
   auto join = [](const std::vector<std::string>& items) {
@@ -287,32 +279,32 @@ void render_provenance(std::ostringstream& out, const std::vector<provider_view>
 
 std::string score_text(const std::optional<double>& score) { return score ? format(*score, "%.1f") : "n/a"; }
 
-std::string tier_text(const provider_view& v) {
+std::string tier_text(const scorecard& card) {
   std::string capped;
-  for (const auto& c : array_at(*v.card, "tier_capped_by")) capped += (capped.empty() ? "" : ", ") + as_text(c);
-  std::string s = "<strong>" + esc(v.tier.empty() ? "n/a" : v.tier) + "</strong>";
+  for (const auto& c : card.tier_capped_by) capped += (capped.empty() ? "" : ", ") + c;
+  const auto& tier = card.tier;
+  std::string s = "<strong>" + esc(tier.empty() ? "n/a" : tier) + "</strong>";
   if (!capped.empty()) s += " <span class=\"note\">(a critical failure caps the tier at Bronze: " + esc(capped) + ")</span>";
   return s;
 }
 
-void render_leaderboard(std::ostringstream& out, const std::vector<provider_view>& views) {
+void render_leaderboard(std::ostringstream& out, const std::vector<placed_card>& views) {
   out << "<section id=\"leaderboard\">\n<h2>Leaderboard</h2>\n<p class=\"note\">Worst first; cards without a graded "
          "outcome last.</p>\n<table>\n<thead><tr><th>rank</th><th>provider</th><th>source</th><th>score</th><th>tier</th>"
          "<th>pass</th><th>fail</th><th>warn</th><th>other</th></tr></thead>\n<tbody>\n";
   int rank = 0;
   for (const auto& v : views) {
     double pass = 0, fail = 0, warn = 0, other = 0;
-    for (const auto& [k, n] : object_at(*v.card, "counts").items()) {
-      if (!n.is_number()) continue;
-      const auto count = n.get<double>();
+    for (const auto& [k, count] : v.card->counts) {
       if (k == "pass") pass += count;
       else if (k == "fail") fail += count;
       else if (k == "warn") warn += count;
       else other += count;
     }
-    out << "<tr data-provider=\"" << esc(v.id) << "\"><td class=\"num\">" << ++rank << "</td><td><a href=\"#" << v.anchor
-        << "\">" << esc(v.label) << "</a>" << (v.fictional ? " (fictional)" : "") << "</td><td>" << esc(v.source)
-        << "</td><td class=\"num\">" << score_text(v.score) << "</td><td>" << tier_text(v) << "</td><td class=\"num\">"
+    const auto& p = v.card->provider;
+    out << "<tr data-provider=\"" << esc(p.id) << "\"><td class=\"num\">" << ++rank << "</td><td><a href=\"#" << v.anchor
+        << "\">" << esc(v.label) << "</a>" << (p.fictional ? " (fictional)" : "") << "</td><td>" << esc(source_of(*v.card))
+        << "</td><td class=\"num\">" << score_text(v.card->score) << "</td><td>" << tier_text(*v.card) << "</td><td class=\"num\">"
         << figure(pass) << "</td><td class=\"num\">" << figure(fail) << "</td><td class=\"num\">" << figure(warn)
         << "</td><td class=\"num\">" << figure(other) << "</td></tr>\n";
   }
@@ -320,22 +312,21 @@ void render_leaderboard(std::ostringstream& out, const std::vector<provider_view
 }
 
 // The category of a check: its own field, else the first part of its id.
-std::string category_of(const json& check, const std::string& id) {
-  auto category = text_at(check, "category");
-  return category.empty() ? id.substr(0, id.find('.')) : category;
+std::string category_of(const check_row& check) {
+  return check.category.empty() ? check.check_id.substr(0, check.check_id.find('.')) : check.category;
 }
 
-void render_matrix(std::ostringstream& out, const std::vector<provider_view>& views) {
+void render_matrix(std::ostringstream& out, const std::vector<placed_card>& views) {
   std::map<std::string, std::set<std::string>> rows;           // category -> check ids
   std::map<std::string, std::string> category;                 // check id -> category
-  std::vector<std::map<std::string, const json*>> by_provider;  // per view: check id -> check
+  std::vector<std::map<std::string, const check_row*>> by_provider;  // per view: check id -> check
   for (const auto& v : views) {
     auto& checks = by_provider.emplace_back();
-    for (const auto& c : array_at(*v.card, "checks")) {
-      const auto id = text_at(c, "check_id");
+    for (const auto& c : v.card->checks) {
+      const auto& id = c.check_id;
       if (id.empty()) continue;
       checks.emplace(id, &c);
-      if (category.emplace(id, category_of(c, id)).second) rows[category[id]].insert(id);
+      if (category.emplace(id, category_of(c)).second) rows[category[id]].insert(id);
     }
   }
   out << "<section id=\"matrix\">\n<h2>Checks by provider</h2>\n";
@@ -349,7 +340,7 @@ void render_matrix(std::ostringstream& out, const std::vector<provider_view>& vi
   out << "<span>– absent: not run for that provider.</span> Hover a cell for the reason.</p>\n";
   out << "<div class=\"scroll\">\n<table>\n<thead><tr><th>check</th>";
   for (const auto& v : views)
-    out << "<th data-provider=\"" << esc(v.id) << "\"><a href=\"#" << v.anchor << "\">" << esc(v.label) << "</a></th>";
+    out << "<th data-provider=\"" << esc(v.card->provider.id) << "\"><a href=\"#" << v.anchor << "\">" << esc(v.label) << "</a></th>";
   out << "</tr></thead>\n";
   for (const auto& [cat, ids] : rows) {
     out << "<tbody>\n<tr class=\"category\"><th colspan=\"" << views.size() + 1 << "\">" << esc(cat) << "</th></tr>\n";
@@ -361,8 +352,8 @@ void render_matrix(std::ostringstream& out, const std::vector<provider_view>& vi
           out << "<td class=\"absent\" title=\"not run\">–</td>";
           continue;
         }
-        const auto outcome = text_at(*it->second, "outcome");
-        out << "<td class=\"" << outcome_class(outcome) << "\" title=\"" << esc(text_at(*it->second, "reason")) << "\">"
+        const auto& outcome = it->second->outcome;
+        out << "<td class=\"" << outcome_class(outcome) << "\" title=\"" << esc(it->second->reason) << "\">"
             << esc(outcome.empty() ? "?" : outcome) << "</td>";
       }
       out << "</tr>\n";
@@ -411,22 +402,20 @@ void render_bar_chart(std::ostringstream& out, const std::string& title, const s
   out << "</svg>\n</figure>\n";
 }
 
-void render_charts(std::ostringstream& out, const std::vector<provider_view>& views) {
+void render_charts(std::ostringstream& out, const std::vector<placed_card>& views) {
   std::vector<bar> running, latency, gpu;
   for (const auto& v : views) {
-    const auto& m = object_at(*v.card, "measurements");
+    const auto& m = v.card->measurements;
     if (const auto t = number_at(m, "time_to_running_s")) running.push_back({v.label, *t, "ttr"});
     const auto& lat = object_at(m, "latency_read_ms");
     if (const auto p = number_at(lat, "p50")) latency.push_back({v.label + " p50", *p, "p50"});
     if (const auto p = number_at(lat, "p95")) latency.push_back({v.label + " p95", *p, "p95"});
-    for (const auto& hw : array_at(*v.card, "hardware"))
-      for (const auto& g : array_at(hw, "gpus"))
-        for (const auto& gm : array_at(g, "measurements"))
-          if (const auto pct = number_at(gm, "pct_of_datasheet")) {
-            const auto index = number_at(g, "index");
-            gpu.push_back({v.label + " GPU " + (index ? figure(*index) : "?") + " " + text_at(gm, "name"), *pct,
-                           outcome_class(text_at(gm, "verdict"))});
-          }
+    for (const auto& hw : v.card->hardware)
+      for (const auto& g : hw.gpus)
+        for (const auto& gm : g.measurements)
+          if (gm.pct_of_datasheet)
+            gpu.push_back({v.label + " GPU " + (g.index ? figure(g.index->as_double()) : "?") + " " + gm.name,
+                           gm.pct_of_datasheet->as_double(), outcome_class(gm.verdict)});
   }
   out << "<section id=\"charts\">\n<h2>Charts</h2>\n";
   if (running.empty()) out << "<p>No provider recorded a time to running.</p>\n";
@@ -438,20 +427,20 @@ void render_charts(std::ostringstream& out, const std::vector<provider_view>& vi
   out << "</section>\n";
 }
 
-void render_hall_of_shame(std::ostringstream& out, const std::vector<provider_view>& views) {
+void render_hall_of_shame(std::ostringstream& out, const std::vector<placed_card>& views) {
   struct entry {
-    const provider_view* view;
-    const json* failure;
+    const placed_card* view;
+    const finding_row* failure;
     std::size_t index;
   };
   std::vector<entry> entries;
   for (const auto& v : views) {
-    const auto& failures = array_at(*v.card, "failures");
+    const auto& failures = v.card->failures;
     for (std::size_t i = 0; i < failures.size(); ++i)
-      if (text_at(failures[i], "outcome") == "fail") entries.push_back({&v, &failures[i], i});
+      if (failures[i].outcome == "fail") entries.push_back({&v, &failures[i], i});
   }
   std::stable_sort(entries.begin(), entries.end(), [](const entry& a, const entry& b) {
-    const int sa = severity_rank(text_at(*a.failure, "severity")), sb = severity_rank(text_at(*b.failure, "severity"));
+    const int sa = severity_rank(a.failure->severity), sb = severity_rank(b.failure->severity);
     if (sa != sb) return sa < sb;
     return a.view->label < b.view->label;
   });
@@ -463,11 +452,12 @@ void render_hall_of_shame(std::ostringstream& out, const std::vector<provider_vi
   out << "<table>\n<thead><tr><th>provider</th><th>check</th><th>severity</th><th>finding</th></tr></thead>\n<tbody>\n";
   for (std::size_t i = 0; i < entries.size() && i < shame_limit; ++i) {
     const auto& [v, f, index] = entries[i];
-    const auto severity = text_at(*f, "severity");
-    out << "<tr data-provider=\"" << esc(v->id) << "\"><td><a href=\"#" << v->anchor << "\">" << esc(v->label) << "</a>"
-        << (v->fictional ? " (fictional)" : "") << "</td><td><a href=\"#" << v->anchor << "-failure-" << index
-        << "\"><code>" << esc(text_at(*f, "check_id")) << "</code></a></td><td class=\"sev " << severity_class(severity)
-        << "\">" << esc(severity) << "</td><td>" << esc(text_at(*f, "reason")) << "</td></tr>\n";
+    const auto& severity = f->severity;
+    const auto& p = v->card->provider;
+    out << "<tr data-provider=\"" << esc(p.id) << "\"><td><a href=\"#" << v->anchor << "\">" << esc(v->label) << "</a>"
+        << (p.fictional ? " (fictional)" : "") << "</td><td><a href=\"#" << v->anchor << "-failure-" << index
+        << "\"><code>" << esc(f->check_id) << "</code></a></td><td class=\"sev " << severity_class(severity)
+        << "\">" << esc(severity) << "</td><td>" << esc(f->reason) << "</td></tr>\n";
   }
   out << "</tbody>\n</table>\n";
   if (entries.size() > shame_limit)
@@ -475,25 +465,24 @@ void render_hall_of_shame(std::ostringstream& out, const std::vector<provider_vi
   out << "</section>\n";
 }
 
-void render_facts(std::ostringstream& out, const provider_view& v) {
+void render_facts(std::ostringstream& out, const placed_card& v) {
   const auto& card = *v.card;
-  const auto& p = field(card, "provider");
+  const auto& p = card.provider;
   auto row = [&](const char* name, const std::string& html) { out << "<tr><th>" << name << "</th><td>" << html << "</td></tr>\n"; };
   out << "<table class=\"facts\">\n";
-  row("id", "<code>" + esc(v.id) + "</code>");
-  row("kind", esc(text_at(p, "kind")));
-  row("source", esc(v.source));
-  row("score", score_text(v.score) + " / 100");
-  row("tier", tier_text(v));
-  const bool complete = bool_at(card, "complete");
-  row("run", "<code>" + esc(text_at(card, "run_id")) + "</code>, " + esc(text_at(card, "started_at")) + " to " +
-                 esc(text_at(card, "finished_at")) + (complete ? "" : " (interrupted)"));
-  row("spec", esc(text_at(card, "spec_version")) + ", API " + esc(text_at(p, "api_version")));
-  row("suite", "neograde " + esc(text_at(card, "suite_version")));
+  row("id", "<code>" + esc(p.id) + "</code>");
+  row("kind", esc(p.kind));
+  row("source", esc(source_of(card)));
+  row("score", score_text(card.score) + " / 100");
+  row("tier", tier_text(card));
+  row("run", "<code>" + esc(card.run_id) + "</code>, " + esc(card.started_at) + " to " + esc(card.finished_at) +
+                 (card.complete ? "" : " (interrupted)"));
+  row("spec", esc(card.spec_version) + ", API " + esc(p.api_version));
+  row("suite", "neograde " + esc(card.suite_version));
   // URLs are text, not links: the page requests nothing, and a reader copies them on purpose.
-  row("base URL", "<code>" + esc(text_at(card, "base_url")) + "</code>");
-  row("docs", "<code>" + esc(text_at(p, "docs_url")) + "</code>");
-  if (const auto t = transparency_summary(*v.card); !t.empty()) row("transparency", esc(t));
+  row("base URL", "<code>" + esc(card.base_url) + "</code>");
+  row("docs", "<code>" + esc(p.docs_url) + "</code>");
+  if (const auto t = transparency_summary(card); !t.empty()) row("transparency", esc(t));
   out << "</table>\n";
 }
 
@@ -508,9 +497,9 @@ void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std
   else rows.emplace_back(prefix, as_text(j));
 }
 
-void render_measurements(std::ostringstream& out, const json& card) {
+void render_measurements(std::ostringstream& out, const scorecard& card) {
   std::vector<std::pair<std::string, std::string>> rows;
-  flatten(object_at(card, "measurements"), "", rows, 0);
+  flatten(fields::as_object(card.measurements), "", rows, 0);
   out << "<h3>Measurements</h3>\n";
   if (rows.empty()) {
     out << "<p>None recorded.</p>\n";
@@ -522,73 +511,66 @@ void render_measurements(std::ostringstream& out, const json& card) {
   out << "</tbody>\n</table>\n";
 }
 
-void render_categories(std::ostringstream& out, const json& card) {
-  const auto& categories = object_at(card, "categories");
+void render_categories(std::ostringstream& out, const scorecard& card) {
+  const auto& categories = card.categories;
   out << "<h3>Category scores</h3>\n";
   if (categories.empty()) {
     out << "<p>None recorded.</p>\n";
     return;
   }
   out << "<table>\n<thead><tr><th>category</th><th>score</th><th>outcomes</th></tr></thead>\n<tbody>\n";
-  for (const auto& [name, c] : categories.items()) {
+  for (const auto& [name, c] : categories) {
     std::string counts;
-    if (c.is_object())
-      for (const auto& [k, n] : c.items())
-        if (k != "score" && n.is_number())
-          counts += (counts.empty() ? "" : ", ") + std::string("<span class=\"o ") + outcome_class(k) + "\">" + esc(k) +
-                    " " + figure(n.get<double>()) + "</span>";
-    out << "<tr><td>" << esc(name) << "</td><td class=\"num\">" << score_text(number_at(c, "score")) << "</td><td>"
-        << counts << "</td></tr>\n";
+    for (const auto& [k, n] : c.counts)
+      if (k != "score")  // an outcome so named is lost in the JSON, where the category's score is
+        counts += (counts.empty() ? "" : ", ") + std::string("<span class=\"o ") + outcome_class(k) + "\">" + esc(k) +
+                  " " + figure(n) + "</span>";
+    out << "<tr><td>" << esc(name) << "</td><td class=\"num\">" << score_text(c.score) << "</td><td>" << counts
+        << "</td></tr>\n";
   }
   out << "</tbody>\n</table>\n";
 }
 
-void render_gpu_table(std::ostringstream& out, const json& hw) {
-  if (array_at(hw, "gpus").empty()) return;
+// A recorded number as a table figure; `none` when there is none.
+std::string figure(const std::optional<json_number>& n, const char* none) { return n ? figure(n->as_double()) : none; }
+
+void render_gpu_table(std::ostringstream& out, const hardware_summary& hw) {
+  if (hw.gpus.empty()) return;
   out << "<table>\n<thead><tr><th>GPU</th><th>name</th><th>SKU</th><th>measurement</th><th>value</th>"
          "<th>% of datasheet</th><th>verdict</th></tr></thead>\n<tbody>\n";
-  for (const auto& g : array_at(hw, "gpus")) {
-    const auto index = number_at(g, "index");
-    for (const auto& m : array_at(g, "measurements")) {
-      const auto value = number_at(m, "value");
-      const auto pct = number_at(m, "pct_of_datasheet");
-      const auto verdict = text_at(m, "verdict");
-      out << "<tr><td class=\"num\">" << (index ? figure(*index) : "?") << "</td><td>" << esc(text_at(g, "name"))
-          << "</td><td>" << esc(text_at(g, "sku")) << "</td><td><code>" << esc(text_at(m, "name"))
-          << "</code></td><td class=\"num\">" << (value ? figure(*value) : "n/a") << " " << esc(text_at(m, "unit"))
-          << "</td><td class=\"num\">" << (pct ? format(*pct, "%.1f") + "%" : "") << "</td><td"
+  for (const auto& g : hw.gpus) {
+    for (const auto& m : g.measurements) {
+      const auto& verdict = m.verdict;
+      out << "<tr><td class=\"num\">" << figure(g.index, "?") << "</td><td>" << esc(g.name) << "</td><td>" << esc(g.sku)
+          << "</td><td><code>" << esc(m.name) << "</code></td><td class=\"num\">" << figure(m.value, "n/a") << " "
+          << esc(m.unit) << "</td><td class=\"num\">"
+          << (m.pct_of_datasheet ? format(m.pct_of_datasheet->as_double(), "%.1f") + "%" : "") << "</td><td"
           << (verdict.empty() ? "" : " class=\"" + outcome_class(verdict) + "\"") << ">" << esc(verdict) << "</td></tr>\n";
     }
   }
   out << "</tbody>\n</table>\n";
 }
 
-void render_problems(std::ostringstream& out, const json& hw) {
-  if (array_at(hw, "problems").empty()) return;
+void render_problems(std::ostringstream& out, const hardware_summary& hw) {
+  if (hw.problems.empty()) return;
   out << "<table>\n<thead><tr><th>check</th><th>GPU</th><th>verdict</th><th>finding</th></tr></thead>\n<tbody>\n";
-  for (const auto& p : array_at(hw, "problems")) {
-    const auto gpu = number_at(p, "gpu");
-    const auto verdict = text_at(p, "verdict");
-    out << "<tr><td><code>" << esc(text_at(p, "id")) << "</code></td><td>" << (gpu ? figure(*gpu) : "node")
-        << "</td><td class=\"" << outcome_class(verdict) << "\">" << esc(verdict) << "</td><td>"
-        << esc(text_at(p, "message")) << "</td></tr>\n";
-  }
+  for (const auto& p : hw.problems)
+    out << "<tr><td><code>" << esc(p.id) << "</code></td><td>" << figure(p.gpu, "node") << "</td><td class=\""
+        << outcome_class(p.verdict) << "\">" << esc(p.verdict) << "</td><td>" << esc(p.message) << "</td></tr>\n";
   out << "</tbody>\n</table>\n";
 }
 
-void render_hardware(std::ostringstream& out, const json& card) {
-  const auto& records = array_at(card, "hardware");
-  if (records.empty()) return;
+void render_hardware(std::ostringstream& out, const scorecard& card) {
+  if (card.hardware.empty()) return;
   out << "<h3>Hardware: GPU smoke test on the delivered instance</h3>\n";
-  for (const auto& hw : records) {
-    const auto& inst = field(hw, "instance");
-    const auto ssh = number_at(hw, "time_to_ssh_s");
-    const auto status = text_at(hw, "status");
+  for (const auto& hw : card.hardware) {
+    const auto& inst = hw.instance;
+    const auto& status = hw.status;
     out << "<p>Instance <code>" << esc(text_at(inst, "id")) << "</code> (" << esc(text_at(inst, "type"))
         << (text_at(inst, "region").empty() ? "" : ", " + esc(text_at(inst, "region"))) << ")"
-        << (ssh ? ", SSH answered " + figure(*ssh) + " s after running" : "") << ".</p>\n";
+        << (hw.time_to_ssh_s ? ", SSH answered " + figure(hw.time_to_ssh_s, "") + " s after running" : "") << ".</p>\n";
     out << "<p>Verdict: <strong class=\"o " << outcome_class(status) << "\">" << esc(status.empty() ? "?" : status)
-        << "</strong> " << esc(text_at(hw, "reason")) << "</p>\n";
+        << "</strong> " << esc(hw.reason) << "</p>\n";
     render_gpu_table(out, hw);
     render_problems(out, hw);
   }
@@ -628,33 +610,33 @@ void render_exchange(std::ostringstream& out, const json& e, std::size_t n) {
       << "<pre class=\"request\">" << esc(request) << "</pre>\n<pre class=\"response\">" << esc(response) << "</pre>\n</details>\n";
 }
 
-void render_failure(std::ostringstream& out, const provider_view& v, const json& f, std::size_t index) {
-  const auto outcome = text_at(f, "outcome");
-  const auto severity = text_at(f, "severity");
+void render_failure(std::ostringstream& out, const placed_card& v, const finding_row& f, std::size_t index) {
+  const auto& outcome = f.outcome;
+  const auto& severity = f.severity;
   out << "<article class=\"failure " << outcome_class(outcome) << "\" id=\"" << v.anchor << "-failure-" << index << "\">\n"
-      << "<h4><code>" << esc(text_at(f, "check_id")) << "</code> <span class=\"o " << outcome_class(outcome) << "\">"
-      << esc(outcome) << "</span> <span class=\"sev " << severity_class(severity) << "\">" << esc(severity) << "</span></h4>\n"
-      << "<dl><dt>Requirement</dt><dd>" << esc(text_at(f, "requirement_text")) << "</dd><dt>Source</dt><dd>"
-      << esc(text_at(f, "check_source")) << "</dd><dt>Finding</dt><dd>" << esc(text_at(f, "reason")) << "</dd></dl>\n";
-  if (const auto r = text_at(f, "reproduce"); !r.empty()) out << "<p>Reproduce:</p>\n<pre class=\"reproduce\">" << esc(r) << "</pre>\n";
+      << "<h4><code>" << esc(f.check_id) << "</code> <span class=\"o " << outcome_class(outcome) << "\">" << esc(outcome)
+      << "</span> <span class=\"sev " << severity_class(severity) << "\">" << esc(severity) << "</span></h4>\n"
+      << "<dl><dt>Requirement</dt><dd>" << esc(f.requirement_text) << "</dd><dt>Source</dt><dd>" << esc(f.check_source)
+      << "</dd><dt>Finding</dt><dd>" << esc(f.reason) << "</dd></dl>\n";
+  if (!f.reproduce.empty()) out << "<p>Reproduce:</p>\n<pre class=\"reproduce\">" << esc(f.reproduce) << "</pre>\n";
   std::size_t n = 0;
-  for (const auto& e : array_at(f, "evidence"))
+  for (const auto& e : fields::as_array(f.evidence))
     if (e.is_object()) render_exchange(out, e, ++n);
   out << "</article>\n";
 }
 
-void render_provider(std::ostringstream& out, const provider_view& v) {
+void render_provider(std::ostringstream& out, const placed_card& v) {
   const auto& card = *v.card;
-  out << "<section class=\"provider\" id=\"" << v.anchor << "\" data-provider=\"" << esc(v.id) << "\">\n<h2>"
-      << esc(v.label) << (v.fictional ? " (fictional)" : "") << "</h2>\n";
-  out << "<div class=\"banner " << v.source << "\"><p>" << esc(provenance_of(v)) << "</p>";
+  out << "<section class=\"provider\" id=\"" << v.anchor << "\" data-provider=\"" << esc(card.provider.id) << "\">\n<h2>"
+      << esc(v.label) << (card.provider.fictional ? " (fictional)" : "") << "</h2>\n";
+  out << "<div class=\"banner " << source_of(card) << "\"><p>" << esc(provenance_banner(card)) << "</p>";
   if (const auto t = timing_overrides_summary(card); !t.empty()) out << "<p class=\"timings\">Timings " << esc(t) << "</p>";
   out << "</div>\n";
   render_facts(out, v);
   render_measurements(out, card);
   render_categories(out, card);
   render_hardware(out, card);
-  const auto& failures = array_at(card, "failures");
+  const auto& failures = card.failures;
   out << "<h3>Findings (" << failures.size() << ")</h3>\n";
   if (failures.empty()) out << "<p>No check failed or warned.</p>\n";
   for (std::size_t i = 0; i < failures.size(); ++i) render_failure(out, v, failures[i], i);
@@ -663,8 +645,8 @@ void render_provider(std::ostringstream& out, const provider_view& v) {
 
 }  // namespace
 
-std::string render_html(const std::vector<json>& scorecards, const std::string& generated_at) {
-  const auto views = views_of(scorecards);
+std::string render_html(const std::vector<scorecard>& scorecards, const std::string& generated_at) {
+  const auto views = place(scorecards);
   std::ostringstream out;
   render_head(out);
   render_provenance(out, views, generated_at);

@@ -39,8 +39,8 @@ int tier_rank(const std::string& tier) {
   return static_cast<int>(std::find(order.begin(), order.end(), tier) - order.begin());
 }
 
-nlohmann::json score_of(double earned, double possible) {
-  if (possible <= 0) return nullptr;
+std::optional<double> score_of(double earned, double possible) {
+  if (possible <= 0) return std::nullopt;
   return std::round(1000.0 * earned / possible) / 10.0;
 }
 
@@ -81,63 +81,64 @@ std::string render_exchange(const nlohmann::json& e) {
 
 // A hardware record comes from an instance: its fields are read with their types checked.
 constexpr auto text_at = &fields::text;
-constexpr auto number_at = &fields::number_or_null;
+
+std::optional<json_number> number_at(const nlohmann::json& j, const char* key) {
+  if (!fields::number(j, key)) return std::nullopt;
+  return fields::at(j, key).get<json_number>();
+}
 
 // The scorecard's view of one hardware record: status, each GPU's graded measurements, and the
 // smoke test's failing and amber checks.
-nlohmann::json hardware_summary(const nlohmann::json& rec) {
-  nlohmann::json out = {{"status", text_at(rec, "status")},
-                        {"reason", text_at(rec, "reason")},
-                        {"address", text_at(rec, "address")},
-                        {"time_to_ssh_s", number_at(rec, "time_to_ssh_s")},
-                        {"instance", rec.contains("instance") && rec["instance"].is_object() ? rec["instance"] : nlohmann::json(nullptr)},
-                        {"gpus", nlohmann::json::array()},
-                        {"problems", nlohmann::json::array()}};
-  const auto smoke = rec.contains("smoke") && rec["smoke"].is_object() ? rec["smoke"] : nlohmann::json::object();
-  if (smoke.contains("gpus") && smoke["gpus"].is_array())
-    for (const auto& g : smoke["gpus"]) {
-      if (!g.is_object()) continue;
-      nlohmann::json gpu = {{"index", number_at(g, "index")}, {"name", text_at(g, "name")}, {"sku", text_at(g, "sku")},
-                            {"measurements", nlohmann::json::array()}};
-      if (g.contains("measurements") && g["measurements"].is_object())
-        for (const auto& [name, m] : g["measurements"].items())
-          gpu["measurements"].push_back({{"name", name}, {"value", number_at(m, "value")}, {"unit", text_at(m, "unit")},
-                                         {"pct_of_datasheet", number_at(m, "pct_of_datasheet")}, {"verdict", text_at(m, "verdict")}});
-      out["gpus"].push_back(gpu);
-    }
-  if (smoke.contains("checks") && smoke["checks"].is_array())
-    for (const auto& c : smoke["checks"]) {
-      const auto verdict = text_at(c, "verdict");
-      if (verdict == "fail" || verdict == "warn")
-        out["problems"].push_back({{"id", text_at(c, "id")}, {"gpu", number_at(c, "gpu")}, {"verdict", verdict},
-                                   {"message", text_at(c, "message")}});
-    }
+hardware_summary hardware_summary_of(const nlohmann::json& rec) {
+  hardware_summary out{.status = text_at(rec, "status"),
+                       .reason = text_at(rec, "reason"),
+                       .address = text_at(rec, "address"),
+                       .time_to_ssh_s = number_at(rec, "time_to_ssh_s"),
+                       .instance = rec.contains("instance") && rec["instance"].is_object() ? rec["instance"] : nlohmann::json(nullptr)};
+  const auto& smoke = fields::object(rec, "smoke");
+  for (const auto& g : fields::array(smoke, "gpus")) {
+    if (!g.is_object()) continue;
+    auto& gpu = out.gpus.emplace_back(gpu_summary{.index = number_at(g, "index"), .name = text_at(g, "name"), .sku = text_at(g, "sku")});
+    const auto& measurements = fields::object(g, "measurements");
+    for (auto it = measurements.begin(); it != measurements.end(); ++it)
+      gpu.measurements.push_back({.name = it.key(),
+                                  .value = number_at(*it, "value"),
+                                  .unit = text_at(*it, "unit"),
+                                  .pct_of_datasheet = number_at(*it, "pct_of_datasheet"),
+                                  .verdict = text_at(*it, "verdict")});
+  }
+  for (const auto& c : fields::array(smoke, "checks")) {
+    const auto verdict = text_at(c, "verdict");
+    if (verdict == "fail" || verdict == "warn")
+      out.problems.push_back({.id = text_at(c, "id"), .gpu = number_at(c, "gpu"), .verdict = verdict, .message = text_at(c, "message")});
+  }
   return out;
 }
 
-std::string render_hardware(const nlohmann::json& card) {
+std::string number_text(const std::optional<json_number>& n) { return n ? n->text() : "null"; }
+
+std::string render_hardware(const scorecard& card) {
   std::ostringstream md;
   md << "## Hardware: GPU smoke test on the delivered instance\n\n";
-  for (const auto& hw : card["hardware"]) {
-    const auto& inst = hw["instance"];
-    md << "- Instance: `" << md_escape(text_at(inst, "id")) << "` (" << md_escape(text_at(inst, "type")) << ")"
-       << (hw["time_to_ssh_s"].is_number() ? ", SSH answered " + hw["time_to_ssh_s"].dump() + " s after running" : "") << "\n";
-    md << "- Verdict: **" << md_escape(hw.value("status", "")) << "**: " << md_escape(hw.value("reason", "")) << "\n\n";
-    if (!hw["gpus"].empty()) {
+  for (const auto& hw : card.hardware) {
+    md << "- Instance: `" << md_escape(text_at(hw.instance, "id")) << "` (" << md_escape(text_at(hw.instance, "type")) << ")"
+       << (hw.time_to_ssh_s ? ", SSH answered " + hw.time_to_ssh_s->text() + " s after running" : "") << "\n";
+    md << "- Verdict: **" << md_escape(hw.status) << "**: " << md_escape(hw.reason) << "\n\n";
+    if (!hw.gpus.empty()) {
       md << "| GPU | name | SKU | measurement | value | % of datasheet | verdict |\n|---|---|---|---|---|---|---|\n";
-      for (const auto& g : hw["gpus"])
-        for (const auto& m : g["measurements"])
-          md << "| " << g["index"].dump() << " | " << md_escape(g.value("name", "")) << " | " << md_escape(g.value("sku", ""))
-             << " | " << md_escape(m.value("name", "")) << " | " << m["value"].dump() << " " << md_escape(m.value("unit", ""))
-             << " | " << (m["pct_of_datasheet"].is_null() ? std::string("") : m["pct_of_datasheet"].dump() + "%") << " | "
-             << md_escape(m.value("verdict", "")) << " |\n";
+      for (const auto& g : hw.gpus)
+        for (const auto& m : g.measurements)
+          md << "| " << number_text(g.index) << " | " << md_escape(g.name) << " | " << md_escape(g.sku) << " | "
+             << md_escape(m.name) << " | " << number_text(m.value) << " " << md_escape(m.unit) << " | "
+             << (m.pct_of_datasheet ? m.pct_of_datasheet->text() + "%" : std::string("")) << " | " << md_escape(m.verdict)
+             << " |\n";
       md << "\n";
     }
-    if (!hw["problems"].empty()) {
+    if (!hw.problems.empty()) {
       md << "| check | GPU | verdict | finding |\n|---|---|---|---|\n";
-      for (const auto& p : hw["problems"])
-        md << "| `" << md_escape(p.value("id", "")) << "` | " << (p["gpu"].is_null() ? std::string("node") : p["gpu"].dump())
-           << " | " << md_escape(p.value("verdict", "")) << " | " << md_escape(p.value("message", "")) << " |\n";
+      for (const auto& p : hw.problems)
+        md << "| `" << md_escape(p.id) << "` | " << (p.gpu ? p.gpu->text() : std::string("node")) << " | "
+           << md_escape(p.verdict) << " | " << md_escape(p.message) << " |\n";
       md << "\n";
     }
   }
@@ -146,94 +147,77 @@ std::string render_hardware(const nlohmann::json& card) {
 
 }  // namespace
 
-nlohmann::json build_scorecard(const run_record& run) {
+scorecard build_scorecard(const run_record& run) {
   const auto& h = run.header;
-  nlohmann::json card;
-  card["scorecard_version"] = 1;
-  card["provider"] = {{"id", h.value("provider", "")},
-                      {"display_name", h.value("display_name", "")},
-                      {"kind", h.value("provider_kind", "")},
-                      {"fictional", h.value("fictional", false)},
-                      {"docs_url", h.value("docs_url", "")},
-                      {"api_version", h.value("api_version", "")},
-                      {"transparency", h.contains("transparency") && h["transparency"].is_object() ? h["transparency"]
-                                                                                                  : nlohmann::json(nullptr)}};
-  card["spec_version"] = h.value("spec_version", "");
-  card["suite_version"] = h.value("suite_version", "");
-  card["run_id"] = h.value("run_id", "");
-  card["source"] = h.value("source", "unknown");
-  card["base_url"] = h.value("base_url", "");
-  card["started_at"] = h.value("started_at", "");
-  card["finished_at"] = run.footer ? run.footer->value("finished_at", "") : "";
-  card["complete"] = run.footer.has_value();
-  // Timings a user replaced: the run is not comparable with one under the spec's timings.
-  card["timing_overrides"] = h.contains("timing") && h["timing"].is_object() && h["timing"].contains("overridden") &&
-                                     h["timing"]["overridden"].is_object()
-                                 ? h["timing"]["overridden"]
-                                 : nlohmann::json::object();
+  scorecard card{
+      .provider = {.id = h.value("provider", ""),
+                   .display_name = h.value("display_name", ""),
+                   .kind = h.value("provider_kind", ""),
+                   .fictional = h.value("fictional", false),
+                   .docs_url = h.value("docs_url", ""),
+                   .api_version = h.value("api_version", ""),
+                   .transparency = h.contains("transparency") && h["transparency"].is_object() ? h["transparency"]
+                                                                                              : nlohmann::json(nullptr)},
+      .spec_version = h.value("spec_version", ""),
+      .suite_version = h.value("suite_version", ""),
+      .run_id = h.value("run_id", ""),
+      .source = h.value("source", "unknown"),
+      .base_url = h.value("base_url", ""),
+      .started_at = h.value("started_at", ""),
+      .finished_at = run.footer ? run.footer->value("finished_at", "") : "",
+      .complete = run.footer.has_value(),
+      .timing_overrides = fields::object(fields::object(h, "timing"), "overridden"),
+      .measurements = run.footer ? run.footer->value("measurements", nlohmann::json::object()) : nlohmann::json::object()};
 
-  std::map<std::string, int> counts;
   std::map<std::string, std::pair<double, double>> by_category;  // earned, possible
-  std::map<std::string, std::map<std::string, int>> category_counts;
   double earned = 0, possible = 0;
-  nlohmann::json checks = nlohmann::json::array(), failures = nlohmann::json::array(), capped_by = nlohmann::json::array();
   for (const auto& o : run.outcomes) {
     const auto result = o.value("outcome", "unknown");
     const auto category = o.value("category", "");
     const auto sev = o.value("severity", "low");
-    ++counts[result];
-    ++category_counts[category][result];
+    ++card.counts[result];
+    ++card.categories[category].counts[result];
     if (auto c = credit(result)) {
       earned += weight(sev) * *c;
       possible += weight(sev);
       by_category[category].first += weight(sev) * *c;
       by_category[category].second += weight(sev);
     }
-    checks.push_back({{"check_id", o.value("check_id", "")}, {"category", category}, {"severity", sev},
-                      {"requirement", o.value("requirement", "")}, {"outcome", result}, {"reason", o.value("reason", "")}});
+    card.checks.push_back({.check_id = o.value("check_id", ""),
+                           .category = category,
+                           .severity = sev,
+                           .requirement = o.value("requirement", ""),
+                           .outcome = result,
+                           .reason = o.value("reason", "")});
     if (result == "fail" || result == "warn") {
-      failures.push_back({{"check_id", o.value("check_id", "")},
-                          {"outcome", result},
-                          {"severity", sev},
-                          {"requirement_text", o.value("requirement_text", "")},
-                          {"check_source", o.value("check_source", "")},
-                          {"reason", o.value("reason", "")},
-                          {"reproduce", o.value("reproduce", "")},
-                          {"evidence", o.value("evidence", nlohmann::json::array())}});
-      if (result == "fail" && sev == "critical") capped_by.push_back(o.value("check_id", ""));
+      card.failures.push_back({.check_id = o.value("check_id", ""),
+                               .outcome = result,
+                               .severity = sev,
+                               .requirement_text = o.value("requirement_text", ""),
+                               .check_source = o.value("check_source", ""),
+                               .reason = o.value("reason", ""),
+                               .reproduce = o.value("reproduce", ""),
+                               .evidence = o.value("evidence", nlohmann::json::array())});
+      if (result == "fail" && sev == "critical") card.tier_capped_by.push_back(o.value("check_id", ""));
     }
   }
-  card["counts"] = counts;
-  nlohmann::json categories = nlohmann::json::object();
-  for (const auto& [name, c] : category_counts) {
-    categories[name] = c;
-    categories[name]["score"] = score_of(by_category[name].first, by_category[name].second);
-  }
-  card["categories"] = categories;
-  card["score"] = score_of(earned, possible);
-  if (possible <= 0) {
-    card["tier"] = "Not graded";
+  for (auto& [name, category] : card.categories) category.score = score_of(by_category[name].first, by_category[name].second);
+  card.score = score_of(earned, possible);
+  if (!card.score) {
+    card.tier = "Not graded";
   } else {
-    std::string tier = tier_for(card["score"].get<double>());
+    card.tier = tier_for(*card.score);
     // A critical failure (auth bypass, instances left billing, ...) caps the tier at Bronze.
-    if (!capped_by.empty() && tier_rank(tier) > tier_rank("Bronze")) tier = "Bronze";
-    card["tier"] = tier;
+    if (!card.tier_capped_by.empty() && tier_rank(card.tier) > tier_rank("Bronze")) card.tier = "Bronze";
   }
-  card["tier_capped_by"] = capped_by;
-  card["runs"] = 1;  // neograde report merges runs and says how many
-  card["flaky_checks"] = nlohmann::json::array();
-  card["hardware"] = nlohmann::json::array();
-  for (const auto& hw : run.hardware) card["hardware"].push_back(hardware_summary(hw));
-  card["measurements"] = run.footer ? run.footer->value("measurements", nlohmann::json::object()) : nlohmann::json::object();
-  card["checks"] = checks;
-  card["failures"] = failures;
-  card["provenance"] = provenance_banner(card);
+  for (const auto& hw : run.hardware) card.hardware.push_back(hardware_summary_of(hw));
+  card.provenance = provenance_banner(card);
   return card;
 }
 
-std::string transparency_summary(const nlohmann::json& card) {
-  const auto& t = fields::object(fields::object(card, "provider"), "transparency");
-  if (t.empty()) return "";
+std::string transparency_summary(const scorecard& card) {
+  const auto& t = card.provider.transparency;
+  if (!t.is_object() || t.empty()) return "";
   std::string out = "hardware: " + fields::text(t, "hardware");
   if (const auto src = fields::text(t, "hardware_source"); !src.empty()) out += " (" + src + ")";
   for (const auto& d : fields::array(t, "deprecations"))
@@ -245,21 +229,22 @@ std::string transparency_summary(const nlohmann::json& card) {
   return out;
 }
 
-std::string timing_overrides_summary(const nlohmann::json& card) {
-  if (!card.is_object() || !card.contains("timing_overrides")) return {};
-  const auto& t = card["timing_overrides"];
+std::string timing_overrides_summary(const scorecard& card) {
+  const auto& t = card.timing_overrides;
   if (!t.is_object() || t.empty()) return {};
   std::string what;
-  for (const auto& [name, v] : t.items())
-    what += (what.empty() ? "" : "; ") + name + " " + (v.is_object() ? v.value("value", nlohmann::json()).dump() : v.dump()) +
+  for (auto it = t.begin(); it != t.end(); ++it) {
+    const auto& v = it.value();
+    what += (what.empty() ? "" : "; ") + it.key() + " " + (v.is_object() ? v.value("value", nlohmann::json()).dump() : v.dump()) +
             " s (spec: " + (v.is_object() ? v.value("spec", nlohmann::json()).dump() : "?") + " s)";
+  }
   return "non-standard, set by the user: " + what + "; not comparable with a run under the spec's timings";
 }
 
-std::string provenance_banner(const nlohmann::json& card) {
-  const auto source = fields::text(card, "source");
-  const auto name = fields::text(fields::at(card, "provider"), "display_name");
-  if (source == "emulated" && fields::flag(fields::at(card, "provider"), "fictional"))
+std::string provenance_banner(const scorecard& card) {
+  const auto& source = card.source;
+  const auto& name = card.provider.display_name;
+  if (source == "emulated" && card.provider.fictional)
     return "EMULATED, FICTIONAL PROVIDER: " + name +
            " does not exist. It is neograde's demonstration of findings, served by the embedded emulator "
            "with quirks switched on.";
@@ -268,86 +253,88 @@ std::string provenance_banner(const nlohmann::json& card) {
            " API, built from its public documentation. They grade the emulator, not " + name +
            "'s service, and are not a rating of the real provider.";
   if (source == "replay") return "REPLAY: regraded from a recorded run; no request reached " + name + ".";
-  if (source == "live")
-    return "LIVE: measured against " + fields::text(card, "base_url") + " on " + fields::text(card, "started_at") + ".";
+  if (source == "live") return "LIVE: measured against " + card.base_url + " on " + card.started_at + ".";
   return "UNKNOWN SOURCE: the origin of these results is not recorded; do not rely on them.";
 }
 
-std::string render_markdown(const nlohmann::json& card) {
+std::string score_text(const scorecard& card, const char* none) {
+  return card.score ? json_number{*card.score}.text() : none;
+}
+
+std::string render_markdown(const scorecard& card) {
   std::ostringstream md;
-  const auto& p = card["provider"];
-  md << "# " << p.value("display_name", "") << ": neograde scorecard\n\n";
+  const auto& p = card.provider;
+  md << "# " << p.display_name << ": neograde scorecard\n\n";
   md << "> **" << provenance_banner(card) << "**\n\n";
   md << "| | |\n|---|---|\n";
-  md << "| Provider | " << p.value("display_name", "") << " (`" << p.value("id", "") << "`, " << p.value("kind", "") << ") |\n";
+  md << "| Provider | " << p.display_name << " (`" << p.id << "`, " << p.kind << ") |\n";
   if (const auto t = transparency_summary(card); !t.empty()) md << "| Transparency | " << md_escape(t) << " |\n";
-  md << "| Source | " << card.value("source", "") << " |\n";
+  md << "| Source | " << card.source << " |\n";
   if (const auto t = timing_overrides_summary(card); !t.empty()) md << "| Timings | **" << md_escape(t) << "** |\n";
-  md << "| Spec | " << p.value("id", "") << " " << card.value("spec_version", "") << ", API " << md_escape(p.value("api_version", "")) << " |\n";
-  md << "| Suite | neograde " << card.value("suite_version", "") << " |\n";
-  md << "| Run | `" << card.value("run_id", "") << "`, " << card.value("started_at", "") << (card.value("complete", false) ? "" : " (interrupted)") << " |\n";
-  md << "| Score | " << (card["score"].is_null() ? std::string("n/a") : card["score"].dump()) << " / 100 |\n";
-  md << "| Tier | **" << card.value("tier", "") << "**";
-  if (!card["tier_capped_by"].empty()) md << " (capped by critical failures)";
+  md << "| Spec | " << p.id << " " << card.spec_version << ", API " << md_escape(p.api_version) << " |\n";
+  md << "| Suite | neograde " << card.suite_version << " |\n";
+  md << "| Run | `" << card.run_id << "`, " << card.started_at << (card.complete ? "" : " (interrupted)") << " |\n";
+  md << "| Score | " << score_text(card) << " / 100 |\n";
+  md << "| Tier | **" << card.tier << "**";
+  if (!card.tier_capped_by.empty()) md << " (capped by critical failures)";
   md << " |\n\n";
 
   md << "## Outcomes\n\n| outcome | count |\n|---|---|\n";
-  for (const auto& [k, v] : card["counts"].items()) md << "| " << k << " | " << v.get<int>() << " |\n";
+  for (const auto& [k, v] : card.counts) md << "| " << k << " | " << v << " |\n";
   md << "\n";
-  if (!card["measurements"].empty()) {
+  if (!card.measurements.empty()) {
     md << "## Measurements\n\n| measurement | value |\n|---|---|\n";
-    for (const auto& [k, v] : card["measurements"].items()) md << "| " << k << " | " << v.dump() << " |\n";
+    for (const auto& [k, v] : card.measurements.items()) md << "| " << k << " | " << v.dump() << " |\n";
     md << "\n";
   }
-  if (card.contains("hardware") && !card["hardware"].empty()) md << render_hardware(card);
+  if (!card.hardware.empty()) md << render_hardware(card);
   md << "## Checks\n\n| check | category | severity | outcome | reason |\n|---|---|---|---|---|\n";
-  for (const auto& c : card["checks"])
-    md << "| `" << c.value("check_id", "") << "` | " << c.value("category", "") << " | " << c.value("severity", "") << " | "
-       << c.value("outcome", "") << " | " << md_escape(c.value("reason", "")) << " |\n";
+  for (const auto& c : card.checks)
+    md << "| `" << c.check_id << "` | " << c.category << " | " << c.severity << " | " << c.outcome << " | "
+       << md_escape(c.reason) << " |\n";
   md << "\n";
-  if (!card["failures"].empty()) {
+  if (!card.failures.empty()) {
     md << "## Findings, with evidence\n\n";
-    for (const auto& f : card["failures"]) {
-      md << "### `" << f.value("check_id", "") << "` (" << f.value("outcome", "") << ", " << f.value("severity", "") << ")\n\n";
-      md << "- Requirement: " << f.value("requirement_text", "") << "\n";
-      md << "- Source: " << f.value("check_source", "") << "\n";
-      md << "- Finding: " << f.value("reason", "") << "\n";
-      if (const auto r = f.value("reproduce", ""); !r.empty()) md << "- Reproduce:\n\n" << fence(r);
+    for (const auto& f : card.failures) {
+      md << "### `" << f.check_id << "` (" << f.outcome << ", " << f.severity << ")\n\n";
+      md << "- Requirement: " << f.requirement_text << "\n";
+      md << "- Source: " << f.check_source << "\n";
+      md << "- Finding: " << f.reason << "\n";
+      if (!f.reproduce.empty()) md << "- Reproduce:\n\n" << fence(f.reproduce);
       md << "\n";
-      for (const auto& e : f["evidence"]) md << fence(render_exchange(e)) << "\n";
+      for (const auto& e : f.evidence) md << fence(render_exchange(e)) << "\n";
     }
   }
   return md.str();
 }
 
-std::string render_index_markdown(const std::vector<nlohmann::json>& cards) {
+std::string render_index_markdown(const std::vector<scorecard>& cards) {
   std::ostringstream md;
   md << "# neograde scorecards\n\n";
-  bool all_emulated = std::all_of(cards.begin(), cards.end(), [](const auto& c) { return c.value("source", "") == "emulated"; });
+  bool all_emulated = std::all_of(cards.begin(), cards.end(), [](const scorecard& c) { return c.source == "emulated"; });
   if (all_emulated)
     md << "> **EMULATED: every result below comes from neograde's embedded emulators, not from the providers' services. "
           "They show how the suite grades each documented API and are not a rating of any real provider. "
           "Providers marked fictional do not exist.**\n\n";
   md << "| provider | kind | source | score | tier | pass | fail | warn | other | scorecard |\n|---|---|---|---|---|---|---|---|---|---|\n";
-  auto sorted = cards;
+  std::vector<const scorecard*> sorted;
+  for (const auto& c : cards) sorted.push_back(&c);
   // Worst first, as Bowtie orders its leaderboard.
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-    return a["score"].is_null() ? false : b["score"].is_null() ? true : a["score"].template get<double>() < b["score"].template get<double>();
+  std::stable_sort(sorted.begin(), sorted.end(), [](const scorecard* a, const scorecard* b) {
+    return !a->score ? false : !b->score ? true : *a->score < *b->score;
   });
-  for (const auto& c : sorted) {
-    const auto& p = c["provider"];
+  for (const auto* c : sorted) {
+    const auto& p = c->provider;
     int pass = 0, fail = 0, warn = 0, other = 0;
-    for (const auto& [k, v] : c["counts"].items()) {
+    for (const auto& [k, v] : c->counts) {
       if (k == "pass") pass = v;
       else if (k == "fail") fail = v;
       else if (k == "warn") warn = v;
-      else other += v.get<int>();
+      else other += v;
     }
-    const auto id = p.value("id", "");
-    md << "| " << p.value("display_name", "") << (p.value("fictional", false) ? " (fictional)" : "") << " | "
-       << p.value("kind", "") << " | " << c.value("source", "") << " | "
-       << (c["score"].is_null() ? std::string("n/a") : c["score"].dump()) << " | " << c.value("tier", "") << " | " << pass
-       << " | " << fail << " | " << warn << " | " << other << " | [" << id << "](providers/" << id << "/scorecard.md) |\n";
+    md << "| " << p.display_name << (p.fictional ? " (fictional)" : "") << " | " << p.kind << " | " << c->source << " | "
+       << score_text(*c) << " | " << c->tier << " | " << pass << " | " << fail << " | " << warn << " | " << other
+       << " | [" << p.id << "](providers/" << p.id << "/scorecard.md) |\n";
   }
   md << "\nGrading: see reports/README.md in the neograde repository.\n";
   return md.str();

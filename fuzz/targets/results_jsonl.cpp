@@ -2,7 +2,7 @@
 // line is either part of a run or counted as skipped, and each run read starts with a header.
 // Building and rendering a scorecard from what was read never crashes: a field of the wrong
 // type may only raise a JSON error, and a hardware record (it comes from a rented instance) not
-// even that.
+// even that. Every card built reads back as itself.
 #include "support.hpp"
 
 #include <neograde/reports/results.hpp>
@@ -22,7 +22,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     NEOGRADE_ORACLE(run.header.value("record", "") == "header");
     records += 1 + run.outcomes.size() + run.hardware.size() + (run.footer ? 1 : 0);
     try {
-      (void)reports::render_markdown(reports::build_scorecard(run));
+      const auto card = reports::build_scorecard(run);
+      (void)reports::render_markdown(card);
+      const nlohmann::json written = card;
+      NEOGRADE_ORACLE(nlohmann::json(written.get<reports::scorecard>()) == written);
     } catch (const nlohmann::json::exception&) {
       // Our own records with a wrong type: refused, not crashed on.
     }

@@ -104,9 +104,9 @@ TEST_P(HostileProvider, TheRunEndsWithAVerdictForEveryCheckAndTheReportIsMade) {
 
   auto runs = reports::read_results(dir / "results.jsonl");
   ASSERT_EQ(runs.size(), 1u);
-  nlohmann::json card;
+  reports::scorecard card;
   ASSERT_NO_THROW(card = reports::build_scorecard(runs.front()));
-  EXPECT_EQ(card.value("source", ""), "live");
+  EXPECT_EQ(card.source, "live");
   std::string html;
   ASSERT_NO_THROW(html = reports::render_html({card}, "2026-11-30T00:00:00Z"));
   EXPECT_NE(html.find("</html>"), std::string::npos);

@@ -21,15 +21,16 @@ run_record run(const std::string& provider, const std::string& started, std::vec
           json{{"record", "footer"}, {"measurements", {{"time_to_running_s", 1.0}}}}};
 }
 
-const json& card_of(const std::vector<json>& cards, const std::string& provider, const std::string& source = "emulated") {
+const scorecard& card_of(const std::vector<scorecard>& cards, const std::string& provider,
+                         const std::string& source = "emulated") {
   for (const auto& c : cards)
-    if (c["provider"]["id"] == provider && c["source"] == source) return c;
+    if (c.provider.id == provider && c.source == source) return c;
   throw std::runtime_error("no card for " + provider);
 }
 
-std::string outcome_in(const json& card, const std::string& id) {
-  for (const auto& c : card["checks"])
-    if (c["check_id"] == id) return c["outcome"];
+std::string outcome_in(const scorecard& card, const std::string& id) {
+  for (const auto& c : card.checks)
+    if (c.check_id == id) return c.outcome;
   return "";
 }
 
@@ -43,12 +44,12 @@ TEST(Merge, LatestOutcomeWinsAndChangesAreFlaky) {
   });
   ASSERT_EQ(cards.size(), 1u);
   const auto& c = cards[0];
-  EXPECT_EQ(c["runs"], 3);
+  EXPECT_EQ(c.runs, 3);
   EXPECT_EQ(outcome_in(c, "a.x.y"), "fail");  // the 12:00 run, though read second
   EXPECT_EQ(outcome_in(c, "b.x.y"), "pass");  // only the first run had it
   EXPECT_EQ(outcome_in(c, "fuzz.server_error.launch"), "fail");  // a fuzz run combines
-  EXPECT_EQ(c["flaky_checks"], json::array({"a.x.y"}));
-  EXPECT_EQ(c["counts"]["fail"], 2);
+  EXPECT_EQ(c.flaky_checks, std::vector<std::string>{"a.x.y"});
+  EXPECT_EQ(c.counts.at("fail"), 2);
 }
 
 TEST(Merge, SourcesAndProvidersStayApart) {
@@ -58,7 +59,7 @@ TEST(Merge, SourcesAndProvidersStayApart) {
   ASSERT_EQ(cards.size(), 3u);
   EXPECT_EQ(outcome_in(card_of(cards, "p"), "a.x.y"), "pass");
   EXPECT_EQ(outcome_in(card_of(cards, "p", "live"), "a.x.y"), "fail");
-  EXPECT_EQ(card_of(cards, "p")["runs"], 1);
+  EXPECT_EQ(card_of(cards, "p").runs, 1);
 }
 
 TEST(Diff, RegressionsImprovementsAndOtherChanges) {

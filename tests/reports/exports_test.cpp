@@ -1,16 +1,22 @@
 #include <neograde/reports/exports.hpp>
 
 #include <neograde/core/json_schema.hpp>
+#include <neograde/core/json_util.hpp>
 #include <neograde/reports/scorecard.hpp>
+
+#include "../support/specs.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <stdexcept>
 #include <string_view>
+
+#include <unistd.h>
 
 #ifndef NEOGRADE_SCORECARD_SCHEMA
 #error "NEOGRADE_SCORECARD_SCHEMA must name reports/scorecard.schema.json"
@@ -54,7 +60,7 @@ json failure_with_evidence(const std::string& id, const std::string& severity) {
 }
 
 // Every kind of outcome once: one pass, two failures (fail, warn), one error, four skips.
-json every_outcome_card() {
+scorecard every_outcome_card() {
   return build_scorecard(run({outcome("a.x.pass", "high", "pass"), failure_with_evidence("b.x.fail", "high"),
                               outcome("c.x.warn", "medium", "warn"), outcome("d.x.err", "critical", "errored"),
                               outcome("e.x.skip", "low", "skipped"), outcome("f.x.cap", "high", "no_capacity"),
@@ -164,6 +170,92 @@ std::string violations_of(const neograde::json_schema& schema, const json& doc) 
   return out;
 }
 
+// A run as conformance writes it: the lambda spec's header (transparency, timings, one replaced),
+// an offer selection, outcomes with evidence, a hardware record and the footer's measurements.
+run_record written_run() {
+  const auto path = std::filesystem::temp_directory_path() / ("neograde-exports-" + std::to_string(::getpid()) + ".jsonl");
+  {
+    results_writer w(path, {.run_id = "20261129-000000-abcd",
+                            .spec = &neograde::test::spec("lambda"),
+                            .source = neograde::result_source::emulated,
+                            .base_url = "http://127.0.0.1:1/api/v1",
+                            .time_scale = 0.01,
+                            .allow_spend = true,
+                            .offer_selection = {{"instance_type", "gpu_1x_a10"}, {"region", "us-east-1"}},
+                            .timing_overrides = {{"time_to_gone_s", {{"value", 20.0}, {"spec", 300.0}}}}});
+    neograde::check_descriptor pass{"auth.token.missing_is_401", "auth", neograde::severity::critical,
+                                    neograde::requirement_level::must, "d", "It MUST answer 401.", "RFC 6750", "q"};
+    auto fail = pass;
+    fail.id = "lifecycle.instance.gone_after_terminate";
+    fail.category = "lifecycle";
+    neograde::check_outcome o{.check_id = pass.id, .result = neograde::outcome::pass, .reason = "HTTP 401", .duration_ms = 3};
+    w.outcome(pass, o);
+    o = {.check_id = fail.id, .result = neograde::outcome::fail, .reason = "still running", .duration_ms = 1.5};
+    o.evidence = {neograde::exchange{"DELETE", "http://127.0.0.1:1/api/v1/instances/i-1", {{"Authorization", "<redacted>"}}, "",
+                                     200, {{"Content-Type", "application/json"}}, "{}", 1.25, "", "without credentials"}};
+    o.reproduce = "curl -sS -X DELETE http://127.0.0.1:1/api/v1/instances/i-1";
+    w.outcome(fail, o);
+    w.hardware(json::parse(R"({"status": "pass", "reason": "all checks pass", "address": "10.0.0.1", "time_to_ssh_s": 41,
+      "instance": {"id": "i-1", "type": "gpu_1x_a10"},
+      "smoke": {"gpus": [{"index": 0, "name": "NVIDIA A10", "sku": "a10-24gb",
+                          "measurements": {"hbm_triad": {"value": 540.5, "unit": "GB/s", "pct_of_datasheet": 90.1, "verdict": "pass"}}}],
+                "checks": [{"id": "gpu.clock", "gpu": 0, "verdict": "warn", "message": "slow"}]}})"));
+    w.finish({{"time_to_running_s", 12.5},
+              {"latency_read_ms", {{"p50", 2.0}, {"p95", 9.5}, {"p99", 11}, {"count", 40}}},
+              {"offer_selection", {{"instance_type", "gpu_1x_a10"}}}});
+  }
+  auto runs = read_results(path);
+  std::filesystem::remove(path);
+  return runs.at(0);
+}
+
+// Every kind of card this suite builds, by name.
+std::vector<std::pair<std::string, scorecard>> cards_of_every_kind() {
+  auto interrupted = run({outcome("a.x.y", "high", "pass")});
+  interrupted.footer.reset();
+  auto no_source = run({outcome("a.x.y", "high", "pass")});
+  no_source.header.erase("source");
+  std::vector<json> capped;
+  for (int i = 0; i < 40; ++i) capped.push_back(outcome("a.x." + std::to_string(i), "critical", "pass"));
+  capped.push_back(failure_with_evidence("lifecycle.instance.gone_after_terminate", "critical"));
+
+  auto hardware = run({outcome("a.x.y", "high", "pass")});
+  hardware.hardware.push_back(
+      {{"record", "hardware"}, {"status", "fail"}, {"reason", "gpu.sku [GPU 0]: delivered NVIDIA H100 PCIe"},
+       {"address", "10.0.0.1"}, {"instance", {{"id", "i-1"}, {"type", "gpu_8x_h100_sxm5"}}}, {"time_to_ssh_s", 41.2},
+       {"smoke", {{"status", "fail"},
+                  {"gpus", {{{"index", 0}, {"name", "NVIDIA H100 PCIe"}, {"sku", "h100-pcie-80gb"},
+                             {"measurements", {{"hbm_triad", {{"value", 1812.0}, {"unit", "GB/s"}, {"pct_of_datasheet", 54.1},
+                                                              {"verdict", "fail"}}},
+                                               {"memtest", {{"value", 0.0}, {"unit", "errors"}, {"pct_of_datasheet", nullptr},
+                                                            {"verdict", ""}}}}}}}},
+                  {"checks", {{{"id", "gpu.sku"}, {"gpu", 0}, {"verdict", "fail"}, {"message", "delivered PCIe"}},
+                              {{"id", "gpu.clock"}, {"gpu", nullptr}, {"verdict", "warn"}, {"message", "slow"}},
+                              {{"id", "gpu.mig"}, {"gpu", 0}, {"verdict", "pass"}, {"message", "MIG off"}}}}}}});
+  auto hostile_hardware = run({});
+  hostile_hardware.hardware.push_back(
+      {{"record", "hardware"}, {"status", 7}, {"reason", json::array()}, {"instance", "i"},
+       {"smoke", {{"gpus", {1, "x", {{"index", "zero"}, {"measurements", {{"m", 3}}}}}},
+                  {"checks", {{{"verdict", "fail"}, {"id", 9}}, "junk"}}}}});
+
+  return {
+      {"every outcome", every_outcome_card()},
+      {"weighted", build_scorecard(run({outcome("a.x.y", "critical", "pass"), outcome("b.x.y", "high", "fail"),
+                                        outcome("c.x.y", "medium", "warn"), outcome("d.x.y", "low", "pass")}))},
+      {"capped", build_scorecard(run(capped))},
+      {"not graded", build_scorecard(run({outcome("a.x.y", "high", "skipped")}))},
+      {"empty", build_scorecard(run({}))},
+      {"fictional", build_scorecard(run({outcome("a.x.y", "high", "pass")}, "emulated", true))},
+      {"live", build_scorecard(run({outcome("a.x.y", "high", "pass")}, "live"))},
+      {"replay", build_scorecard(run({outcome("a.x.y", "high", "fail")}, "replay"))},
+      {"no source", build_scorecard(no_source)},
+      {"interrupted", build_scorecard(interrupted)},
+      {"hardware", build_scorecard(hardware)},
+      {"hostile hardware", build_scorecard(hostile_hardware)},
+      {"written by results_writer", build_scorecard(written_run())},
+  };
+}
+
 }  // namespace
 
 TEST(JunitExport, OneTestcasePerCheckWithTheMatchingElement) {
@@ -211,7 +303,7 @@ TEST(JunitExport, OneSuitePerScorecardAndNotGradedSaysSo) {
 TEST(JunitExport, HostileTextIsEscapedAndStaysWellFormed) {
   const std::string hostile = "a <b> & \"c\" 'd' \x01 ]]> e \xff";
   auto card = build_scorecard(run({outcome("x.<y>", "high", "fail", hostile), outcome("z.q", "high", "skipped", hostile)}));
-  card["provider"]["id"] = "p&q";
+  card.provider.id = "p&q";
   const auto xml = render_junit({card});
   EXPECT_EQ(well_formed(xml), "") << xml;
   EXPECT_EQ(xml.find('\x01'), std::string::npos);
@@ -231,13 +323,11 @@ TEST(JunitExport, LineBreaksSurviveInAttributes) {
 }
 
 TEST(JunitExport, MalformedScorecardsNeverThrow) {
-  const std::vector<json> cards{
-      json(nullptr),
-      json::array({1, 2}),
-      json{{"provider", 5}, {"checks", "x"}, {"failures", 7}, {"score", "high"}, {"source", 3}},
-      json{{"provider", {{"id", 1}, {"display_name", json::array()}, {"fictional", "yes"}}},
-           {"checks", {1, {{"outcome", 7}, {"check_id", json::object()}}, {{"outcome", "fail"}, {"check_id", "a"}}}},
-           {"failures", {"x", {{"check_id", "a"}, {"reproduce", 9}}}}},
+  const std::vector<scorecard> cards{
+      scorecard{},
+      scorecard{.source = "3", .score = std::nullopt},
+      scorecard{.checks = {{}, {.check_id = "a", .outcome = "fail"}}, .failures = {{}, {.check_id = "a"}}},
+      scorecard{.checks = {{}, {.outcome = "7"}, {.check_id = "a", .outcome = "fail"}}, .failures = {{.check_id = "a"}}},
   };
   std::string xml;
   ASSERT_NO_THROW(xml = render_junit(cards));
@@ -255,7 +345,7 @@ TEST(MatrixCsv, OneColumnPerScorecardSortedByCategoryThenId) {
   const auto p1 = build_scorecard(run({outcome("a.x.y", "high", "pass"), outcome("b.x.y", "high", "fail"), late}));
   const auto p2 = build_scorecard(run({outcome("a.x.y", "high", "fail")}, "live"));
   auto q = build_scorecard(run({outcome("b.x.y", "high", "pass"), outcome("a.x,\"z\"", "low", "pass")}));
-  q["provider"]["id"] = "q";
+  q.provider.id = "q";
   EXPECT_EQ(render_matrix_csv({p1, p2, q}),
             "check_id,category,severity,p,p#2,q\r\n"
             "\"a.x,\"\"z\"\"\",a,low,,,pass\r\n"
@@ -267,7 +357,7 @@ TEST(MatrixCsv, OneColumnPerScorecardSortedByCategoryThenId) {
 TEST(MatrixCsv, LineBreaksAreQuotedAndNothingIsJustTheHeader) {
   EXPECT_EQ(render_matrix_csv({}), "check_id,category,severity\r\n");
   auto card = build_scorecard(run({outcome("a.x.y", "high", "pass")}));
-  card["provider"]["id"] = "odd\r\nid";
+  card.provider.id = "odd\r\nid";
   EXPECT_EQ(render_matrix_csv({card}), "check_id,category,severity,\"odd\r\nid\"\r\na.x.y,a,high,pass\r\n");
 }
 
@@ -276,56 +366,17 @@ TEST(ScorecardSchema, EveryScorecardBuiltHereValidates) {
   ASSERT_NO_THROW(doc = load_schema_document());
   const neograde::json_schema schema(doc);
 
-  auto interrupted = run({outcome("a.x.y", "high", "pass")});
-  interrupted.footer.reset();
-  auto no_source = run({outcome("a.x.y", "high", "pass")});
-  no_source.header.erase("source");
-  std::vector<json> capped;
-  for (int i = 0; i < 40; ++i) capped.push_back(outcome("a.x." + std::to_string(i), "critical", "pass"));
-  capped.push_back(failure_with_evidence("lifecycle.instance.gone_after_terminate", "critical"));
-
-  auto hardware = run({outcome("a.x.y", "high", "pass")});
-  hardware.hardware.push_back(
-      {{"record", "hardware"}, {"status", "fail"}, {"reason", "gpu.sku [GPU 0]: delivered NVIDIA H100 PCIe"},
-       {"address", "10.0.0.1"}, {"instance", {{"id", "i-1"}, {"type", "gpu_8x_h100_sxm5"}}}, {"time_to_ssh_s", 41.2},
-       {"smoke", {{"status", "fail"},
-                  {"gpus", {{{"index", 0}, {"name", "NVIDIA H100 PCIe"}, {"sku", "h100-pcie-80gb"},
-                             {"measurements", {{"hbm_triad", {{"value", 1812.0}, {"unit", "GB/s"}, {"pct_of_datasheet", 54.1},
-                                                              {"verdict", "fail"}}},
-                                               {"memtest", {{"value", 0.0}, {"unit", "errors"}, {"pct_of_datasheet", nullptr},
-                                                            {"verdict", ""}}}}}}}},
-                  {"checks", {{{"id", "gpu.sku"}, {"gpu", 0}, {"verdict", "fail"}, {"message", "delivered PCIe"}},
-                              {{"id", "gpu.clock"}, {"gpu", nullptr}, {"verdict", "warn"}, {"message", "slow"}},
-                              {{"id", "gpu.mig"}, {"gpu", 0}, {"verdict", "pass"}, {"message", "MIG off"}}}}}}});
-  auto hostile_hardware = run({});
-  hostile_hardware.hardware.push_back(
-      {{"record", "hardware"}, {"status", 7}, {"reason", json::array()}, {"instance", "i"},
-       {"smoke", {{"gpus", {1, "x", {{"index", "zero"}, {"measurements", {{"m", 3}}}}}},
-                  {"checks", {{{"verdict", "fail"}, {"id", 9}}, "junk"}}}}});
-
-  const std::vector<std::pair<std::string, json>> cards{
-      {"every outcome", every_outcome_card()},
-      {"weighted", build_scorecard(run({outcome("a.x.y", "critical", "pass"), outcome("b.x.y", "high", "fail"),
-                                        outcome("c.x.y", "medium", "warn"), outcome("d.x.y", "low", "pass")}))},
-      {"capped", build_scorecard(run(capped))},
-      {"not graded", build_scorecard(run({outcome("a.x.y", "high", "skipped")}))},
-      {"empty", build_scorecard(run({}))},
-      {"fictional", build_scorecard(run({outcome("a.x.y", "high", "pass")}, "emulated", true))},
-      {"live", build_scorecard(run({outcome("a.x.y", "high", "pass")}, "live"))},
-      {"replay", build_scorecard(run({outcome("a.x.y", "high", "fail")}, "replay"))},
-      {"no source", build_scorecard(no_source)},
-      {"interrupted", build_scorecard(interrupted)},
-      {"hardware", build_scorecard(hardware)},
-      {"hostile hardware", build_scorecard(hostile_hardware)},
-  };
-  for (const auto& [name, card] : cards) EXPECT_EQ(violations_of(schema, card), "") << name << "\n" << card.dump(2);
+  for (const auto& [name, card] : cards_of_every_kind()) {
+    const json written = card;
+    EXPECT_EQ(violations_of(schema, written), "") << name << "\n" << written.dump(2);
+  }
 }
 
 TEST(ScorecardSchema, ARenamedOrMissingKeyIsCaught) {
   json doc;
   ASSERT_NO_THROW(doc = load_schema_document());
   const neograde::json_schema schema(doc);
-  const auto card = every_outcome_card();
+  const json card = every_outcome_card();
   ASSERT_EQ(violations_of(schema, card), "");
 
   auto renamed = card;
@@ -353,4 +404,53 @@ TEST(ScorecardSchema, ARenamedOrMissingKeyIsCaught) {
   auto graded_without_score = card;
   graded_without_score["score"] = nullptr;  // tier stays Bronze: a score is owed
   EXPECT_NE(violations_of(schema, graded_without_score), "");
+}
+
+// The one JSON mapping, both ways: a card written and read back is written the same.
+TEST(ScorecardJson, WrittenCardsReadBackTheSame) {
+  for (const auto& [name, card] : cards_of_every_kind()) {
+    const json written = card;
+    scorecard read;
+    ASSERT_NO_THROW(read = written.get<scorecard>()) << name;
+    EXPECT_EQ(neograde::dump_json(json(read), 2), neograde::dump_json(written, 2)) << name;
+  }
+  // An integer stays one and a float keeps its fraction, as the records wrote them.
+  const auto hardware = json(build_scorecard(written_run()))["hardware"][0];
+  EXPECT_EQ(hardware["time_to_ssh_s"].dump(), "41");
+  EXPECT_EQ(hardware["gpus"][0]["measurements"][0]["value"].dump(), "540.5");
+}
+
+TEST(ScorecardJson, AMissingKeyOrAnotherVersionIsAClearError) {
+  const json card = build_scorecard(written_run());
+  const auto error_of = [](const json& doc) -> std::string {
+    try {
+      (void)doc.get<scorecard>();
+    } catch (const scorecard_format_error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  auto missing = card;
+  missing.erase("tier");
+  EXPECT_EQ(error_of(missing), "not a scorecard this version reads: /tier is missing");
+  auto nested = card;
+  nested["failures"][0].erase("evidence");
+  EXPECT_EQ(error_of(nested), "not a scorecard this version reads: /failures/0/evidence is missing");
+  auto wrong_type = card;
+  wrong_type["counts"]["pass"] = "1";
+  EXPECT_EQ(error_of(wrong_type), "not a scorecard this version reads: /counts/pass is a string, not an integer");
+  auto newer = card;
+  newer["scorecard_version"] = 2;
+  EXPECT_EQ(error_of(newer), "not a scorecard this version reads: /scorecard_version is 2; this version of neograde reads 1");
+  EXPECT_EQ(error_of(json::array()), "not a scorecard this version reads: the document is an array, not an object");
+
+  // Keys this version does not know are ignored; cards from before --time-to-gone lack the timings.
+  auto extra = card;
+  extra["tier_reason"] = "x";
+  extra["provider"]["logo"] = "x";
+  EXPECT_EQ(error_of(extra), "");
+  auto older = card;
+  older.erase("timing_overrides");
+  EXPECT_EQ(error_of(older), "");
+  EXPECT_TRUE(older.get<scorecard>().timing_overrides.empty());
 }

@@ -22,7 +22,7 @@ json exchange(const std::string& url, const std::string& body = "{}") {
           {"response_headers", json::array({json::array({"Content-Type", "application/json"})})}, {"response_body", body}};
 }
 
-json card(const std::string& id, const std::string& name, std::vector<json> outcomes, std::string source = "emulated") {
+scorecard card(const std::string& id, const std::string& name, std::vector<json> outcomes, std::string source = "emulated") {
   run_record r{{{"record", "header"}, {"provider", id}, {"display_name", name}, {"source", source},
                 {"base_url", "https://api." + id + ".example/v1"}, {"docs_url", "https://docs." + id + ".example"},
                 {"started_at", "2026-11-29T00:00:00Z"}, {"spec_version", "1.0.0"}, {"suite_version", "0.1.0"}},
@@ -126,10 +126,10 @@ TEST(HtmlReport, HallOfShameIsOrderedBySeverity) {
 
 TEST(HtmlReport, HostileTextIsEscaped) {
   auto c = card("p", "P", {outcome("a.x.y", "high", "fail", "<script>alert(1)</script>")});
-  c["provider"]["id"] = "p\"><img src=x onerror='alert(1)'>";
-  c["provider"]["display_name"] = "O'Brien & <b>Sons</b>";
-  c["checks"][0]["check_id"] = "a.\"x\".<y>";
-  c["failures"][0]["evidence"] = json::array({exchange("https://x\"/><script>", "</pre><script>alert(2)</script>")});
+  c.provider.id = "p\"><img src=x onerror='alert(1)'>";
+  c.provider.display_name = "O'Brien & <b>Sons</b>";
+  c.checks.at(0).check_id = "a.\"x\".<y>";
+  c.failures.at(0).evidence = json::array({exchange("https://x\"/><script>", "</pre><script>alert(2)</script>")});
   const auto page = render_html({c}, "<now>");
   EXPECT_EQ(page.find("<script"), std::string::npos);
   EXPECT_EQ(page.find("<img"), std::string::npos);
@@ -175,7 +175,7 @@ TEST(HtmlReport, DeliberateEvidenceIsLabelled) {
 TEST(HtmlReport, ReplacedTimingsAreShown) {
   auto c = card("p", "P", {});
   EXPECT_EQ(render_html({c}, "now").find("non-standard"), std::string::npos);
-  c["timing_overrides"] = {{"time_to_gone_s", {{"value", 20}, {"spec", 300}}}};
+  c.timing_overrides = {{"time_to_gone_s", {{"value", 20}, {"spec", 300}}}};
   EXPECT_NE(render_html({c}, "now").find("non-standard, set by the user: time_to_gone_s 20 s (spec: 300 s)"), std::string::npos);
 }
 
@@ -203,11 +203,17 @@ TEST(HtmlReport, ChartsShowMeasurementsAndHardware) {
   EXPECT_NE(charts.find(">P p95</text>"), std::string::npos);
   EXPECT_NE(charts.find("No hardware was measured"), std::string::npos);
 
-  plain["hardware"] = json::array({{{"status", "fail"}, {"reason", "slow"},
-                                    {"gpus", {{{"index", 0}, {"name", "H100"}, {"sku", "h100"},
-                                               {"measurements", {{{"name", "hbm_triad"}, {"value", 1812.0}, {"unit", "GB/s"},
-                                                                  {"pct_of_datasheet", 54.1}, {"verdict", "fail"}}}}}}},
-                                    {"problems", {{{"id", "gpu.hbm_triad"}, {"gpu", 0}, {"verdict", "fail"}, {"message", "54.1%"}}}}}});
+  plain.hardware = {{.status = "fail",
+                     .reason = "slow",
+                     .gpus = {{.index = json_number{0},
+                               .name = "H100",
+                               .sku = "h100",
+                               .measurements = {{.name = "hbm_triad",
+                                                 .value = json_number{1812.0},
+                                                 .unit = "GB/s",
+                                                 .pct_of_datasheet = json_number{54.1},
+                                                 .verdict = "fail"}}}},
+                     .problems = {{.id = "gpu.hbm_triad", .gpu = json_number{0}, .verdict = "fail", .message = "54.1%"}}}};
   const auto page = render_html({plain}, "now");
   charts = section(page, "charts");
   EXPECT_EQ(charts.find("No hardware was measured"), std::string::npos);
@@ -216,20 +222,20 @@ TEST(HtmlReport, ChartsShowMeasurementsAndHardware) {
   EXPECT_NE(section(page, "provider-p").find("<td class=\"num\">54.1%</td>"), std::string::npos);
 }
 
+// What a card carries as recorded (measurements, evidence, the instance) may hold anything.
 TEST(HtmlReport, WrongTypedFieldsRenderWithoutThrowing) {
-  const auto hostile = json::parse(R"({
-    "provider": "not an object", "source": 3, "score": "high", "tier": [], "tier_capped_by": "x",
-    "counts": {"pass": "two", "fail": 1e300}, "categories": {"a": 3, "b": {"score": "x", "pass": "1"}},
-    "checks": [1, "x", {"check_id": 5}, {"check_id": "a.b.c", "outcome": [], "reason": 7}],
-    "failures": [1, {"evidence": "x", "reproduce": 5},
-                 {"outcome": "fail", "severity": 9,
-                  "evidence": [1, {"request_headers": [[1, 2], "h", []], "response_headers": {"X": 1},
-                                   "status": "200", "response_body": 7}]}],
-    "measurements": {"nested": {"deep": {"deeper": {"deepest": {"x": 1}}}}, "bad": "text", "n": null},
-    "hardware": [1, {"gpus": "no"}, {"gpus": [{"measurements": [2, {"pct_of_datasheet": "9"}]}], "problems": [3]}]
-  })");
-  const std::vector<json> cards{hostile, json(nullptr), json::array(), json(42), json::object(),
-                                card("p", "P", {outcome("a.b.c", "high", "pass")})};
+  scorecard hostile{.source = "3", .tier_capped_by = {""}, .runs = 0};
+  hostile.timing_overrides = json::array({1});
+  hostile.measurements = json::parse(R"({"nested": {"deep": {"deeper": {"deepest": {"x": 1}}}}, "bad": "text", "n": null})");
+  hostile.checks = {{}, {.check_id = "a.b.c", .outcome = "[]", .reason = "7"}};
+  hostile.failures = {{.evidence = "x"},
+                      {.outcome = "fail",
+                       .evidence = json::parse(R"([1, {"request_headers": [[1, 2], "h", []], "response_headers": {"X": 1},
+                                                       "status": "200", "response_body": 7}])")}};
+  hostile.hardware = {{.instance = "i"}, {.instance = json::array(), .gpus = {{.measurements = {{}}}}, .problems = {{}}}};
+  hostile.categories = {{"a", {}}, {"b", {.counts = {{"pass", 1}}}}};
+  hostile.provider.transparency = json::array({1});
+  const std::vector<scorecard> cards{hostile, scorecard{}, card("p", "P", {outcome("a.b.c", "high", "pass")})};
   std::string page;
   EXPECT_NO_THROW(page = render_html(cards, "now"));
   EXPECT_NE(page.find("id=\"leaderboard\""), std::string::npos);

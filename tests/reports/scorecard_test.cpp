@@ -25,18 +25,18 @@ TEST(Scorecard, WeightsBySeverityAndCountsWarnAsHalf) {
   // critical 8 pass, high 4 fail, medium 2 warn, low 1 pass: (8 + 0 + 1 + 1) / 15.
   auto card = build_scorecard(run({outcome("a.x.y", "critical", "pass"), outcome("b.x.y", "high", "fail"),
                                    outcome("c.x.y", "medium", "warn"), outcome("d.x.y", "low", "pass")}));
-  EXPECT_DOUBLE_EQ(card["score"].get<double>(), 66.7);
-  EXPECT_EQ(card["tier"], "Bronze");
-  EXPECT_EQ(card["counts"]["pass"], 2);
-  EXPECT_EQ(card["failures"].size(), 2u);
-  EXPECT_DOUBLE_EQ(card["categories"]["b"]["score"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(card.score.value(), 66.7);
+  EXPECT_EQ(card.tier, "Bronze");
+  EXPECT_EQ(card.counts.at("pass"), 2);
+  EXPECT_EQ(card.failures.size(), 2u);
+  EXPECT_DOUBLE_EQ(card.categories.at("b").score.value(), 0.0);
 }
 
 TEST(Scorecard, ConditionsSkipsAndErrorsAreNotGraded) {
   auto card = build_scorecard(run({outcome("a.x.y", "high", "pass"), outcome("b.x.y", "critical", "no_capacity"),
                                    outcome("c.x.y", "critical", "skipped"), outcome("d.x.y", "critical", "errored")}));
-  EXPECT_DOUBLE_EQ(card["score"].get<double>(), 100.0);
-  EXPECT_EQ(card["tier"], "Platinum");
+  EXPECT_DOUBLE_EQ(card.score.value(), 100.0);
+  EXPECT_EQ(card.tier, "Platinum");
 }
 
 TEST(Scorecard, ACriticalFailureCapsTheTierAtBronze) {
@@ -44,23 +44,22 @@ TEST(Scorecard, ACriticalFailureCapsTheTierAtBronze) {
   for (int i = 0; i < 40; ++i) outcomes.push_back(outcome("a.x." + std::to_string(i), "critical", "pass"));
   outcomes.push_back(outcome("lifecycle.instance.gone_after_terminate", "critical", "fail"));
   auto card = build_scorecard(run(outcomes));
-  EXPECT_GT(card["score"].get<double>(), 95.0);
-  EXPECT_EQ(card["tier"], "Bronze");
-  EXPECT_EQ(card["tier_capped_by"][0], "lifecycle.instance.gone_after_terminate");
+  EXPECT_GT(card.score.value(), 95.0);
+  EXPECT_EQ(card.tier, "Bronze");
+  EXPECT_EQ(card.tier_capped_by.at(0), "lifecycle.instance.gone_after_terminate");
 }
 
 TEST(Scorecard, NothingGradedIsNotGraded) {
   auto card = build_scorecard(run({outcome("a.x.y", "high", "skipped")}));
-  EXPECT_TRUE(card["score"].is_null());
-  EXPECT_EQ(card["tier"], "Not graded");
+  EXPECT_FALSE(card.score.has_value());
+  EXPECT_EQ(card.tier, "Not graded");
 }
 
 TEST(Scorecard, EveryOutputCarriesItsProvenance) {
-  EXPECT_NE(build_scorecard(run({}, "emulated"))["provenance"].get<std::string>().find("EMULATED"), std::string::npos);
-  EXPECT_NE(build_scorecard(run({}, "emulated", true))["provenance"].get<std::string>().find("FICTIONAL"),
-            std::string::npos);
-  EXPECT_NE(build_scorecard(run({}, "live"))["provenance"].get<std::string>().find("LIVE"), std::string::npos);
-  EXPECT_NE(build_scorecard(run({}, "replay"))["provenance"].get<std::string>().find("REPLAY"), std::string::npos);
+  EXPECT_NE(build_scorecard(run({}, "emulated")).provenance.find("EMULATED"), std::string::npos);
+  EXPECT_NE(build_scorecard(run({}, "emulated", true)).provenance.find("FICTIONAL"), std::string::npos);
+  EXPECT_NE(build_scorecard(run({}, "live")).provenance.find("LIVE"), std::string::npos);
+  EXPECT_NE(build_scorecard(run({}, "replay")).provenance.find("REPLAY"), std::string::npos);
   auto md = render_markdown(build_scorecard(run({outcome("a.x.y", "high", "fail")})));
   EXPECT_NE(md.find("**EMULATED"), std::string::npos);
   EXPECT_NE(md.find("`a.x.y`"), std::string::npos);
@@ -84,7 +83,7 @@ TEST(Scorecard, ReplacedTimingsAreShown) {
   EXPECT_EQ(render_markdown(build_scorecard(r)).find("non-standard"), std::string::npos);
   r.header["timing"] = {{"time_to_running_s", 30}, {"overridden", {{"time_to_running_s", {{"value", 30}, {"spec", 600}}}}}};
   const auto card = build_scorecard(r);
-  EXPECT_EQ(card["timing_overrides"]["time_to_running_s"]["spec"], 600);
+  EXPECT_EQ(card.timing_overrides["time_to_running_s"]["spec"], 600);
   EXPECT_NE(render_markdown(card).find("non-standard, set by the user: time_to_running_s 30 s (spec: 600 s)"), std::string::npos)
       << render_markdown(card);
 }
@@ -92,7 +91,7 @@ TEST(Scorecard, ReplacedTimingsAreShown) {
 TEST(ScorecardIndex, OrdersWorstFirst) {
   auto good = build_scorecard(run({outcome("a.x.y", "high", "pass")}));
   auto bad = build_scorecard(run({outcome("a.x.y", "high", "fail")}));
-  bad["provider"]["display_name"] = "Worse Cloud";
+  bad.provider.display_name = "Worse Cloud";
   auto md = render_index_markdown({good, bad});
   EXPECT_LT(md.find("Worse Cloud"), md.find("P Cloud"));
 }
@@ -108,13 +107,13 @@ TEST(Scorecard, HardwareSectionFromTheSmokeTestsDocument) {
                                    {"checks", {{{"id", "gpu.sku"}, {"gpu", 0}, {"verdict", "fail"}, {"message", "delivered | PCIe"}},
                                                {{"id", "gpu.mig"}, {"gpu", 0}, {"verdict", "pass"}, {"message", "MIG off"}}}}}}});
   const auto card = build_scorecard(r);
-  ASSERT_EQ(card["hardware"].size(), 1u);
-  const auto& hw = card["hardware"][0];
-  EXPECT_EQ(hw["status"], "fail");
-  EXPECT_EQ(hw["gpus"][0]["measurements"][0]["pct_of_datasheet"], 54.1);
-  ASSERT_EQ(hw["problems"].size(), 1u);  // failures and ambers only
-  EXPECT_EQ(hw["problems"][0]["id"], "gpu.sku");
-  EXPECT_DOUBLE_EQ(card["score"].get<double>(), 100.0);  // the API's grade is its own
+  ASSERT_EQ(card.hardware.size(), 1u);
+  const auto& hw = card.hardware[0];
+  EXPECT_EQ(hw.status, "fail");
+  EXPECT_EQ(hw.gpus.at(0).measurements.at(0).pct_of_datasheet.value().as_double(), 54.1);
+  ASSERT_EQ(hw.problems.size(), 1u);  // failures and ambers only
+  EXPECT_EQ(hw.problems[0].id, "gpu.sku");
+  EXPECT_DOUBLE_EQ(card.score.value(), 100.0);  // the API's grade is its own
   const auto md = render_markdown(card);
   EXPECT_NE(md.find("## Hardware"), std::string::npos);
   EXPECT_NE(md.find("| 0 | NVIDIA H100 PCIe | h100-pcie-80gb | hbm_triad | 1812.0 GB/s | 54.1% | fail |"), std::string::npos) << md;
@@ -127,10 +126,10 @@ TEST(Scorecard, HostileHardwareDocumentIsReadFieldByField) {
                         {"smoke", {{"gpus", {1, "x", {{"index", "zero"}, {"measurements", {{"m", 3}}}}}},
                                    {"checks", {{{"verdict", "fail"}, {"id", 9}}, "junk"}}}}});
   const auto card = build_scorecard(r);
-  const auto& hw = card["hardware"][0];
-  EXPECT_EQ(hw["status"], "");
-  EXPECT_TRUE(hw["gpus"][0]["index"].is_null());
-  EXPECT_TRUE(hw["gpus"][0]["measurements"][0]["value"].is_null());
-  EXPECT_EQ(hw["problems"][0]["id"], "");
+  const auto& hw = card.hardware.at(0);
+  EXPECT_EQ(hw.status, "");
+  EXPECT_FALSE(hw.gpus.at(0).index.has_value());
+  EXPECT_FALSE(hw.gpus.at(0).measurements.at(0).value.has_value());
+  EXPECT_EQ(hw.problems.at(0).id, "");
   EXPECT_NO_THROW((void)render_markdown(card));
 }

@@ -1,9 +1,7 @@
 #pragma once
 // Many runs into one scorecard per provider, and two sets of scorecards compared.
 
-#include <neograde/reports/results.hpp>
-
-#include <nlohmann/json.hpp>
+#include <neograde/reports/scorecard.hpp>
 
 #include <string>
 #include <vector>
@@ -15,7 +13,7 @@ namespace neograde::reports {
 // conformance run and a fuzz run combine, and a repeated run replaces the earlier one. The card
 // gets `runs` (how many were merged) and `flaky_checks` (checks whose outcome differed between
 // them). Ordered by provider id, then source.
-[[nodiscard]] std::vector<nlohmann::json> merge_scorecards(const std::vector<run_record>& runs);
+[[nodiscard]] std::vector<scorecard> merge_scorecards(const std::vector<run_record>& runs);
 
 // How a check's outcome moved between two reports.
 struct outcome_change {
@@ -30,7 +28,7 @@ struct outcome_change {
 // Compares cards matched by provider and source. A regression is a graded outcome that got worse
 // (pass -> warn -> fail) or a tier that fell; an improvement the reverse; anything else that
 // differs (skipped, errored, provider conditions) is "changed". Ordered by provider, then check.
-[[nodiscard]] std::vector<outcome_change> diff_scorecards(const std::vector<nlohmann::json>& before,
-                                                          const std::vector<nlohmann::json>& after);
+[[nodiscard]] std::vector<outcome_change> diff_scorecards(const std::vector<scorecard>& before,
+                                                          const std::vector<scorecard>& after);
 
 }  // namespace neograde::reports

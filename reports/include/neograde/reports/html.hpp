@@ -3,15 +3,16 @@
 // (Bowtie), check-by-provider matrix (Autobahn), inline SVG charts, hall of shame and one section
 // per provider with its evidence. The page has no script and requests nothing, so it opens offline.
 
-#include <nlohmann/json.hpp>
+#include <neograde/reports/scorecard.hpp>
 
 #include <string>
 #include <vector>
 
 namespace neograde::reports {
 
-// Scorecards are read as data: missing or wrong-typed fields render as blanks, never throw.
-// Every scorecard text is HTML-escaped; `generated_at` is shown as given (escaped too).
-[[nodiscard]] std::string render_html(const std::vector<nlohmann::json>& scorecards, const std::string& generated_at);
+// What a card carries as recorded (measurements, evidence, the instance) is read as data: missing
+// or wrong-typed fields render as blanks, never throw. Every scorecard text is HTML-escaped;
+// `generated_at` is shown as given (escaped too).
+[[nodiscard]] std::string render_html(const std::vector<scorecard>& scorecards, const std::string& generated_at);
 
 }  // namespace neograde::reports
