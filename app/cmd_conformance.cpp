@@ -1,4 +1,5 @@
 #include "commands.hpp"
+#include "options.hpp"
 #include "run_report.hpp"
 
 #include <neograde/clients/cassette.hpp>

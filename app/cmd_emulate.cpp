@@ -1,5 +1,5 @@
 #include "commands.hpp"
-#include "run_report.hpp"
+#include "options.hpp"
 
 #include <neograde/emulator/emulator.hpp>
 

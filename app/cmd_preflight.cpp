@@ -1,7 +1,7 @@
 // neograde preflight: the first command a new user runs against a real provider. Read-only.
 
 #include "commands.hpp"
-#include "run_report.hpp"
+#include "options.hpp"
 
 #include <neograde/clients/session.hpp>
 #include <neograde/conformance/readiness.hpp>

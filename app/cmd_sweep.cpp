@@ -2,6 +2,7 @@
 // every run gives its instances; works after any crash, kill -9 included.
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "run_report.hpp"
 
 #include <neograde/clients/journal.hpp>
