@@ -2,7 +2,6 @@
 
 #include <neograde/clients/url.hpp>
 #include <neograde/core/clock.hpp>
-#include <neograde/core/text.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -158,12 +157,6 @@ std::string transport_error::message() const {
 
 void throw_exception_from_error(const transport_error& e, const boost::source_location& loc) {
   boost::throw_exception(std::runtime_error(e.message()), loc);
-}
-
-std::string response::header(std::string_view name) const {
-  for (const auto& [k, v] : headers)
-    if (iequals(k, name)) return v;
-  return {};
 }
 
 std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value) {

@@ -1,82 +1,98 @@
 #include <neograde/emulator/quirks.hpp>
 
 #include <algorithm>
+#include <array>
 
 namespace neograde::emulator {
 
-const std::vector<quirk_info>& known_quirks() {
-  static const std::vector<quirk_info> quirks{
-      {"auth_missing_accepted", "requests without credentials are served as the first account"},
-      {"invalid_key_accepted", "any API key is accepted, as the first account"},
-      {"malformed_json_500", "a request body that is not JSON gets HTTP 500 instead of 400"},
-      {"html_errors", "error responses are text/html pages instead of the JSON envelope"},
-      {"unknown_type_accepted", "launch accepts an instance type that does not exist"},
-      {"unknown_id_200", "reading an unknown instance id answers 200 with an empty object"},
-      {"unknown_path_200", "unknown paths answer 200 with an empty JSON object"},
-      {"no_allow_header", "405 responses carry no Allow header"},
-      {"offers_schema_drift", "offer prices are strings instead of numbers"},
-      {"launch_without_id", "launch creates the instance but returns no id"},
-      {"get_not_found", "reading an existing instance by id answers 404"},
-      {"list_omits_instances", "the instance list is always empty"},
-      {"stuck_booting", "instances never leave the booting phase"},
-      {"no_address", "running instances report no IP address"},
-      {"terminate_500", "terminate answers 500 and does nothing"},
-      {"ghost_after_terminate", "terminated instances stay listed as running (and billed)"},
-      {"malformed_auth_500", "a malformed Authorization header (a scheme without a token) gets HTTP 500"},
-      {"query_key_accepted", "an API key in the query string (?api_key=) is accepted"},
-      {"no_www_authenticate", "401 responses carry no WWW-Authenticate header"},
-      {"scheme_case_sensitive", "the auth scheme name is matched case-sensitively (\"bearer\" is refused)"},
-      {"cross_tenant_read", "any account can read any account's instance by id"},
-      {"cross_tenant_list", "the instance list shows every account's instances"},
-      {"cross_tenant_actions", "any account can terminate or restart any account's instance"},
-      {"existence_leak_403", "another account's instance answers 403 where an unknown id answers 404"},
-      {"cross_tenant_keys", "the SSH key list shows every account's keys"},
-      {"stack_traces", "error bodies carry a stack trace, a file path and SQL"},
-      {"head_500", "HEAD requests get HTTP 500"},
-      {"options_500", "OPTIONS requests get HTTP 500"},
-      {"success_text_plain", "successful JSON responses are labelled text/plain"},
-      {"empty_body_500", "an empty request body gets HTTP 500"},
-      {"non_object_body_500", "a JSON body that is not an object gets HTTP 500"},
-      {"undocumented_error_code", "errors carry a code the provider does not document"},
-      {"terminate_unknown_500", "terminating an unknown instance id gets HTTP 500"},
-      {"restart_unknown_500", "restarting an unknown instance id gets HTTP 500"},
-      {"key_delete_unknown_200", "deleting an unknown SSH key id answers 200"},
-      {"no_date_header", "responses carry no Date header"},
-      {"instance_schema_drift", "instance addresses are numbers instead of strings"},
-      {"launch_schema_drift", "the launch response nests the id in an object the schema does not allow"},
-      {"terminate_schema_drift", "terminate and restart answer an empty object instead of the documented body"},
-      {"unknown_status_word", "booting instances report a status word the provider does not document"},
-      {"status_words_upper_case", "every status word is upper-cased (\"ACTIVE\" for a documented \"active\"), so none is documented"},
-      {"list_get_disagree", "the list reports another instance type than get for the same instance"},
-      {"negative_price", "offers carry negative prices"},
-      {"duplicate_offers", "every offer is listed twice"},
-      {"wrong_type_delivered", "the instance delivered is another type than the one ordered"},
-      {"flapping", "a running instance reads as booting on every other read, without a restart"},
-      {"restart_stuck", "a restarted instance never comes back to running"},
-      {"action_never_completes", "an accepted action (a restart) reports in progress forever, whatever the instance does"},
-      {"terminate_first_only", "terminating several ids at once terminates only the first"},
-      {"key_not_listed", "added SSH keys never appear in the key list"},
-      {"key_delete_ignored", "deleting an SSH key answers success but keeps the key"},
-      {"phantom_capacity", "offers advertise capacity, yet every launch is refused for lack of capacity"},
-      {"validation_500", "a request body that fails validation gets HTTP 500 instead of 400"},
-      {"missing_field_accepted", "a launch missing required fields is accepted with defaults"},
-      {"long_name_500", "an instance name over 64 characters gets HTTP 500"},
-      {"unicode_500", "a non-ASCII instance name gets HTTP 500"},
-      {"empty_key_name_accepted", "an SSH key with an empty name is accepted"},
-      {"unknown_region_accepted", "a launch in a region that does not exist is accepted"},
-      {"no_retry_after_header", "429 responses carry neither Retry-After nor RateLimit headers"},
-      {"rate_limit_text", "429 responses are plain text instead of the error envelope"},
-      {"page_repeats", "every page of a paginated list is the first page again"},
-      {"page_size_ignored", "the page size parameter is ignored"},
-      {"slow_responses", "read requests take longer than the spec's latency expectation"},
-      {"double_terminate_500", "terminating an instance that is already terminating gets HTTP 500 (as skypilot#3410 saw)"},
-  };
-  return quirks;
+namespace {
+
+constexpr std::array<quirk_info, quirk_count> quirks{{
+    {quirk::auth_missing_accepted, "auth_missing_accepted", "requests without credentials are served as the first account"},
+    {quirk::invalid_key_accepted, "invalid_key_accepted", "any API key is accepted, as the first account"},
+    {quirk::malformed_json_500, "malformed_json_500", "a request body that is not JSON gets HTTP 500 instead of 400"},
+    {quirk::html_errors, "html_errors", "error responses are text/html pages instead of the JSON envelope"},
+    {quirk::unknown_type_accepted, "unknown_type_accepted", "launch accepts an instance type that does not exist"},
+    {quirk::unknown_id_200, "unknown_id_200", "reading an unknown instance id answers 200 with an empty object"},
+    {quirk::unknown_path_200, "unknown_path_200", "unknown paths answer 200 with an empty JSON object"},
+    {quirk::no_allow_header, "no_allow_header", "405 responses carry no Allow header"},
+    {quirk::offers_schema_drift, "offers_schema_drift", "offer prices are strings instead of numbers"},
+    {quirk::launch_without_id, "launch_without_id", "launch creates the instance but returns no id"},
+    {quirk::get_not_found, "get_not_found", "reading an existing instance by id answers 404"},
+    {quirk::list_omits_instances, "list_omits_instances", "the instance list is always empty"},
+    {quirk::stuck_booting, "stuck_booting", "instances never leave the booting phase"},
+    {quirk::no_address, "no_address", "running instances report no IP address"},
+    {quirk::terminate_500, "terminate_500", "terminate answers 500 and does nothing"},
+    {quirk::ghost_after_terminate, "ghost_after_terminate", "terminated instances stay listed as running (and billed)"},
+    {quirk::malformed_auth_500, "malformed_auth_500", "a malformed Authorization header (a scheme without a token) gets HTTP 500"},
+    {quirk::query_key_accepted, "query_key_accepted", "an API key in the query string (?api_key=) is accepted"},
+    {quirk::no_www_authenticate, "no_www_authenticate", "401 responses carry no WWW-Authenticate header"},
+    {quirk::scheme_case_sensitive, "scheme_case_sensitive", "the auth scheme name is matched case-sensitively (\"bearer\" is refused)"},
+    {quirk::cross_tenant_read, "cross_tenant_read", "any account can read any account's instance by id"},
+    {quirk::cross_tenant_list, "cross_tenant_list", "the instance list shows every account's instances"},
+    {quirk::cross_tenant_actions, "cross_tenant_actions", "any account can terminate or restart any account's instance"},
+    {quirk::existence_leak_403, "existence_leak_403", "another account's instance answers 403 where an unknown id answers 404"},
+    {quirk::cross_tenant_keys, "cross_tenant_keys", "the SSH key list shows every account's keys"},
+    {quirk::stack_traces, "stack_traces", "error bodies carry a stack trace, a file path and SQL"},
+    {quirk::head_500, "head_500", "HEAD requests get HTTP 500"},
+    {quirk::options_500, "options_500", "OPTIONS requests get HTTP 500"},
+    {quirk::success_text_plain, "success_text_plain", "successful JSON responses are labelled text/plain"},
+    {quirk::empty_body_500, "empty_body_500", "an empty request body gets HTTP 500"},
+    {quirk::non_object_body_500, "non_object_body_500", "a JSON body that is not an object gets HTTP 500"},
+    {quirk::undocumented_error_code, "undocumented_error_code", "errors carry a code the provider does not document"},
+    {quirk::terminate_unknown_500, "terminate_unknown_500", "terminating an unknown instance id gets HTTP 500"},
+    {quirk::restart_unknown_500, "restart_unknown_500", "restarting an unknown instance id gets HTTP 500"},
+    {quirk::key_delete_unknown_200, "key_delete_unknown_200", "deleting an unknown SSH key id answers 200"},
+    {quirk::no_date_header, "no_date_header", "responses carry no Date header"},
+    {quirk::instance_schema_drift, "instance_schema_drift", "instance addresses are numbers instead of strings"},
+    {quirk::launch_schema_drift, "launch_schema_drift", "the launch response nests the id in an object the schema does not allow"},
+    {quirk::terminate_schema_drift, "terminate_schema_drift", "terminate and restart answer an empty object instead of the documented body"},
+    {quirk::unknown_status_word, "unknown_status_word", "booting instances report a status word the provider does not document"},
+    {quirk::status_words_upper_case, "status_words_upper_case", "every status word is upper-cased (\"ACTIVE\" for a documented \"active\"), so none is documented"},
+    {quirk::list_get_disagree, "list_get_disagree", "the list reports another instance type than get for the same instance"},
+    {quirk::negative_price, "negative_price", "offers carry negative prices"},
+    {quirk::duplicate_offers, "duplicate_offers", "every offer is listed twice"},
+    {quirk::wrong_type_delivered, "wrong_type_delivered", "the instance delivered is another type than the one ordered"},
+    {quirk::flapping, "flapping", "a running instance reads as booting on every other read, without a restart"},
+    {quirk::restart_stuck, "restart_stuck", "a restarted instance never comes back to running"},
+    {quirk::action_never_completes, "action_never_completes", "an accepted action (a restart) reports in progress forever, whatever the instance does"},
+    {quirk::terminate_first_only, "terminate_first_only", "terminating several ids at once terminates only the first"},
+    {quirk::key_not_listed, "key_not_listed", "added SSH keys never appear in the key list"},
+    {quirk::key_delete_ignored, "key_delete_ignored", "deleting an SSH key answers success but keeps the key"},
+    {quirk::phantom_capacity, "phantom_capacity", "offers advertise capacity, yet every launch is refused for lack of capacity"},
+    {quirk::validation_500, "validation_500", "a request body that fails validation gets HTTP 500 instead of 400"},
+    {quirk::missing_field_accepted, "missing_field_accepted", "a launch missing required fields is accepted with defaults"},
+    {quirk::long_name_500, "long_name_500", "an instance name over 64 characters gets HTTP 500"},
+    {quirk::unicode_500, "unicode_500", "a non-ASCII instance name gets HTTP 500"},
+    {quirk::empty_key_name_accepted, "empty_key_name_accepted", "an SSH key with an empty name is accepted"},
+    {quirk::unknown_region_accepted, "unknown_region_accepted", "a launch in a region that does not exist is accepted"},
+    {quirk::no_retry_after_header, "no_retry_after_header", "429 responses carry neither Retry-After nor RateLimit headers"},
+    {quirk::rate_limit_text, "rate_limit_text", "429 responses are plain text instead of the error envelope"},
+    {quirk::page_repeats, "page_repeats", "every page of a paginated list is the first page again"},
+    {quirk::page_size_ignored, "page_size_ignored", "the page size parameter is ignored"},
+    {quirk::slow_responses, "slow_responses", "read requests take longer than the spec's latency expectation"},
+    {quirk::double_terminate_500, "double_terminate_500", "terminating an instance that is already terminating gets HTTP 500 (as skypilot#3410 saw)"},
+}};
+
+// Row i describes quirk i, so that a quirk's row is found by its value.
+static_assert([] {
+  for (std::size_t i = 0; i < quirks.size(); ++i)
+    if (quirks[i].id != static_cast<quirk>(i)) return false;
+  return true;
+}());
+
+}  // namespace
+
+std::span<const quirk_info> known_quirks() { return quirks; }
+
+std::optional<quirk> quirk_named(std::string_view name) {
+  const auto it = std::find_if(quirks.begin(), quirks.end(), [&](const auto& i) { return i.name == name; });
+  if (it == quirks.end()) return std::nullopt;
+  return it->id;
 }
 
-bool is_known_quirk(std::string_view name) {
-  const auto& q = known_quirks();
-  return std::any_of(q.begin(), q.end(), [&](const auto& i) { return i.name == name; });
-}
+bool is_known_quirk(std::string_view name) { return quirk_named(name).has_value(); }
+
+std::string_view quirk_name(quirk q) { return quirks.at(static_cast<std::size_t>(q)).name; }
 
 }  // namespace neograde::emulator

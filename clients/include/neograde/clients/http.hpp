@@ -4,6 +4,7 @@
 // Retry-After, and a redacted transcript of every exchange. Beast stays in http_client.cpp.
 
 #include <neograde/core/finding.hpp>
+#include <neograde/core/http_message.hpp>
 #include <neograde/core/redact.hpp>
 
 #include <boost/system/error_code.hpp>
@@ -19,21 +20,6 @@
 #include <string_view>
 
 namespace neograde::http {
-
-struct request {
-  std::string method = "GET";
-  std::string url;  // absolute: http://host:port/path?query
-  header_list headers;
-  std::string body;
-};
-
-struct response {
-  int status = 0;
-  header_list headers;
-  std::string body;
-  // First value of a header, case-insensitively; empty when absent.
-  [[nodiscard]] std::string header(std::string_view name) const;
-};
 
 enum class client_errc {
   bad_url = 1,

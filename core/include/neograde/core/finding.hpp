@@ -1,6 +1,8 @@
 #pragma once
 // Checks, their outcomes and the evidence behind them. A failed check is data, not an exception.
 
+#include <neograde/core/http_message.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -61,8 +63,6 @@ struct check_descriptor {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(check_descriptor, id, category, level, requirement,
                                    description, requirement_text, source, quirk)
-
-using header_list = std::vector<std::pair<std::string, std::string>>;
 
 // One HTTP request and its response (or transport error), already redacted.
 struct exchange {

@@ -2,7 +2,7 @@
 // The emulated provider: accounts, instances, capacity and SSH keys, answering requests in the
 // provider's own format as its spec declares it. Transport-free, so it is tested directly.
 
-#include <neograde/clients/http.hpp>
+#include <neograde/core/http_message.hpp>
 #include <neograde/core/spec.hpp>
 #include <neograde/emulator/quirks.hpp>
 

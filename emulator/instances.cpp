@@ -1,0 +1,301 @@
+// The instance state machine: launch, read, list, terminate and restart, with the phases an
+// instance goes through on the spec's timings, and the actions that report on them later.
+
+#include "model_impl.hpp"
+
+#include <neograde/core/json_util.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+namespace neograde::emulator {
+
+phase provider_model::impl::phase_of(const emu_instance& i, clock::time_point now) const {
+  if (i.terminated_at) {
+    const auto done = *i.terminated_at + scaled(emu.terminate_s);
+    if (now >= done + scaled(emu.gone_after_s)) return phase::gone;
+    return now >= done ? phase::terminated : phase::terminating;
+  }
+  if (has(quirk::stuck_booting) || now < i.boot_done) return phase::booting;
+  if (i.restart_until && now < *i.restart_until) return phase::restarting;
+  return phase::running;
+}
+
+// The container ports a launch body asks to publish, as Docker's `-p [host:]container[/proto]`
+// options in the spec's emulator.published_ports.from (Vast.ai's env: an object whose keys are
+// the options, as the official CLI and dstack send it, or one string of them).
+std::vector<std::string> provider_model::impl::requested_ports(const nlohmann::json& body) const {
+  std::vector<std::string> out;
+  const auto* from = emu.published_ports ? find_pointer(body, emu.published_ports->from) : nullptr;
+  if (from == nullptr) return out;
+  std::string options;
+  if (from->is_string()) options = from->get<std::string>();
+  else if (from->is_object())
+    for (const auto& [key, _] : from->items()) options += " " + key;
+  std::istringstream words(options);
+  for (std::string word; words >> word;) {
+    if (word != "-p" || !(words >> word)) continue;
+    const auto colon = word.rfind(':');
+    auto port = colon == std::string::npos ? word : word.substr(colon + 1);
+    if (port.empty() || !std::isdigit(static_cast<unsigned char>(port.front()))) continue;
+    if (port.find('/') == std::string::npos) port += "/tcp";
+    if (std::find(out.begin(), out.end(), port) == out.end()) out.push_back(port);
+  }
+  return out;
+}
+
+// Another instance type than the one ordered (what a bait-and-switch delivers).
+std::string provider_model::impl::other_type(const std::string& ordered) const {
+  for (const auto& t : emu.instance_types)
+    if (t.name != ordered) return t.name;
+  return ordered + "_throttled";
+}
+
+long provider_model::impl::remaining(const emu_instance_type& type, const std::string& region, clock::time_point now) const {
+  const auto cap = type.capacity.find(region);
+  long left = cap != type.capacity.end() ? cap->second : 0;
+  for (const auto& a : accounts)
+    for (const auto& i : a.instances)
+      if (i.type == type.name && i.region == region && phase_of(i, now) != phase::gone && phase_of(i, now) != phase::terminated)
+        --left;
+  return left;
+}
+
+std::string provider_model::impl::new_hex(int n) {
+  std::string id;
+  for (int i = 0; i < n; ++i) id += "0123456789abcdef"[rng() % 16];
+  return id;
+}
+
+// An instance id in the provider's style.
+std::string provider_model::impl::new_instance_id() {
+  if (emu.ids == id_style::integer) return std::to_string(next_integer_id++);
+  if (emu.ids == id_style::uuid) {
+    auto h = new_hex(32);
+    return h.substr(0, 8) + "-" + h.substr(8, 4) + "-4" + h.substr(13, 3) + "-a" + h.substr(17, 3) + "-" + h.substr(20, 12);
+  }
+  return new_hex(32);
+}
+
+http::response provider_model::impl::launch(const operation_spec& op, account& acct, const template_vars& vars,
+                                            clock::time_point now) {
+  auto var = [&](const std::string& n) { return vars.contains(n) ? first_string(vars.at(n)) : std::string(); };
+  auto type_name = var("instance_type");
+  auto region = var("region");
+  const auto key_name = var("ssh_key_name");
+  const auto name = var("name");
+  if (has(quirk::phantom_capacity)) return error_response("insufficient_capacity");
+  if (has(quirk::missing_field_accepted) && type_name.empty()) type_name = emu.instance_types.front().name;
+  // Providers whose launch names no region (Vast.ai buys a machine, not a region) get the
+  // first region that has capacity (any region for a type only unknown_type_accepted takes).
+  const bool any_region = has(quirk::missing_field_accepted) || has(quirk::unknown_region_accepted);
+  if (any_region && !emu.regions.contains(region)) region.clear();
+  const auto* type = emu.find_type(type_name);
+  if (type == nullptr && !has(quirk::unknown_type_accepted))
+    return error_response("invalid_parameters", "Invalid instance type: " + type_name);
+  if (region.empty() && (any_region || !launch_requires_region)) {
+    for (const auto& [r, _] : emu.regions)
+      if (type == nullptr || remaining(*type, r, now) > 0) {
+        region = r;
+        break;
+      }
+    if (region.empty()) return error_response("insufficient_capacity");
+  }
+  if (!emu.regions.contains(region)) return error_response("invalid_parameters", "Invalid region: " + region);
+  if (!key_name.empty() && spec.operation(operation_id::ssh_keys_add) != nullptr &&
+      std::none_of(acct.keys.begin(), acct.keys.end(), [&](const auto& k) { return k.name == key_name; }))
+    return error_response("invalid_parameters", "Unknown SSH key: " + key_name);
+  // A type sold with launch parameters of its own (a template, a data centre) is launched with
+  // them: another template for this machine type is refused, as the real API refuses it.
+  if (type != nullptr)
+    for (const auto& [param, value] : type->params)
+      if (launch_placeholders.contains(param) && var(param) != value)
+        return error_response("invalid_parameters", "Invalid " + param + " for " + type_name + ": " + var(param));
+  if (type != nullptr && remaining(*type, region, now) <= 0) return error_response("insufficient_capacity");
+
+  emu_instance inst;
+  if (emu.ids == id_style::client) {
+    inst.id = var("client_id");
+    if (inst.id.empty()) return error_response("invalid_parameters", "An instance id is required.");
+    for (const auto& a : accounts)
+      for (const auto& other : a.instances)
+        if (other.id == inst.id)
+          return error_response(spec.errors.kinds.contains("conflict") ? "conflict" : "invalid_parameters",
+                                "An instance with id " + inst.id + " already exists.");
+  } else {
+    inst.id = new_instance_id();
+  }
+  inst.name = name;
+  inst.type = type_name;
+  inst.region = region;
+  if (!key_name.empty()) inst.ssh_keys.push_back(key_name);
+  if (vars.contains("published_ports"))
+    for (const auto& p : vars.at("published_ports")) inst.ports.push_back(p.get<std::string>());
+  inst.ip = opts.instance_address.empty() ? "198.51.100." + std::to_string(next_ip++ % 250 + 1)  // RFC 5737
+                                           : opts.instance_address;
+  inst.boot_done = now + scaled(emu.boot_s);
+  acct.instances.push_back(inst);
+  ++created;
+
+  if (op.text_response) return http::response{op.success_status.front(), {{"Content-Type", "text/plain"}}, has(quirk::launch_without_id) ? "" : inst.id};
+  nlohmann::json body = response_template(op);
+  if (auto it = op.fields.find("instance_id"); it != op.fields.end()) {
+    if (has(quirk::launch_without_id)) set_pointer(body, parent_pointer(it->second.pointer), nlohmann::json::array());
+    else if (has(quirk::launch_schema_drift)) set_pointer(body, it->second.pointer, nlohmann::json{{"id", inst.id}});
+    else write_field(body, op.fields, "instance_id", inst.id);
+  }
+  if (op.item) {
+    auto obj = render_instance(inst, phase_of(inst, now));
+    if (has(quirk::launch_without_id)) obj.erase("id");
+    if (has(quirk::launch_schema_drift)) obj = nlohmann::json::array({obj});
+    set_pointer(body, *op.item, std::move(obj));
+  }
+  if (op.action) start_action(body, op, acct, inst.boot_done);
+  return json_response(op.success_status.front(), body);
+}
+
+emu_instance* provider_model::impl::find_instance(account& acct, const std::string& id, clock::time_point now, bool cross_tenant) {
+  for (auto& i : acct.instances)
+    if (i.id == id && phase_of(i, now) != phase::gone) return &i;
+  if (cross_tenant)
+    for (auto& other : accounts)
+      for (auto& i : other.instances)
+        if (i.id == id && phase_of(i, now) != phase::gone) return &i;
+  return nullptr;
+}
+
+// Whether another account has this instance (for the existence-leak quirk).
+bool provider_model::impl::exists_elsewhere(const std::string& id, clock::time_point now) {
+  for (auto& a : accounts)
+    for (auto& i : a.instances)
+      if (i.id == id && phase_of(i, now) != phase::gone) return true;
+  return false;
+}
+
+// A refusal of an id the provider could never have issued (`emulator.malformed_id`: Vast.ai
+// answers a non-integer instance id with 400 invalid_args), if the spec declares one.
+std::optional<http::response> provider_model::impl::malformed(const std::string& id) const {
+  if (!emu.malformed_id) return std::nullopt;
+  if (!id.empty() && std::all_of(id.begin(), id.end(), [](unsigned char c) { return std::isdigit(c) != 0; }))
+    return std::nullopt;
+  return error_response(emu.malformed_id->kind, emu.malformed_id->message);
+}
+
+http::response provider_model::impl::get(const operation_spec& op, account& acct, const std::string& id, clock::time_point now) {
+  if (auto refusal = malformed(id)) return *refusal;
+  auto* inst = find_instance(acct, id, now, has(quirk::cross_tenant_read));
+  if (inst == nullptr && has(quirk::existence_leak_403) && exists_elsewhere(id, now)) return error_response("forbidden");
+  if (inst == nullptr || has(quirk::get_not_found)) {
+    if (inst == nullptr && has(quirk::unknown_id_200)) {
+      nlohmann::json body = nlohmann::json::object();
+      set_pointer(body, op.item.value_or(""), nlohmann::json::object());
+      return json_response(200, body);
+    }
+    // Providers that read an absent instance as 200 with a null object (Vast.ai).
+    if (emu.absent_as_null) {
+      nlohmann::json body = response_template(op);
+      set_pointer(body, op.item.value_or(""), nullptr);
+      return json_response(op.success_status.front(), body);
+    }
+    return error_response("not_found");
+  }
+  nlohmann::json body = response_template(op);
+  set_pointer(body, op.item.value_or(""), render_instance(*inst, phase_of(*inst, now)));
+  return json_response(op.success_status.front(), body);
+}
+
+http::response provider_model::impl::list(const operation_spec& op, account& acct, clock::time_point now,
+                                          const std::string& raw_query) {
+  nlohmann::json items = nlohmann::json::array();
+  std::vector<const emu_instance*> visible;
+  for (const auto& a : accounts)
+    if (&a == &acct || has(quirk::cross_tenant_list))
+      for (const auto& i : a.instances) visible.push_back(&i);
+  if (!has(quirk::list_omits_instances)) {
+    for (const auto* ip : visible) {
+      const auto& i = *ip;
+      auto p = phase_of(i, now);
+      if (p == phase::gone || p == phase::terminated) {
+        if (!has(quirk::ghost_after_terminate)) continue;
+        p = phase::running;  // the ghost: still listed, still "running", still billed
+      }
+      if (p == phase::terminating && has(quirk::ghost_after_terminate)) p = phase::running;
+      auto obj = render_instance(i, p, operation_id::list);
+      if (has(quirk::list_get_disagree))
+        if (auto it = spec.instance_fields.find("instance_type"); it != spec.instance_fields.end())
+          set_pointer(obj, it->second.pointer, other_type(i.type));
+      items.push_back(std::move(obj));
+    }
+  }
+  return page_of(op, std::move(items), raw_query);
+}
+
+// terminate and restart share the shape: ids from the body or the path, all must exist.
+http::response provider_model::impl::act(const operation_spec& op, account& acct, const std::vector<std::string>& ids,
+                                         bool terminate, clock::time_point now) {
+  if (ids.empty()) return error_response("invalid_parameters", "No instance ids given.");
+  std::vector<emu_instance*> targets;
+  for (const auto& id : ids) {
+    if (auto refusal = malformed(id)) return *refusal;
+    auto* inst = find_instance(acct, id, now, has(quirk::cross_tenant_actions));
+    if (inst == nullptr && has(terminate ? quirk::terminate_unknown_500 : quirk::restart_unknown_500)) return error_response("internal");
+    if (inst == nullptr && has(quirk::existence_leak_403) && exists_elsewhere(id, now)) return error_response("forbidden");
+    if (inst == nullptr) return error_response("not_found");
+    if (terminate && inst->terminated_at && has(quirk::double_terminate_500)) return error_response("internal");
+    if (!terminate && phase_of(*inst, now) != phase::running)
+      return error_response(spec.errors.kinds.contains("invalid_state") ? "invalid_state" : "invalid_parameters",
+                            "Instance " + id + " is not running.");
+    targets.push_back(inst);
+  }
+  if (terminate && has(quirk::terminate_500)) return error_response("internal");
+  nlohmann::json items = nlohmann::json::array();
+  if (terminate && has(quirk::terminate_first_only) && targets.size() > 1) targets.erase(targets.begin() + 1, targets.end());
+  for (auto* inst : targets) {
+    if (terminate) {
+      if (!inst->terminated_at) inst->terminated_at = now;
+    } else {
+      inst->restart_until = now + (has(quirk::restart_stuck) ? std::chrono::hours(24 * 365) : scaled(emu.boot_s));
+    }
+    items.push_back(render_instance(*inst, phase_of(*inst, now)));
+  }
+  if (op.success_status.front() == 204) return http::response{204, {}, {}};
+  nlohmann::json body = response_template(op);
+  if (has(quirk::terminate_schema_drift)) return json_response(op.success_status.front(), nlohmann::json::object());
+  if (op.item && !items.empty()) set_pointer(body, *op.item, items.front());
+  if (op.items) set_pointer(body, *op.items, std::move(items));
+  if (op.action) {
+    // One action for the request; it completes when the last target is back (or gone).
+    auto done = now;
+    for (const auto* inst : targets)
+      done = std::max(done, inst->restart_until.value_or(inst->terminated_at ? *inst->terminated_at + scaled(emu.terminate_s) : now));
+    start_action(body, op, acct, done);
+  }
+  return json_response(op.success_status.front(), body);
+}
+
+// Answers `op` with a new action of `acct`, complete at `done` (never, under the quirk).
+void provider_model::impl::start_action(nlohmann::json& body, const operation_spec& op, const account& acct, clock::time_point done) {
+  if (has(quirk::action_never_completes)) done = clock::time_point::max();
+  const auto id = std::to_string(next_action_id++);
+  write_action(body, *op.action, id, op.action->in_progress.front());
+  actions[id] = {static_cast<std::size_t>(&acct - accounts.data()), done, body};
+}
+
+// GET of an action: in progress until its completion time, then done; another account's or an
+// unknown id is not found.
+http::response provider_model::impl::read_action(const operation_spec& op, std::size_t account_index, const std::string& id,
+                                                 clock::time_point now) {
+  auto it = actions.find(id);
+  if (it == actions.end() || it->second.account != account_index) return error_response("not_found");
+  nlohmann::json body = it->second.answer;
+  const auto& a = *op.action;
+  write_action(body, a, id, now >= it->second.done ? a.done.front() : a.in_progress.front());
+  if (!a.read_item.empty()) {  // the read answers the action object alone
+    const auto* item = find_pointer(body, a.read_item);
+    body = item != nullptr ? *item : nlohmann::json::object();
+  }
+  return json_response(200, body);
+}
+
+}  // namespace neograde::emulator

@@ -1,0 +1,204 @@
+#pragma once
+// The emulated provider's state, and its behaviour by concept, each in its own file:
+//   model.cpp       construction and the public class (one request at a time, under the lock)
+//   routing.cpp     a request to its operation: paths, methods, static routes, selection by body
+//   graphql.cpp     GraphQL requests: the client's query, its variables, selections and filters
+//   accounts.cpp    who is asking (every auth scheme, OAuth2 tokens) and each account's SSH keys
+//   instances.cpp   the instance state machine: launch, read, list, terminate, restart, actions
+//   offers.cpp      the catalogue and the capacity left in it
+//   rate_limit.cpp  the token bucket per credential and its headers
+//   render.cpp      responses: errors, provider objects, pages
+// Private to the emulator library.
+
+#include <neograde/emulator/model.hpp>
+
+#include "section.hpp"
+
+#include <neograde/core/graphql.hpp>
+#include <neograde/core/json_schema.hpp>
+#include <neograde/core/template.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <bitset>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace neograde::emulator {
+
+struct emu_instance {
+  std::string id;
+  std::string name;
+  std::string type;
+  std::string region;
+  std::vector<std::string> ssh_keys;
+  std::string ip;
+  std::vector<std::string> ports;  // container ports the launch asked to publish: "10022/tcp"
+  clock::time_point boot_done;
+  std::optional<clock::time_point> terminated_at;
+  std::optional<clock::time_point> restart_until;
+  mutable unsigned long running_reads = 0;  // for the flapping quirk
+};
+
+struct emu_key {
+  std::string id;
+  std::string name;
+  std::string public_key;
+};
+
+struct account {
+  std::vector<emu_instance> instances;  // in creation order
+  std::vector<emu_key> keys;
+};
+
+struct bucket {
+  double tokens = 0;
+  clock::time_point last;
+};
+
+enum class phase { booting, running, restarting, terminating, terminated, gone };
+
+// One offer row as the emulator renders it, with the enclosing item's fields (`^` pointers).
+struct emu_row {
+  std::map<std::string, nlohmann::json> parent;
+  nlohmann::json object;
+};
+
+using query_list = std::vector<std::pair<std::string, std::string>>;
+
+// A request value as one string: a string, an integer some clients send as a number, or the
+// first of an array.
+[[nodiscard]] std::string first_string(const nlohmann::json& v);
+[[nodiscard]] std::vector<std::string> all_strings(const nlohmann::json& v);
+[[nodiscard]] std::string parent_pointer(const std::string& ptr);
+[[nodiscard]] query_list parse_query(const std::string& q);
+[[nodiscard]] std::string header_of(const http::request& req, std::string_view name);
+// GraphQL: the operation a client's request runs, its root field that names the spec's
+// operation, and the variable the spec's own query passes as each argument of that field.
+[[nodiscard]] std::optional<graphql::operation> client_operation(const nlohmann::json& body);
+[[nodiscard]] std::optional<graphql::field> root_field(const operation_spec& op, const graphql::operation& operation);
+[[nodiscard]] std::map<std::string, std::string> argument_variables(const operation_spec& op);
+
+struct provider_model::impl {
+  const provider_spec& spec;
+  model_options opts;
+  emulator_section emu;  // the spec's emulator section, read once
+  std::bitset<quirk_count> quirks;  // opts.quirks, resolved once
+  std::string base_path;
+  std::map<operation_id, json_schema> request_schemas;
+  // Per operation, the literal strings and booleans of its body template, by pointer: what
+  // selects it among operations sharing a method and path.
+  std::map<operation_id, std::vector<std::pair<std::string, nlohmann::json>>> body_selectors;
+  // GraphQL operations: which variable the spec's own query passes as each argument of its root
+  // field (`pod(input: $input)`: input -> input), read once from the spec.
+  std::map<operation_id, std::map<std::string, std::string>> graphql_argument_variables;
+  // The launch body template's placeholders (name -> pointer), and whether the launch must name a
+  // region (the template sends one and the request schema requires it).
+  std::map<std::string, std::string> launch_placeholders;
+  bool launch_requires_region = false;
+  std::map<std::string, std::size_t> tenant_of_key;
+  mutable std::mutex mu;
+  std::vector<account> accounts;
+  std::map<std::string, bucket> buckets;
+  std::mt19937_64 rng{0x6e656f67726164ULL};  // deterministic ids for reproducible runs
+  unsigned next_ip = 10;
+  std::size_t created = 0;  // instances ever launched, over all accounts
+  unsigned long slow_counter = 0;
+  long long next_integer_id = 31'415'900;
+  // Actions that complete later (an operation's `action`): the account, the completion time and
+  // the answer that started it (a read renders that answer with the status of the moment).
+  struct emu_action {
+    std::size_t account = 0;
+    clock::time_point done;
+    nlohmann::json answer;
+  };
+  std::map<std::string, emu_action> actions;
+  long long next_action_id = 2'718'281'900;
+  std::map<std::string, std::pair<std::size_t, clock::time_point>> tokens;  // OAuth2 access tokens
+
+  impl(const provider_spec& s, model_options o);
+
+  [[nodiscard]] bool has(quirk q) const { return quirks.test(static_cast<std::size_t>(q)); }
+  [[nodiscard]] clock::duration scaled(double seconds) const;
+
+  // ---- routing.cpp ----
+  // `advertised`: the rate-limit headers every authenticated answer carries.
+  http::response dispatch(const http::request& req, header_list& advertised);
+  [[nodiscard]] bool matches(const std::string& tmpl, const std::string& rel, std::map<std::string, std::string>& params) const;
+  [[nodiscard]] bool anonymous_operation(const http::request& req, const std::string& rel) const;
+  [[nodiscard]] bool body_selects(const operation_spec& op, const std::optional<nlohmann::json>& body) const;
+  [[nodiscard]] std::optional<http::response> static_route(const std::string& method, const std::string& rel, bool anonymous) const;
+  http::response serve(const operation_spec& op, account& acct, template_vars& vars, clock::time_point now,
+                       const std::string& raw_query);
+  [[nodiscard]] http::response unknown_path() const;
+
+  // ---- graphql.cpp ----
+  [[nodiscard]] std::optional<http::response> static_graphql(const http::request& req, const std::string& rel) const;
+  void add_static_roots(nlohmann::json& data, const graphql::operation& operation) const;
+  [[nodiscard]] nlohmann::json variables_for(const operation_spec& op, const graphql::field& client, nlohmann::json variables) const;
+  [[nodiscard]] http::response filtered(http::response r, const operation_spec& op, const graphql::field& root,
+                                        const nlohmann::json& variables) const;
+  [[nodiscard]] http::response selected(http::response r, const graphql::field& root, const graphql::operation& operation) const;
+
+  // ---- accounts.cpp ----
+  [[nodiscard]] std::optional<std::size_t> tenant(const std::string& key) const;
+  [[nodiscard]] std::optional<std::size_t> credentials_of(const http::request& req, const std::string& rel_path,
+                                                          const std::string& raw_query, clock::time_point now) const;
+  [[nodiscard]] bool credentials_presented(const http::request& req, const std::string& raw_query) const;
+  [[nodiscard]] std::optional<std::size_t> authenticate(const http::request& req, const std::string& rel_path,
+                                                        const std::string& raw_query, clock::time_point now) const;
+  http::response issue_token(const http::request& req, clock::time_point now);
+  http::response list_keys(const operation_spec& op, account& acct, const std::string& raw_query);
+  http::response add_key(const operation_spec& op, account& acct, const template_vars& vars);
+  http::response delete_key(const operation_spec& op, account& acct, const std::string& id);
+
+  // ---- instances.cpp ----
+  [[nodiscard]] phase phase_of(const emu_instance& i, clock::time_point now) const;
+  [[nodiscard]] std::vector<std::string> requested_ports(const nlohmann::json& body) const;
+  [[nodiscard]] std::string other_type(const std::string& ordered) const;
+  [[nodiscard]] long remaining(const emu_instance_type& type, const std::string& region, clock::time_point now) const;
+  std::string new_hex(int n = 32);
+  std::string new_instance_id();
+  http::response launch(const operation_spec& op, account& acct, const template_vars& vars, clock::time_point now);
+  emu_instance* find_instance(account& acct, const std::string& id, clock::time_point now, bool cross_tenant = false);
+  bool exists_elsewhere(const std::string& id, clock::time_point now);
+  [[nodiscard]] std::optional<http::response> malformed(const std::string& id) const;
+  http::response get(const operation_spec& op, account& acct, const std::string& id, clock::time_point now);
+  http::response list(const operation_spec& op, account& acct, clock::time_point now, const std::string& raw_query);
+  http::response act(const operation_spec& op, account& acct, const std::vector<std::string>& ids, bool terminate,
+                     clock::time_point now);
+  void start_action(nlohmann::json& body, const operation_spec& op, const account& acct, clock::time_point done);
+  http::response read_action(const operation_spec& op, std::size_t account_index, const std::string& id, clock::time_point now);
+
+  // ---- offers.cpp ----
+  std::vector<emu_row> offer_rows(const emu_instance_type& t, clock::time_point now);
+  http::response list_offers(const operation_spec& op, clock::time_point now, const std::string& raw_query);
+  [[nodiscard]] http::response availability(clock::time_point now) const;
+
+  // ---- rate_limit.cpp ----
+  [[nodiscard]] double refill_rate() const;
+  [[nodiscard]] header_list rate_headers(long remaining, long reset_s) const;
+  std::optional<http::response> throttle(const http::request& req, clock::time_point now, header_list& advertised);
+
+  // ---- render.cpp ----
+  [[nodiscard]] http::response json_response(int status, const nlohmann::json& body) const;
+  [[nodiscard]] http::response error_response(const std::string& kind, const std::string& message = {}) const;
+  void write_field(nlohmann::json& obj, const std::map<std::string, field_path>& fields, const std::string& name,
+                   const nlohmann::json& value) const;
+  [[nodiscard]] std::string phase_word(phase p) const;
+  [[nodiscard]] std::string documented_phase_word(phase p) const;
+  nlohmann::json render_instance(const emu_instance& i, phase p, operation_id from = operation_id::get);
+  [[nodiscard]] nlohmann::json render_key(const emu_key& k) const;
+  [[nodiscard]] nlohmann::json response_template(const operation_spec& op) const;
+  http::response page_of(const operation_spec& op, nlohmann::json items, const std::string& raw_query);
+  void write_action(nlohmann::json& body, const action_spec& a, const std::string& id, const std::string& status) const;
+  [[nodiscard]] static template_vars vars_from_body(const nlohmann::json& tmpl, const nlohmann::json& body);
+};
+
+}  // namespace neograde::emulator

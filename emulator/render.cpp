@@ -1,0 +1,317 @@
+// Responses in the provider's own format: the error envelope, provider objects written where the
+// spec says the provider keeps each field, and pages of lists.
+
+#include "model_impl.hpp"
+
+#include <neograde/core/json_util.hpp>
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace neograde::emulator {
+
+namespace {
+
+// An OpenSSH public key's MD5 fingerprint, "aa:bb:...": the digest of the key blob (the
+// base64 part of "type blob comment"), as DigitalOcean reports a key's fingerprint.
+std::string md5_fingerprint(const std::string& public_key) {
+  const auto start = public_key.find(' ');
+  std::string blob = start == std::string::npos ? public_key : public_key.substr(start + 1);
+  blob = blob.substr(0, blob.find(' '));
+  std::string raw(blob.size(), '\0');
+  int n = blob.size() % 4 == 0 ? EVP_DecodeBlock(reinterpret_cast<unsigned char*>(raw.data()),
+                                                 reinterpret_cast<const unsigned char*>(blob.data()),
+                                                 static_cast<int>(blob.size()))
+                                : -1;
+  if (n < 0) {
+    raw = public_key;  // not base64: the digest of the text, still a well-formed fingerprint
+  } else {
+    std::size_t pad = 0;  // EVP_DecodeBlock counts the padding as zero bytes
+    for (auto it = blob.rbegin(); it != blob.rend() && *it == '=' && pad < 2; ++it) ++pad;
+    raw.resize(static_cast<std::size_t>(n) - pad);
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(raw.data(), raw.size(), digest, &len, EVP_md5(), nullptr);
+  std::string out;
+  for (unsigned int i = 0; i < len; ++i) {
+    static constexpr char hex[] = "0123456789abcdef";
+    if (i > 0) out += ':';
+    out += hex[digest[i] >> 4];
+    out += hex[digest[i] & 15];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string first_string(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return v.dump();  // a count or an id some clients send as a number
+  if (v.is_array() && !v.empty() && v.front().is_string()) return v.front().get<std::string>();
+  return {};
+}
+
+std::vector<std::string> all_strings(const nlohmann::json& v) {
+  std::vector<std::string> out;
+  if (v.is_string() || v.is_number_integer()) out.push_back(first_string(v));
+  if (v.is_array())
+    for (const auto& e : v)
+      if (e.is_string() || e.is_number_integer()) out.push_back(first_string(e));
+  return out;
+}
+
+std::string parent_pointer(const std::string& ptr) {
+  auto slash = ptr.rfind('/');
+  return slash == std::string::npos ? std::string() : ptr.substr(0, slash);
+}
+
+http::response provider_model::impl::json_response(int status, const nlohmann::json& body) const {
+  http::response r;
+  r.status = status;
+  r.headers.emplace_back("Content-Type", has(quirk::success_text_plain) && status < 300 ? "text/plain" : "application/json");
+  r.body = dump_json(body);
+  return r;
+}
+
+http::response provider_model::impl::error_response(const std::string& kind, const std::string& message) const {
+  error_kind k{500, "", "Internal error"};
+  std::string text = message;
+  if (auto it = spec.errors.kinds.find(kind); it != spec.errors.kinds.end()) {
+    k = it->second;
+  } else if (kind == "insufficient_capacity" && spec.errors.kinds.contains("invalid_parameters")) {
+    // A spec that documents no capacity error: refuse as a client error, never a 500.
+    k = spec.errors.kinds.at("invalid_parameters");
+    if (text.empty()) text = "Not enough capacity for the requested instance type.";
+  }
+  if (text.empty()) text = k.message;
+  if (has(quirk::stack_traces))
+    text += "\nTraceback (most recent call last):\n  File \"/srv/api/handlers.py\", line 212, in dispatch\n"
+            "psycopg2.errors.UndefinedTable: relation \"instances\" does not exist";
+  if (has(quirk::undocumented_error_code)) k.code = "E_UNDOCUMENTED_42";
+  http::response r;
+  r.status = k.status;
+  if (has(quirk::html_errors)) {
+    r.headers.emplace_back("Content-Type", "text/html; charset=utf-8");
+    r.body = "<html><head><title>" + std::to_string(k.status) + "</title></head><body><h1>Error</h1><p>" + text +
+             "</p></body></html>";
+    return r;
+  }
+  template_vars vars{{"code", k.code}, {"message", text}, {"status", k.status}};
+  // Providers whose codes are numbers (gRPC status codes) render {{code_number}}.
+  if (!k.code.empty() && k.code.find_first_not_of("0123456789") == std::string::npos) vars["code_number"] = std::stoll(k.code);
+  r.headers.emplace_back("Content-Type", spec.errors.content_type);
+  r.body = dump_json(render_body(spec.errors.body_template, vars));
+  return r;
+}
+
+// Writes a canonical value where the spec says the provider keeps it. Regions known to the
+// emulator are written as the provider's region object at the parent of a nested pointer.
+void provider_model::impl::write_field(nlohmann::json& obj, const std::map<std::string, field_path>& fields,
+                                       const std::string& name, const nlohmann::json& value) const {
+  auto it = fields.find(name);
+  if (it == fields.end()) return;
+  const auto& f = it->second;
+  auto region_object = [&](const std::string& r) -> const nlohmann::json* {
+    const auto found = emu.regions.find(r);
+    return found != emu.regions.end() ? &found->second : nullptr;
+  };
+  if (f.each) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& v : value) {
+      if (f.each->empty()) {
+        arr.push_back(v);
+      } else if (const auto* ro = name.starts_with("region") ? region_object(v.get<std::string>()) : nullptr) {
+        arr.push_back(*ro);
+      } else {
+        nlohmann::json e = nlohmann::json::object();
+        set_pointer(e, *f.each, v);
+        arr.push_back(std::move(e));
+      }
+    }
+    set_pointer(obj, f.pointer, std::move(arr));
+    return;
+  }
+  if (name == "region" && value.is_string()) {
+    const auto parent = parent_pointer(f.pointer);
+    if (const auto* ro = region_object(value.get<std::string>()); ro != nullptr && !parent.empty()) {
+      set_pointer(obj, parent, *ro);
+      return;
+    }
+  }
+  if (f.as_integer && value.is_string()) {
+    const auto& text = value.get_ref<const std::string&>();
+    if (!text.empty() && text.size() < 19 && text.find_first_not_of("0123456789") == std::string::npos) {
+      set_pointer(obj, f.pointer, std::stoll(text));
+      return;
+    }
+  }
+  if (value.is_number() && f.as_string) {
+    set_pointer(obj, f.pointer, std::to_string(value.get<double>() / f.scale));
+    return;
+  }
+  if (value.is_number() && f.scale != 1) {
+    const double raw = value.get<double>() / f.scale;
+    if (std::abs(raw - std::round(raw)) < 1e-6) set_pointer(obj, f.pointer, static_cast<long long>(std::llround(raw)));
+    else set_pointer(obj, f.pointer, raw);
+    return;
+  }
+  if (value.is_null() && f.omit_null) return;  // the provider leaves the member out (or its list empty)
+  set_pointer(obj, f.pointer, value);
+}
+
+std::string provider_model::impl::phase_word(phase p) const {
+  auto word = documented_phase_word(p);
+  if (has(quirk::status_words_upper_case))
+    std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return word;
+}
+
+std::string provider_model::impl::documented_phase_word(phase p) const {
+  switch (p) {
+    case phase::booting: return has(quirk::unknown_status_word) ? "initializing_hw" : emu.phases.booting;
+    case phase::running: return emu.phases.running;
+    case phase::restarting: return emu.phases.restarting;
+    case phase::terminating: return emu.phases.terminating;
+    case phase::terminated:
+    case phase::gone: return emu.phases.terminated;
+  }
+  return {};
+}
+
+// `from`: the operation that returns the object (its own fields override the spec's).
+nlohmann::json provider_model::impl::render_instance(const emu_instance& i, phase p, operation_id from) {
+  // flapping: a running instance reads as booting on every other read of it (get or list),
+  // without a restart: counted per instance, so what one client sees does not depend on what
+  // others read in between.
+  if (p == phase::running && has(quirk::flapping) && (++i.running_reads % 2 == 0)) p = phase::booting;
+  nlohmann::json obj = emu.instance_template;
+  const auto f = spec.instance_fields_of(from);
+  write_field(obj, f, "id", i.id);
+  write_field(obj, f, "name", i.name);
+  write_field(obj, f, "status", phase_word(p));
+  const bool addressed = (p == phase::running || p == phase::restarting) && !has(quirk::no_address);
+  // Before it has one: null, or what the spec says the document requires there (Crusoe: a string).
+  write_field(obj, f, "ip", addressed ? nlohmann::json(i.ip) : emu.unaddressed);
+  if (addressed && has(quirk::instance_schema_drift))
+    if (auto it = f.find("ip"); it != f.end()) set_pointer(obj, it->second.pointer, 3325256714LL);  // an address as a number
+  // A private address (the public one's last octet in 10.0.0.0/24) where clients index one.
+  const auto private_ip = "10.0.0." + i.ip.substr(i.ip.rfind('.') + 1);
+  write_field(obj, f, "private_ip", addressed ? nlohmann::json(private_ip) : nlohmann::json(nullptr));
+  write_field(obj, f, "region", i.region);
+  write_field(obj, f, "instance_type", has(quirk::wrong_type_delivered) ? other_type(i.type) : i.type);
+  write_field(obj, f, "ssh_key_names", i.ssh_keys);
+  // Published ports beside the template's, Docker-style: {"10022/tcp": [{"HostIp", "HostPort"}]},
+  // each on a host port of its own.
+  if (const auto& ports = emu.published_ports; ports && !i.ports.empty()) {
+    const auto* templated = find_pointer(obj, ports->into);
+    auto map = templated != nullptr ? *templated : nlohmann::json::object();
+    long host = ports->first_host_port;
+    for (const auto& port : i.ports)
+      map[port] = nlohmann::json::array({{{"HostIp", "0.0.0.0"}, {"HostPort", std::to_string(host++)}}});
+    set_pointer(obj, ports->into, std::move(map));
+  }
+  return obj;
+}
+
+nlohmann::json provider_model::impl::render_key(const emu_key& k) const {
+  nlohmann::json obj = nlohmann::json::object();
+  write_field(obj, spec.ssh_key_fields, "id", k.id);
+  write_field(obj, spec.ssh_key_fields, "name", k.name);
+  write_field(obj, spec.ssh_key_fields, "public_key", k.public_key);
+  write_field(obj, spec.ssh_key_fields, "fingerprint", md5_fingerprint(k.public_key));
+  return obj;
+}
+
+// Static parts of a response the spec's emulator section declares (e.g. DigitalOcean's action
+// links), which the rendered fields are written into.
+nlohmann::json provider_model::impl::response_template(const operation_spec& op) const {
+  const auto it = emu.response_templates.find(op.id);
+  return it != emu.response_templates.end() ? it->second : nlohmann::json::object();
+}
+
+// Writes one page of `items` into a list response as the operation's pagination declares.
+http::response provider_model::impl::page_of(const operation_spec& op, nlohmann::json items, const std::string& raw_query) {
+  nlohmann::json body = response_template(op);
+  if (op.pagination) {
+    const auto& pg = *op.pagination;
+    std::map<std::string, std::string> q;
+    for (auto& [k, v] : parse_query(raw_query)) q[k] = v;
+    auto number = [&](const std::string& name, long fallback) -> std::optional<long> {
+      if (name.empty() || !q.contains(name)) return fallback;
+      try {
+        std::size_t used = 0;
+        long v = std::stol(q.at(name), &used);
+        if (used != q.at(name).size() || v < 0) return std::nullopt;
+        return v;
+      } catch (const std::exception&) {
+        return std::nullopt;
+      }
+    };
+    auto size = has(quirk::page_size_ignored) ? std::optional<long>(1000) : number(pg.size_param, pg.size);
+    if (!size || *size < 1 || *size > 1000) return error_response("invalid_parameters", "Invalid page size.");
+    long start = 0;
+    if (pg.style == "page") {
+      auto page = number(pg.page_param, pg.first_page);
+      if (!page || *page < pg.first_page) return error_response("invalid_parameters", "Invalid page.");
+      start = (*page - pg.first_page) * *size;
+    } else if (pg.style == "offset") {
+      auto offset = number(pg.offset_param, 0);
+      if (!offset) return error_response("invalid_parameters", "Invalid offset.");
+      start = *offset;
+    } else if (q.contains(pg.token_param)) {
+      const auto& token = q.at(pg.token_param);
+      if (!token.starts_with("cursor-")) return error_response("invalid_parameters", "Invalid page token.");
+      try {
+        start = std::stol(token.substr(7));
+      } catch (const std::exception&) {
+        return error_response("invalid_parameters", "Invalid page token.");
+      }
+    }
+    if (has(quirk::page_repeats)) start = 0;  // every page is the first page again
+    const long total = static_cast<long>(items.size());
+    nlohmann::json slice = nlohmann::json::array();
+    for (long i = start; i < std::min(total, start + *size); ++i) slice.push_back(items[static_cast<std::size_t>(i)]);
+    const bool more = start + *size < total;
+    if (!pg.more_pointer.empty()) set_pointer(body, pg.more_pointer, more);
+    if (!pg.total_pointer.empty()) set_pointer(body, pg.total_pointer, total);
+    if (!pg.previous_pointer.empty()) set_pointer(body, pg.previous_pointer, start > 0);
+    if (pg.style == "token") set_pointer(body, pg.next_pointer, more ? nlohmann::json("cursor-" + std::to_string(start + *size)) : pg.end_token);
+    items = std::move(slice);
+  }
+  set_pointer(body, op.items.value_or(""), std::move(items));
+  return json_response(op.success_status.front(), body);
+}
+
+void provider_model::impl::write_action(nlohmann::json& body, const action_spec& a, const std::string& id,
+                                        const std::string& status) const {
+  set_pointer(body, a.id_pointer, a.id_is_integer ? nlohmann::json(std::stoll(id)) : nlohmann::json(id));
+  set_pointer(body, a.status_pointer, status);
+}
+
+// Binds template variables from a request body: the value at each placeholder's pointer, or
+// the whole array when the placeholder is the single element of an array.
+template_vars provider_model::impl::vars_from_body(const nlohmann::json& tmpl, const nlohmann::json& body) {
+  template_vars vars;
+  for (const auto& [name, ptr] : template_pointers(tmpl)) {
+    const auto parent = parent_pointer(ptr);
+    if (ptr.ends_with("}}") && ptr.substr(parent.size() + 1).starts_with("{{")) {
+      // A key placeholder: the key of the body's object there (when it has exactly one).
+      if (const auto* obj = find_pointer(body, parent); obj != nullptr && obj->is_object() && obj->size() == 1)
+        vars[name] = obj->begin().key();
+      continue;
+    }
+    const auto* tparent = find_pointer(tmpl, parent);
+    if (tparent != nullptr && tparent->is_array() && tparent->size() == 1) {
+      if (const auto* v = find_pointer(body, parent)) vars[name] = *v;
+    } else if (const auto* v = find_pointer(body, ptr)) {
+      vars[name] = *v;
+    }
+  }
+  return vars;
+}
+
+}  // namespace neograde::emulator

@@ -1,0 +1,104 @@
+#pragma once
+// The spec's `emulator` section, and the few raw parts of its operations the emulator reads,
+// parsed once when a model is built: requests read these, never the spec's JSON. The loader has
+// validated them against the schema, so the members it requires are read as required here.
+
+#include <neograde/core/spec.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace neograde::emulator {
+
+struct emu_instance_type {
+  std::string name;
+  std::optional<std::string> description;
+  nlohmann::json price_per_hour_usd;  // the number as written: an integer stays one
+  std::map<std::string, long> capacity;  // per region
+  nlohmann::json object;  // static members of its offer rows
+  std::map<std::string, std::string> params;  // launch parameters its rows carry and a launch sends back
+  nlohmann::json parent_object;  // with offer_fields.rows: static members of the enclosing item
+};
+
+struct emu_phases {
+  std::string booting;
+  std::string running;
+  std::string restarting;  // the booting word unless the spec has one
+  std::string terminating;
+  std::string terminated;
+};
+
+struct emu_rate_limit {
+  double per_second = 1;
+  double burst = 1;
+  // The headers it declares (beside the 429's body).
+  bool retry_after = false;
+  bool ratelimit = false;         // RateLimit
+  bool ratelimit_policy = false;  // RateLimit-Policy
+  bool ratelimit_x = false;       // ratelimit-limit/-remaining/-reset
+  std::optional<std::string> text_body;  // a 429 in plain text instead of the envelope
+};
+
+enum class id_style { hex32, integer, uuid, client };
+
+// How an instance id the provider could never issue is refused (with id_style integer only).
+struct emu_malformed_id {
+  std::string kind;
+  std::string message;
+};
+
+// Docker -p options at `from` in a launch body, published at `into` in the instance.
+struct emu_published_ports {
+  std::string from;
+  std::string into;
+  long first_host_port = 41235;
+};
+
+struct emu_route {
+  std::string method;
+  std::string path;
+  int status = 200;
+  std::optional<nlohmann::json> body;  // a string: a plain-text answer
+  bool anonymous = false;
+};
+
+// A GraphQL list filter: the argument at `argument` (input.id, split at the dots) must equal the
+// member at `pointer` in each item kept.
+struct emu_graphql_filter {
+  std::vector<std::string> argument;
+  std::string pointer;
+};
+
+struct emulator_section {
+  std::map<std::string, nlohmann::json> regions;  // name -> the provider's region object
+  std::vector<emu_instance_type> instance_types;
+  nlohmann::json instance_template = nlohmann::json::object();
+  emu_phases phases;
+  double boot_s = 0;
+  double terminate_s = 0;
+  double gone_after_s = 60;
+  double token_lifetime_s = 3600;
+  std::optional<emu_rate_limit> rate_limit;
+  id_style ids = id_style::hex32;
+  std::map<operation_id, nlohmann::json> response_templates;
+  std::vector<emu_route> routes;
+  bool trailing_slash_optional = false;
+  bool absent_as_null = false;
+  std::optional<emu_malformed_id> malformed_id;
+  nlohmann::json unaddressed;  // what an instance without an address reports there (null)
+  std::optional<emu_published_ports> published_ports;
+  std::map<std::string, nlohmann::json> graphql_roots;  // root field -> its static data
+  std::map<operation_id, std::vector<emu_graphql_filter>> graphql_filters;
+
+  [[nodiscard]] const emu_instance_type* find_type(const std::string& name) const;
+};
+
+// Throws std::invalid_argument when a member the schema requires is missing (a spec without an
+// emulator section).
+[[nodiscard]] emulator_section parse_emulator_section(const provider_spec& spec);
+
+}  // namespace neograde::emulator
