@@ -13,8 +13,8 @@ namespace neograde::app {
 command add_providers(CLI::App& app) {
   app.add_subcommand("providers", "List the provider catalogue: kind, auth scheme, spec version");
   return [] {
-    std::cout << std::left << std::setw(16) << "provider" << std::setw(13) << "kind" << std::setw(28) << "auth"
-              << std::setw(8) << "spec" << "name\n";
+    std::cout << std::left << std::setw(16) << "provider" << std::setw(13) << "kind" << std::setw(28) << "auth" << std::setw(8) << "spec"
+              << "name\n";
     for (const auto& path : catalogue_specs()) {
       auto spec = load_spec(path);
       if (!spec) {
@@ -23,9 +23,8 @@ command add_providers(CLI::App& app) {
       }
       std::string auth;
       for (auto s : spec->auth.schemes) auth += (auth.empty() ? "" : "+") + nlohmann::json(s.type).get<std::string>();
-      std::cout << std::setw(16) << spec->provider.id << std::setw(13) << spec->provider.kind << std::setw(28) << auth
-                << std::setw(8) << spec->spec_version << spec->provider.display_name
-                << (spec->provider.fictional ? " (fictional)" : "") << "\n";
+      std::cout << std::setw(16) << spec->provider.id << std::setw(13) << spec->provider.kind << std::setw(28) << auth << std::setw(8)
+                << spec->spec_version << spec->provider.display_name << (spec->provider.fictional ? " (fictional)" : "") << "\n";
     }
     return exit_ok;
   };
@@ -54,8 +53,8 @@ command add_checks(CLI::App& app) {
     std::cout << "| check | category | severity | level | requirement | source | quirk |\n|---|---|---|---|---|---|---|\n";
     for (const auto& c : all)
       std::cout << "| `" << c.id << "` | " << c.category << " | " << nlohmann::json(c.level).get<std::string>() << " | "
-                << nlohmann::json(c.requirement).get<std::string>() << " | " << c.requirement_text << " | " << c.source
-                << " | `" << c.quirk << "` |\n";
+                << nlohmann::json(c.requirement).get<std::string>() << " | " << c.requirement_text << " | " << c.source << " | `" << c.quirk
+                << "` |\n";
     return exit_ok;
   };
 }

@@ -22,7 +22,8 @@ std::string default_smoke_binary() {
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return "neograde-gpu-smoke";
-  for (const auto& candidate : {self.parent_path() / "neograde-gpu-smoke", self.parent_path().parent_path() / "gpu_smoke" / "neograde-gpu-smoke"})
+  for (const auto& candidate :
+       {self.parent_path() / "neograde-gpu-smoke", self.parent_path().parent_path() / "gpu_smoke" / "neograde-gpu-smoke"})
     if (std::filesystem::exists(candidate, ec)) return candidate.string();
   return (self.parent_path() / "neograde-gpu-smoke").string();
 }
@@ -56,29 +57,26 @@ command add_conformance(CLI::App& app) {
   cmd->add_flag("--allow-spend", o->run.allow_spend,
                 "Allow checks that launch (billable) instances against a non-loopback host; also needs NEOGRADE_LIVE=1");
   cmd->add_option("--max-instances", o->run.max_instances, "Live mode: instances the run may create in all")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   add_live_options(cmd, o->run.live);
   add_timing_options(cmd, o->run);
   add_target_options(cmd, o->run.target);
   cmd->add_option("--record", o->record,
                   "Write every exchange (secrets redacted) to this cassette, to re-grade the run later with --replay");
-  cmd->add_option("--replay", o->replay,
-                  "Run the checks against a cassette instead of the network; results are labelled replay")
+  cmd->add_option("--replay", o->replay, "Run the checks against a cassette instead of the network; results are labelled replay")
       ->excludes(cmd->get_option("--record"));
-  cmd->add_flag("--probe-rate-limit", o->run.probe_rate_limit,
-                "Probe for a 429 (at most 300 requests; always done against the emulator)");
-  cmd->add_flag("--remote-exec", o->remote_exec,
-                "Copy neograde-gpu-smoke to the running instance over SSH and run it before terminating");
+  cmd->add_flag("--probe-rate-limit", o->run.probe_rate_limit, "Probe for a 429 (at most 300 requests; always done against the emulator)");
+  cmd->add_flag("--remote-exec", o->remote_exec, "Copy neograde-gpu-smoke to the running instance over SSH and run it before terminating");
   cmd->add_option("--smoke-binary", o->smoke_binary, "The neograde-gpu-smoke to copy (default: the one built beside neograde)");
   cmd->add_option("--ssh-user", o->remote.user, "User to log in as on the instance")->capture_default_str();
   cmd->add_option("--ssh-port", o->remote.port, "SSH port of the instance")->capture_default_str()->check(CLI::Range(1, 65535));
-  cmd->add_option("--ssh-identity", o->ssh_identity,
-                  "Private key whose .pub is registered (default: a throw-away key made for the run)");
+  cmd->add_option("--ssh-identity", o->ssh_identity, "Private key whose .pub is registered (default: a throw-away key made for the run)");
   cmd->add_option("--ssh-wait", o->remote.ssh_wait_s, "Seconds SSH may take to answer once the instance runs")
-      ->capture_default_str()->check(CLI::Range(0.0, 3600.0));
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 3600.0));
   cmd->add_option("--expect-sku", o->expect_sku, "The GPU SKU ordered, passed to the smoke test (--expect)");
-  cmd->add_option("--expect-count", o->expect_count, "The GPU count ordered, passed to the smoke test (--count)")
-      ->check(CLI::Range(1, 64));
+  cmd->add_option("--expect-count", o->expect_count, "The GPU count ordered, passed to the smoke test (--count)")->check(CLI::Range(1, 64));
   return [o] {
     auto spec = load_spec_or_throw(o->spec);
     session_options so;
@@ -139,13 +137,12 @@ command add_conformance(CLI::App& app) {
       const auto& hw = card.hardware.back();
       std::cout << "hardware: " << hw.status << " (" << hw.reason << ")\n";
     }
-    std::cout << spec.provider.id << " (" << card.source << "): score " << reports::score_text(card) << ", tier "
-              << card.tier << "; " << nlohmann::json(card.counts).dump() << "\n"
+    std::cout << spec.provider.id << " (" << card.source << "): score " << reports::score_text(card) << ", tier " << card.tier << "; "
+              << nlohmann::json(card.counts).dump() << "\n"
               << "wrote " << o->out << "/results.jsonl, scorecard.json, scorecard.md\n";
     if (replay && (replay->failure() || replay->remaining() > 0)) {
-      std::cerr << "neograde: error: the replay does not match the cassette "
-                << o->replay << ": " << replay->failure().value_or(std::to_string(replay->remaining()) + " recorded exchange(s) were never requested")
-                << "\n";
+      std::cerr << "neograde: error: the replay does not match the cassette " << o->replay << ": "
+                << replay->failure().value_or(std::to_string(replay->remaining()) + " recorded exchange(s) were never requested") << "\n";
       return exit_usage;
     }
     if (summary.stopped) return report_stop(*summary.stopped, "the run", o->out);

@@ -25,8 +25,7 @@ command add_demo(CLI::App& app) {
     std::vector<std::string> quirks;  // provider:quirk
   };
   auto o = std::make_shared<options>();
-  auto* cmd = app.add_subcommand(
-      "demo", "Grade every provider in the catalogue against its embedded emulator (all results EMULATED)");
+  auto* cmd = app.add_subcommand("demo", "Grade every provider in the catalogue against its embedded emulator (all results EMULATED)");
   cmd->add_option("--out", o->out, "Output directory")->capture_default_str();
   cmd->add_option("--time-scale", o->time_scale, "Emulator time scale (delays multiplied by it)")->capture_default_str();
   cmd->add_option("--only", o->only, "Grade only this provider (repeatable)");
@@ -66,9 +65,8 @@ command add_demo(CLI::App& app) {
 
       std::ifstream in(dir / "results.jsonl");
       combined.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-      std::cout << spec.provider.id << ": " << summary.scorecard.tier << " ("
-                << reports::score_text(summary.scorecard, "null") << "), " << summary.failed << " failed"
-                << (spec.provider.fictional ? " [fictional provider]" : "") << "\n";
+      std::cout << spec.provider.id << ": " << summary.scorecard.tier << " (" << reports::score_text(summary.scorecard, "null") << "), "
+                << summary.failed << " failed" << (spec.provider.fictional ? " [fictional provider]" : "") << "\n";
     }
     if (graded == 0) throw usage_error("--only names no provider of the catalogue (see `neograde providers`)");
     reports::write_file_atomic(out / "results.jsonl", combined);

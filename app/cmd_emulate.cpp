@@ -54,8 +54,7 @@ command add_emulate(CLI::App& app) {
   cmd->add_flag("--no-rate-limit", o->no_rate_limit, "Do not answer 429 past the spec's rate limit");
   cmd->add_flag("--no-head-content-length", o->no_head_content_length,
                 "Answer HEAD without Content-Length (by default it carries GET's length, as most servers do)");
-  cmd->add_option("--instance-address", o->instance_address,
-                  "Address running instances report (e.g. 127.0.0.1 where a test sshd listens)");
+  cmd->add_option("--instance-address", o->instance_address, "Address running instances report (e.g. 127.0.0.1 where a test sshd listens)");
   return [o] {
     auto spec = load_spec_or_throw(o->provider);
     emulator::model_options model;

@@ -41,15 +41,14 @@ command add_fuzz(CLI::App& app) {
   cmd->add_option("--second-api-key", o->second_api_key, "A second account's key, for cross-account sequences");
   cmd->add_option("--seed", o->seed, "Seed; the same seed against the same target replays the run")->capture_default_str();
   cmd->add_option("--max-requests", o->max_requests, "Hard cap on requests (shrinking included)")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--rate", o->rate, "Requests per second (default: 5 against remote hosts, unlimited on loopback)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--duration", o->duration, "Stop after this many seconds (default: only --max-requests)")
-      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--duration", o->duration, "Stop after this many seconds (default: only --max-requests)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-findings", o->max_findings, "Stop once this many distinct findings are shrunk (default: no limit)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--max-instances", o->max_instances,
-                  "Hard cap on instances created (default: 1 in live mode, 200 on loopback)")
+  cmd->add_option("--max-instances", o->max_instances, "Hard cap on instances created (default: 1 in live mode, 200 on loopback)")
       ->check(CLI::NonNegativeNumber);
   add_live_options(cmd, o->live);
   add_target_options(cmd, o->target, /*pins=*/false);
@@ -73,8 +72,7 @@ command add_fuzz(CLI::App& app) {
                            .rate = o->rate,
                            .duration = std::chrono::seconds(o->duration),
                            .max_instances = o->max_instances};
-    if (o->max_findings > 0)
-      run.stop_when = [left = o->max_findings](const check_outcome&) mutable { return --left == 0; };
+    if (o->max_findings > 0) run.stop_when = [left = o->max_findings](const check_outcome&) mutable { return --left == 0; };
     session s(spec, std::move(so));
     if (s.unusable()) return report_stop(*s.unusable(), "", "");
     install_stop_handlers();
@@ -97,10 +95,9 @@ command add_fuzz(CLI::App& app) {
     writer.finish(report.measurements);
     if (report.stopped) return report_stop(*report.stopped, "the campaign", path.string());
     const auto& m = report.measurements;
-    std::cout << spec.provider.id << " (" << nlohmann::json(report.source).get<std::string>() << "): "
-              << report.findings.size() << " findings from " << m.value("requests", 0L) << " requests ("
-              << static_cast<long>(m.value("requests_per_s", 0.0)) << " requests/s, "
-              << static_cast<int>(100 * m.value("reached_logic_share", 0.0)) << "% reached the API logic), seed "
+    std::cout << spec.provider.id << " (" << nlohmann::json(report.source).get<std::string>() << "): " << report.findings.size()
+              << " findings from " << m.value("requests", 0L) << " requests (" << static_cast<long>(m.value("requests_per_s", 0.0))
+              << " requests/s, " << static_cast<int>(100 * m.value("reached_logic_share", 0.0)) << "% reached the API logic), seed "
               << run.seed << "\nwrote " << path.string() << "\n";
     if (!m.value("left_behind", nlohmann::json::array()).empty())
       std::cerr << "neograde: warning: could not clean up: " << dump_json(m["left_behind"]) << "\n";

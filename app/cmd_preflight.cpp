@@ -21,10 +21,10 @@ command add_preflight(CLI::App& app) {
     bool json = false;
   };
   auto o = std::make_shared<options>();
-  auto* cmd = app.add_subcommand(
-      "preflight",
-      "Check, without creating anything, that a conformance run against a provider is ready: the key, the "
-      "variables, the offer it would launch and why, its cost, what it would create and which checks it would skip");
+  auto* cmd =
+      app.add_subcommand("preflight",
+                         "Check, without creating anything, that a conformance run against a provider is ready: the key, the "
+                         "variables, the offer it would launch and why, its cost, what it would create and which checks it would skip");
   cmd->add_option("--spec", o->spec, "Provider spec: a name from `neograde providers` or a path")->required();
   cmd->add_option("--base-url", o->base_url, "API base URL (default: the spec's)");
   cmd->add_option("--api-key", o->api_key, "API key (default: the spec's environment variable)");
@@ -33,7 +33,8 @@ command add_preflight(CLI::App& app) {
   cmd->add_flag("--allow-spend", o->run.allow_spend, "As conformance would be run: with launches allowed (NEOGRADE_LIVE=1 too)");
   cmd->add_flag("--probe-rate-limit", o->run.probe_rate_limit, "As conformance would be run: with the rate-limit probe");
   cmd->add_option("--max-instances", o->run.max_instances, "Live mode: instances the run may create in all")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", o->json, "Print the assessment as one JSON document");
   add_live_options(cmd, o->run.live);
   add_timing_options(cmd, o->run);

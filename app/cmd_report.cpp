@@ -50,8 +50,7 @@ command add_report(CLI::App& app) {
   };
   auto o = std::make_shared<options>();
   auto* cmd = app.add_subcommand("report", "Merge runs into scorecards: HTML, Markdown, JSON, JUnit XML, CSV");
-  cmd->add_option("--in", o->in, "A directory with results.jsonl (and findings.jsonl), or a results file; repeatable")
-      ->required();
+  cmd->add_option("--in", o->in, "A directory with results.jsonl (and findings.jsonl), or a results file; repeatable")->required();
   cmd->add_option("--out", o->out, "Output directory")->capture_default_str();
   return [o] {
     const auto cards = cards_in(o->in);
@@ -75,13 +74,12 @@ command add_diff(CLI::App& app) {
     for (const auto& c : changes) {
       regressions += c.kind == "regression";
       improvements += c.kind == "improvement";
-      std::cout << c.kind << "\t" << c.provider << " (" << c.source << ")\t"
-                << (c.check_id.empty() ? std::string("tier") : c.check_id) << "\t"
-                << (c.before.empty() ? "-" : c.before) << " -> " << (c.after.empty() ? "-" : c.after)
+      std::cout << c.kind << "\t" << c.provider << " (" << c.source << ")\t" << (c.check_id.empty() ? std::string("tier") : c.check_id)
+                << "\t" << (c.before.empty() ? "-" : c.before) << " -> " << (c.after.empty() ? "-" : c.after)
                 << (c.reason.empty() ? "" : "\t" + c.reason) << "\n";
     }
-    std::cout << regressions << " regression(s), " << improvements << " improvement(s), "
-              << changes.size() - regressions - improvements << " other change(s)\n";
+    std::cout << regressions << " regression(s), " << improvements << " improvement(s), " << changes.size() - regressions - improvements
+              << " other change(s)\n";
     return regressions > 0 ? exit_failed : exit_ok;
   };
 }

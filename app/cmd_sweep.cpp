@@ -93,15 +93,18 @@ command add_sweep(CLI::App& app) {
                                 std::chrono::milliseconds(static_cast<long long>(spec.timing.time_to_gone_s * scale * 1000)));
     t.poll = std::max(std::chrono::milliseconds(10),
                       std::chrono::milliseconds(static_cast<long long>(spec.timing.poll_interval_s * scale * 1000)));
-    auto result = terminate_and_confirm(client, known, [&](const instance& i) {
-      if (!is_run_name(i.name) || i.state == instance_state::terminated) return false;
-      if (older_than) {
-        const bool journaled = std::any_of(known.begin(), known.end(), [&](const auto& k) { return k.id == i.id || k.name == i.name; });
-        if (!journaled) unaged.push_back(i.id + " " + i.name);
-        return false;
-      }
-      return true;
-    }, t);
+    auto result = terminate_and_confirm(
+        client, known,
+        [&](const instance& i) {
+          if (!is_run_name(i.name) || i.state == instance_state::terminated) return false;
+          if (older_than) {
+            const bool journaled = std::any_of(known.begin(), known.end(), [&](const auto& k) { return k.id == i.id || k.name == i.name; });
+            if (!journaled) unaged.push_back(i.id + " " + i.name);
+            return false;
+          }
+          return true;
+        },
+        t);
 
     for (const auto& c : result.confirmed)
       std::cout << "gone\t" << (c.id.empty() ? "-" : c.id) << "\t" << c.name << "\t" << c.status << "\n";
@@ -109,8 +112,9 @@ command add_sweep(CLI::App& app) {
       std::cout << (o->dry_run ? "found\t" : "LEFT\t") << (l.id.empty() ? "-" : l.id) << "\t" << l.name << "\t" << l.status << "\n";
     for (const auto& u : unaged) std::cout << "skipped\t" << u << "\t(not journaled: age unknown, --older-than given)\n";
     if (result.list_failed) std::cerr << "neograde: warning: the instance list could not be read; only journaled ids were swept\n";
-    std::cout << (o->dry_run ? "would terminate " : "terminated and confirmed ") << (o->dry_run ? result.leftovers.size() : result.confirmed.size())
-              << ", left " << (o->dry_run ? 0 : result.leftovers.size()) << "\n";
+    std::cout << (o->dry_run ? "would terminate " : "terminated and confirmed ")
+              << (o->dry_run ? result.leftovers.size() : result.confirmed.size()) << ", left " << (o->dry_run ? 0 : result.leftovers.size())
+              << "\n";
     return !o->dry_run && !result.leftovers.empty() ? exit_failed : exit_ok;
   };
 }

@@ -15,9 +15,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "neograde 0.1.0");
   std::map<std::string, command> commands{
       {"conformance", add_conformance(app)}, {"emulate", add_emulate(app)}, {"demo", add_demo(app)},
-      {"providers", add_providers(app)},     {"checks", add_checks(app)},
-      {"fuzz", add_fuzz(app)},           {"report", add_report(app)}, {"diff", add_diff(app)},
-      {"sweep", add_sweep(app)},         {"preflight", add_preflight(app)},
+      {"providers", add_providers(app)},     {"checks", add_checks(app)},   {"fuzz", add_fuzz(app)},
+      {"report", add_report(app)},           {"diff", add_diff(app)},       {"sweep", add_sweep(app)},
+      {"preflight", add_preflight(app)},
   };
   try {
     app.parse(argc, argv);

@@ -26,7 +26,8 @@ void add_live_options(CLI::App* cmd, live_cli& o) {
   cmd->add_option("--max-spend", o.max_spend_usd,
                   "Live mode: refuse a launch whose estimated cost (offer price x the spec's expected times) would "
                   "take the run over this many USD")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--journal", o.journal,
                   "Live mode: the append-only journal of what runs create (default: $XDG_STATE_HOME/neograde/journal.jsonl)");
   // Applies every live-mode rule to a loopback emulator: how those rules are tested.
@@ -86,8 +87,8 @@ void apply_variables(provider_spec& spec, const target_cli& o, bool live) {
   if (!r.unknown.empty()) {
     std::string declared;
     for (const auto& [name, _] : spec.variable_decls) declared += (declared.empty() ? "" : ", ") + name;
-    throw usage_error("--set " + r.unknown.front() + ": " + spec.provider.id + " has no such variable (it has: " +
-                      (declared.empty() ? "none" : declared) + ")");
+    throw usage_error("--set " + r.unknown.front() + ": " + spec.provider.id +
+                      " has no such variable (it has: " + (declared.empty() ? "none" : declared) + ")");
   }
   if (!r.missing.empty()) {
     std::string what;

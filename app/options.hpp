@@ -20,7 +20,6 @@ namespace neograde::app {
 // Loads a spec by name or path; throws usage_error with the file and JSON pointer of a fault.
 [[nodiscard]] provider_spec load_spec_or_throw(const std::string& name_or_path);
 
-
 // The API key given, or else the spec's environment variable's; throws usage_error when neither.
 [[nodiscard]] std::string api_key_or_throw(const provider_spec& spec, const std::string& given);
 
@@ -67,8 +66,7 @@ struct run_cli {
 // --allow-spend, the budget, the journal and the rate-limit probe; applies --time-to-running and
 // --time-to-gone to the spec and returns what they replaced, each {"value", "spec"} in seconds.
 // Throws usage_error for a URL that is not http(s) or a required variable left unset.
-[[nodiscard]] nlohmann::json apply_run_cli(session_options& session, conformance::run_options& run, provider_spec& spec,
-                                           const run_cli& o);
+[[nodiscard]] nlohmann::json apply_run_cli(session_options& session, conformance::run_options& run, provider_spec& spec, const run_cli& o);
 
 // --time-to-running and --time-to-gone.
 void add_timing_options(CLI::App* cmd, run_cli& o);

@@ -39,11 +39,10 @@ run_summary run_and_report(session& s, conformance::run_options options, const n
     writer->outcome(d, o);
     const auto word = nlohmann::json(o.result).get<std::string>();
     if (tty) std::cerr << "\r\033[K";
-    std::cerr << "[" << spec.provider.id << "] " << word << std::string(word.size() < 12 ? 12 - word.size() : 1, ' ')
-              << o.check_id << " (" << static_cast<long>(o.duration_ms) << " ms; "
-              << std::fixed << std::setprecision(1)
-              << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() << " s elapsed)"
-              << std::defaultfloat << (tty ? "" : "\n");
+    std::cerr << "[" << spec.provider.id << "] " << word << std::string(word.size() < 12 ? 12 - word.size() : 1, ' ') << o.check_id << " ("
+              << static_cast<long>(o.duration_ms) << " ms; " << std::fixed << std::setprecision(1)
+              << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() << " s elapsed)" << std::defaultfloat
+              << (tty ? "" : "\n");
     if (tty && o.result != outcome::pass) std::cerr << "\n";
   };
   auto report = conformance::run(s, options);
@@ -67,18 +66,15 @@ run_summary run_and_report(session& s, conformance::run_options options, const n
 
 int report_stop(const run_stop& stop, const std::string& what, const std::string& where) {
   switch (stop.why) {
-    case run_stop::kind::target_unusable:
-      std::cerr << "neograde: error: " << stop.message << "\n";
-      return exit_usage;
+    case run_stop::kind::target_unusable: std::cerr << "neograde: error: " << stop.message << "\n"; return exit_usage;
     case run_stop::kind::signal:
       std::cerr << "neograde: " << what << " stopped (" << stop.message << "); what it created was torn down; the results so far are in "
                 << where << "\n";
       return exit_for_signal(stop.signal);
-    case run_stop::kind::bug:
-      break;
+    case run_stop::kind::bug: break;
   }
-  std::cerr << "neograde: internal error, a bug in neograde and not the provider's fault (" << stop.message
-            << "); what " << what << " created was torn down; the results so far are in " << where << "\n";
+  std::cerr << "neograde: internal error, a bug in neograde and not the provider's fault (" << stop.message << "); what " << what
+            << " created was torn down; the results so far are in " << where << "\n";
   return exit_bug;
 }
 

@@ -16,7 +16,7 @@ namespace neograde::app {
 
 struct run_summary {
   reports::scorecard scorecard;
-  int failed = 0;  // checks with outcome fail
+  int failed = 0;                   // checks with outcome fail
   std::optional<run_stop> stopped;  // the run did not finish: why, and after which check
 };
 

@@ -74,10 +74,12 @@ void connection(const load_options& o, const std::optional<provider_spec>& spec,
     if (colon == std::string::npos) throw std::invalid_argument("a header is 'Name: value': " + h);
     req.headers.emplace_back(h.substr(0, colon), h.substr(h.find_first_not_of(' ', colon + 1)));
   }
-  drive([&] {
-    auto r = c.send(req);
-    return r && r->status < 400;
-  }, stop, t);
+  drive(
+      [&] {
+        auto r = c.send(req);
+        return r && r->status < 400;
+      },
+      stop, t);
 }
 
 double percentile(std::vector<double>& v, double p) {

@@ -75,7 +75,8 @@ fixture& get(const std::string& provider) {
   const auto one = items->is_array() ? items->front() : items->begin().value();
   for (int i = 1; static_cast<int>(items->size()) < instances_listed; ++i) {
     if (items->is_array()) items->push_back(one);
-    else (*items)["bench-" + std::to_string(i)] = one;
+    else
+      (*items)["bench-" + std::to_string(i)] = one;
   }
   f.response = *listed.response;
   f.response.body = f.doc.dump();
@@ -174,9 +175,9 @@ void jsonl_write(benchmark::State& state) {
 
 // Lambda (a JSON array under data), RunPod v2 (a bare array), DigitalOcean (a paginated
 // object): the three shapes of list response the catalogue has most.
-#define NEOGRADE_PER_PROVIDER(fn)                 \
-  BENCHMARK_CAPTURE(fn, lambda, "lambda");        \
-  BENCHMARK_CAPTURE(fn, runpod, "runpod");        \
+#define NEOGRADE_PER_PROVIDER(fn)          \
+  BENCHMARK_CAPTURE(fn, lambda, "lambda"); \
+  BENCHMARK_CAPTURE(fn, runpod, "runpod"); \
   BENCHMARK_CAPTURE(fn, digitalocean, "digitalocean")
 
 NEOGRADE_PER_PROVIDER(http_parse);

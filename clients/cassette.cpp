@@ -24,8 +24,8 @@ namespace neograde {
 
 namespace {
 
-using nlohmann::json;
 using http::client_errc;
+using nlohmann::json;
 
 constexpr std::array<std::pair<client_errc, std::string_view>, 12> errc_names{{
     {client_errc::bad_url, "bad_url"},
@@ -44,16 +44,13 @@ constexpr std::array<std::pair<client_errc, std::string_view>, 12> errc_names{{
 
 // Text from outside (a provider's bytes) may not be UTF-8; it is written with U+FFFD in place of
 // what is not, rather than refused.
-std::string dump_line(const json& doc) {
-  return doc.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
-}
+std::string dump_line(const json& doc) { return doc.dump(-1, ' ', false, json::error_handler_t::replace) + "\n"; }
 
 // What a string becomes once written to a cassette and read back (invalid UTF-8 replaced).
 std::string as_recorded(const std::string& s) {
   auto doc = json::parse(json(s).dump(-1, ' ', false, json::error_handler_t::replace), nullptr, false);
   return doc.is_string() ? doc.get<std::string>() : s;
 }
-
 
 // Times in a cassette are at most 1e12 ms (31 years): virtual time in nanoseconds cannot overflow.
 constexpr double max_ms = 1e12;
@@ -71,9 +68,7 @@ struct bad_cassette {
   std::string message;
 };
 
-[[noreturn]] void fail(std::size_t line, const std::string& what) {
-  throw bad_cassette{"line " + std::to_string(line) + ": " + what};
-}
+[[noreturn]] void fail(std::size_t line, const std::string& what) { throw bad_cassette{"line " + std::to_string(line) + ": " + what}; }
 
 std::string in_quotes(std::string_view key) { return "\"" + std::string(key) + "\""; }
 
@@ -129,16 +124,18 @@ cassette_header read_header(const json& doc) {
   const auto& version = f.at("version");
   if (!version.is_number_integer()) f.wrong("version", "an integer");
   if (version.get<long long>() != cassette_version)
-    fail(1, "unsupported cassette version " + version.dump() + " (this neograde reads version " +
-                std::to_string(cassette_version) + ")");
+    fail(1, "unsupported cassette version " + version.dump() + " (this neograde reads version " + std::to_string(cassette_version) + ")");
   cassette_header h;
   h.provider = f.string("provider");
   h.base_url = f.string("base_url");
   h.run_id = f.string("run_id");
   const auto source = f.string("recorded_source");
   if (source == "emulated") h.recorded_source = result_source::emulated;
-  else if (source == "live") h.recorded_source = result_source::live;
-  else fail(1, "\"recorded_source\" must be \"emulated\" or \"live\", not " + json(source).dump(-1, ' ', false, json::error_handler_t::replace));
+  else if (source == "live")
+    h.recorded_source = result_source::live;
+  else
+    fail(1,
+         "\"recorded_source\" must be \"emulated\" or \"live\", not " + json(source).dump(-1, ' ', false, json::error_handler_t::replace));
   h.time_scale = f.non_negative("time_scale");
   h.recorded_at = f.string("recorded_at");
   const auto& accounts = f.at("accounts");
@@ -189,8 +186,8 @@ recorded_exchange read_exchange(const json& doc, std::size_t line, std::size_t e
 cassette parse(std::string_view text) {
   if (text.size() > cassette_max_bytes) {
     const auto line = static_cast<std::size_t>(std::count(text.begin(), text.begin() + cassette_max_bytes, '\n')) + 1;
-    fail(line, "the cassette is longer than its limit of " + std::to_string(cassette_max_bytes) + " bytes (" +
-                   std::to_string(text.size()) + " bytes)");
+    fail(line, "the cassette is longer than its limit of " + std::to_string(cassette_max_bytes) + " bytes (" + std::to_string(text.size()) +
+                   " bytes)");
   }
   if (text.empty()) fail(1, "empty cassette: no header");
   cassette out;
@@ -200,17 +197,16 @@ cassette parse(std::string_view text) {
     const bool torn = nl == std::string_view::npos;
     const auto content = text.substr(pos, torn ? std::string_view::npos : nl - pos);
     pos = torn ? text.size() : nl + 1;
-    if (line > cassette_max_exchanges + 1)
-      fail(line, "more than " + std::to_string(cassette_max_exchanges) + " exchanges");
-    if (!json_depth_within(content, cassette_max_depth))
-      fail(line, "nested deeper than " + std::to_string(cassette_max_depth) + " levels");
+    if (line > cassette_max_exchanges + 1) fail(line, "more than " + std::to_string(cassette_max_exchanges) + " exchanges");
+    if (!json_depth_within(content, cassette_max_depth)) fail(line, "nested deeper than " + std::to_string(cassette_max_depth) + " levels");
     auto doc = json::parse(content, nullptr, /*allow_exceptions=*/false);
     if (doc.is_discarded()) {
       if (torn) fail(line, "the cassette is truncated: its last line is incomplete (no newline, not valid JSON)");
       fail(line, content.find_first_not_of(" \t\r") == std::string_view::npos ? "empty line" : "not valid JSON");
     }
     if (line == 1) out.header = read_header(doc);
-    else out.exchanges.push_back(read_exchange(doc, line, out.exchanges.size()));
+    else
+      out.exchanges.push_back(read_exchange(doc, line, out.exchanges.size()));
   }
   return out;
 }
@@ -240,9 +236,7 @@ std::optional<std::string> content_type(const header_list& headers) {
 }
 
 // Equal as the cassette would hold the live value: recorded text went through UTF-8 repair.
-bool same(const std::string& recorded, const std::string& live) {
-  return recorded == live || recorded == as_recorded(live);
-}
+bool same(const std::string& recorded, const std::string& live) { return recorded == live || recorded == as_recorded(live); }
 
 bool same(const std::optional<std::string>& recorded, const std::optional<std::string>& live) {
   if (!recorded || !live) return !recorded && !live;
@@ -295,15 +289,9 @@ std::string to_jsonl(const cassette_header& header) {
   if (header.recorded_source != result_source::emulated && header.recorded_source != result_source::live)
     throw std::invalid_argument("cassette: recorded_source must be emulated or live");
   json doc = {
-      {"cassette", "neograde"},
-      {"version", cassette_version},
-      {"provider", header.provider},
-      {"base_url", header.base_url},
-      {"run_id", header.run_id},
-      {"recorded_source", header.recorded_source},
-      {"time_scale", header.time_scale},
-      {"recorded_at", header.recorded_at},
-      {"accounts", header.accounts},
+      {"cassette", "neograde"},          {"version", cassette_version},       {"provider", header.provider},
+      {"base_url", header.base_url},     {"run_id", header.run_id},           {"recorded_source", header.recorded_source},
+      {"time_scale", header.time_scale}, {"recorded_at", header.recorded_at}, {"accounts", header.accounts},
   };
   return dump_line(doc);
 }
@@ -313,8 +301,8 @@ std::string to_jsonl(const recorded_exchange& e) {
       {"seq", e.seq},
       {"t_ms", e.t_ms},
       {"duration_ms", e.duration_ms},
-      {"request", {{"method", e.request.method}, {"url", e.request.url}, {"headers", header_json(e.request.headers)},
-                   {"body", e.request.body}}},
+      {"request",
+       {{"method", e.request.method}, {"url", e.request.url}, {"headers", header_json(e.request.headers)}, {"body", e.request.body}}},
   };
   if (e.error) {
     if (e.error->code.category() != http::client_category())
@@ -323,8 +311,7 @@ std::string to_jsonl(const recorded_exchange& e) {
     if (!name) throw std::invalid_argument("cassette: unknown client error " + e.error->code.to_string());
     doc["error"] = {{"code", *name}, {"detail", e.error->detail}};
   } else if (e.response) {
-    doc["response"] = {{"status", e.response->status}, {"headers", header_json(e.response->headers)},
-                       {"body", e.response->body}};
+    doc["response"] = {{"status", e.response->status}, {"headers", header_json(e.response->headers)}, {"body", e.response->body}};
   } else {
     throw std::invalid_argument("cassette: exchange " + std::to_string(e.seq) + " has neither a response nor an error");
   }
@@ -409,7 +396,8 @@ void cassette_writer::add(const exchange& kept, const std::optional<http::transp
   e.duration_ms = duration;
   e.request = {kept.method, kept.url, kept.request_headers, kept.request_body};
   if (error) e.error = *error;
-  else e.response = http::response{kept.status, kept.response_headers, kept.response_body};
+  else
+    e.response = http::response{kept.status, kept.response_headers, kept.response_body};
   const std::lock_guard lock(mu_);
   e.seq = next_seq_;
   write(to_jsonl(e));
@@ -439,8 +427,8 @@ http::replayed replayer::answer(const exchange& request) {
                     std::to_string(cassette_.exchanges.size()) + "), got " + got());
   const auto& rec = cassette_.exchanges[next_];
   const auto recorded_type = content_type(rec.request.headers);
-  if (!same(rec.request.method, request.method) || !same(rec.request.url, request.url) ||
-      !same(rec.request.body, request.request_body) || !same(recorded_type, live_type))
+  if (!same(rec.request.method, request.method) || !same(rec.request.url, request.url) || !same(rec.request.body, request.request_body) ||
+      !same(recorded_type, live_type))
     return mismatch("request #" + std::to_string(next_) + ": expected " +
                     describe(rec.request.method, rec.request.url, recorded_type, rec.request.body) + ", got " + got());
   ++next_;
@@ -479,8 +467,8 @@ void replayer::sleep(std::chrono::milliseconds d) {
 // --- hooks ---
 
 void record_into(http::client_options& options, std::shared_ptr<cassette_writer> writer) {
-  options.tap = [previous = std::move(options.tap), writer = std::move(writer)](
-                    const exchange& kept, const std::optional<http::transport_error>& error) {
+  options.tap = [previous = std::move(options.tap), writer = std::move(writer)](const exchange& kept,
+                                                                                const std::optional<http::transport_error>& error) {
     if (previous) previous(kept, error);
     writer->add(kept, error);
   };

@@ -59,9 +59,7 @@ std::string curl_command(const exchange& e, const provider_spec& spec) {
       case auth_scheme::oauth2_client_credentials:
         line += " -H \"" + name + ": Bearer $" + spec.auth.env + "_ACCESS_TOKEN\"";  // a token from the token endpoint
         break;
-      case auth_scheme::hmac_sha256:
-        line += " -H \"" + name + ": <HMAC signature over this request with " + env + ">\"";
-        break;
+      case auth_scheme::hmac_sha256: line += " -H \"" + name + ": <HMAC signature over this request with " + env + ">\""; break;
       default: line += " -H \"" + name + ": Bearer " + env + "\""; break;
     }
   }

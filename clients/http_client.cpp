@@ -76,7 +76,8 @@ bool is_ip_literal(const std::string& host) {
 }
 
 transport_error fail(client_errc e, const error_code& cause) {
-  if (cause == beast::error::timeout) return {make_error_code(client_errc::timeout), std::string(client_category().message(static_cast<int>(e)))};
+  if (cause == beast::error::timeout)
+    return {make_error_code(client_errc::timeout), std::string(client_category().message(static_cast<int>(e)))};
   return {make_error_code(e), cause.message()};
 }
 
@@ -93,8 +94,8 @@ std::optional<transport_error> parse_failure(const error_code& ec, const client_
     return transport_error{make_error_code(client_errc::body_too_large), "limit is " + std::to_string(opts.max_body_bytes) + " bytes"};
   if (ec == bhttp::error::header_limit)
     return transport_error{make_error_code(client_errc::header_too_large), "limit is " + std::to_string(opts.max_header_bytes) + " bytes"};
-  if (ec.category() == bhttp::make_error_code(bhttp::error::end_of_stream).category() &&
-      ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message)
+  if (ec.category() == bhttp::make_error_code(bhttp::error::end_of_stream).category() && ec != bhttp::error::end_of_stream &&
+      ec != bhttp::error::partial_message)
     return transport_error{make_error_code(client_errc::bad_response), ec.message()};
   return std::nullopt;
 }
@@ -240,8 +241,7 @@ struct client::impl {
       // it is not sent for IP literals.
       if (!is_ip_literal(t.host) && !SSL_set_tlsext_host_name(secure->native_handle(), t.host.c_str()))
         co_return transport_error{make_error_code(client_errc::tls_handshake_failed), "cannot set SNI"};
-      secure->set_verify_callback([check = ssl::host_name_verification(t.host)](bool preverified,
-                                                                                  ssl::verify_context& ctx) {
+      secure->set_verify_callback([check = ssl::host_name_verification(t.host)](bool preverified, ssl::verify_context& ctx) {
         if (check(preverified, ctx)) return true;
         // A name that does not match would be reported as an "unspecified" failure: name it.
         if (preverified) X509_STORE_CTX_set_error(ctx.native_handle(), X509_V_ERR_HOSTNAME_MISMATCH);
@@ -274,9 +274,8 @@ struct client::impl {
   }
 
   template <class Stream>
-  asio::awaitable<std::optional<transport_error>> round_trip(Stream& stream,
-                                                             bhttp::request<bhttp::string_body>& req,
-                                                             response& out, bool& nothing_read) {
+  asio::awaitable<std::optional<transport_error>> round_trip(Stream& stream, bhttp::request<bhttp::string_body>& req, response& out,
+                                                             bool& nothing_read) {
     lowest().expires_after(opts.write_timeout);
     auto [wec, wn] = co_await bhttp::async_write(stream, req, nothrow);
     if (wec) {
@@ -315,8 +314,7 @@ struct client::impl {
     }
   }
 
-  asio::awaitable<std::optional<transport_error>> perform(const url_parts& t, bhttp::request<bhttp::string_body>& req,
-                                                          response& out) {
+  asio::awaitable<std::optional<transport_error>> perform(const url_parts& t, bhttp::request<bhttp::string_body>& req, response& out) {
     // A kept-alive connection may have been closed by the server meanwhile; if nothing at all
     // came back on a reused connection, reconnect once and resend.
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -329,7 +327,8 @@ struct client::impl {
       out = {};
       std::optional<transport_error> err;
       if (secure) err = co_await round_trip(*secure, req, out, nothing_read);
-      else err = co_await round_trip(*plain, req, out, nothing_read);
+      else
+        err = co_await round_trip(*plain, req, out, nothing_read);
       if (!err) co_return std::nullopt;
       close();
       if (!(reused && nothing_read)) co_return err;
@@ -380,8 +379,7 @@ struct client::impl {
   }
 };
 
-client::client(client_options options, redactor redact)
-    : impl_(std::make_unique<impl>(std::move(options), std::move(redact))) {}
+client::client(client_options options, redactor redact) : impl_(std::make_unique<impl>(std::move(options), std::move(redact))) {}
 
 client::~client() = default;
 
@@ -419,16 +417,15 @@ boost::system::result<response, transport_error> client::send(const request& req
     if (!res || (res->status != 429 && res->status != 503) || attempt >= d.opts.max_retries) return res;
     if (d.opts.retryable && !d.opts.retryable(*res)) return res;
     // RFC 9110 §10.2.3: Retry-After says how long to wait; without it, back off exponentially.
-    auto wait = parse_retry_after(res->header("Retry-After"))
-                    .value_or(std::chrono::milliseconds(500LL << attempt));
+    auto wait = parse_retry_after(res->header("Retry-After")).value_or(std::chrono::milliseconds(500LL << attempt));
     if (wait > d.opts.max_retry_wait) return res;  // the provider asks for longer than we wait
     if (d.opts.sleep) d.opts.sleep(wait);
-    else std::this_thread::sleep_for(wait);
+    else
+      std::this_thread::sleep_for(wait);
   }
 }
 
-boost::system::result<response, transport_error> parse_response(std::string_view bytes,
-                                                                 const client_options& options) {
+boost::system::result<response, transport_error> parse_response(std::string_view bytes, const client_options& options) {
   std::size_t used = 0;
   for (;;) {
     parser_type parser;

@@ -20,13 +20,13 @@
 namespace neograde {
 
 NLOHMANN_JSON_SERIALIZE_ENUM(journal_event, {
-  {journal_event::intent, "intent"},
-  {journal_event::created, "created"},
-  {journal_event::refused, "refused"},
-  {journal_event::terminating, "terminating"},
-  {journal_event::deleted, "deleted"},
-  {journal_event::leaked, "leaked"},
-})
+                                                {journal_event::intent, "intent"},
+                                                {journal_event::created, "created"},
+                                                {journal_event::refused, "refused"},
+                                                {journal_event::terminating, "terminating"},
+                                                {journal_event::deleted, "deleted"},
+                                                {journal_event::leaked, "leaked"},
+                                            })
 
 namespace {
 
@@ -37,8 +37,8 @@ config_error io_error(const std::string& what, const std::filesystem::path& p) {
 }
 
 nlohmann::json to_json(const journal_entry& e) {
-  nlohmann::json j{{"format", journal_format}, {"event", e.event}, {"time", e.time}, {"run_id", e.run_id},
-                   {"provider", e.provider}, {"base_url", e.base_url}, {"name", e.name}};
+  nlohmann::json j{{"format", journal_format}, {"event", e.event},       {"time", e.time}, {"run_id", e.run_id},
+                   {"provider", e.provider},   {"base_url", e.base_url}, {"name", e.name}};
   if (!e.id.empty()) j["id"] = e.id;
   if (!e.instance_type.empty()) j["instance_type"] = e.instance_type;
   if (e.price_per_hour_usd) j["price_per_hour_usd"] = *e.price_per_hour_usd;
@@ -53,8 +53,8 @@ std::optional<journal_entry> from_json(const nlohmann::json& j) {
   if (!j.contains("event") || !j["event"].is_string()) return std::nullopt;
   const auto word = j["event"].get<std::string>();
   bool known = false;
-  for (auto ev : {journal_event::intent, journal_event::created, journal_event::refused, journal_event::terminating,
-                  journal_event::deleted, journal_event::leaked})
+  for (auto ev : {journal_event::intent, journal_event::created, journal_event::refused, journal_event::terminating, journal_event::deleted,
+                  journal_event::leaked})
     if (nlohmann::json(ev).get<std::string>() == word) e.event = ev, known = true;
   if (!known) return std::nullopt;
   e.time = str("time");
@@ -121,7 +121,8 @@ journal_contents read_journal(const std::filesystem::path& path) {
     auto j = nlohmann::json::parse(line, nullptr, false);
     auto e = j.is_discarded() ? std::nullopt : from_json(j);
     if (e) out.entries.push_back(std::move(*e));
-    else ++out.unreadable_lines;
+    else
+      ++out.unreadable_lines;
   }
   return out;
 }
@@ -135,17 +136,14 @@ std::vector<journaled_instance> outstanding(const std::vector<journal_entry>& en
     if (e.provider != provider || e.base_url != base_url) continue;
     const auto key = std::pair{e.run_id, e.name};
     switch (e.event) {
-      case journal_event::intent:
-        open[key] = {e.run_id, e.name, "", e.time, e.instance_type};
-        break;
+      case journal_event::intent: open[key] = {e.run_id, e.name, "", e.time, e.instance_type}; break;
       case journal_event::created:
         if (auto it = open.find(key); it != open.end()) it->second.id = e.id;
-        else open[key] = {e.run_id, e.name, e.id, e.time, e.instance_type};
+        else
+          open[key] = {e.run_id, e.name, e.id, e.time, e.instance_type};
         by_id[e.id] = key;
         break;
-      case journal_event::refused:
-        open.erase(key);
-        break;
+      case journal_event::refused: open.erase(key); break;
       case journal_event::deleted:
         // By id, and by name: names carry their run's id, so a sweep's deletion closes them too.
         if (auto it = by_id.find(e.id); !e.id.empty() && it != by_id.end()) open.erase(it->second);
@@ -153,8 +151,7 @@ std::vector<journaled_instance> outstanding(const std::vector<journal_entry>& en
           for (auto it = open.begin(); it != open.end();) it = it->first.second == e.name ? open.erase(it) : std::next(it);
         break;
       case journal_event::terminating:
-      case journal_event::leaked:
-        break;
+      case journal_event::leaked: break;
     }
   }
   std::vector<journaled_instance> out;

@@ -41,10 +41,22 @@ std::optional<outcome> provider_condition(const call_result& r, const provider_s
 }
 
 std::optional<std::string> internal_detail(std::string_view body) {
-  static constexpr std::array<std::string_view, 16> markers{
-      "traceback (most recent call last)", "exception in thread", "at java.", "at org.", ".py\", line", "goroutine ",
-      "panic: ", "nullpointerexception", "/usr/src/", "/srv/", "/var/www/", "/home/", "sqlstate", "psycopg2",
-      "you have an error in your sql syntax", "ora-0"};
+  static constexpr std::array<std::string_view, 16> markers{"traceback (most recent call last)",
+                                                            "exception in thread",
+                                                            "at java.",
+                                                            "at org.",
+                                                            ".py\", line",
+                                                            "goroutine ",
+                                                            "panic: ",
+                                                            "nullpointerexception",
+                                                            "/usr/src/",
+                                                            "/srv/",
+                                                            "/var/www/",
+                                                            "/home/",
+                                                            "sqlstate",
+                                                            "psycopg2",
+                                                            "you have an error in your sql syntax",
+                                                            "ora-0"};
   const auto text = lower(body);
   for (auto m : markers)
     if (text.find(m) != std::string::npos) return std::string(m);

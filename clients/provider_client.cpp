@@ -62,8 +62,8 @@ std::shared_ptr<spend_ledger> default_ledger(const std::string& base_url, const 
   auto u = http::parse_url(base_url);
   const bool loopback = u && http::is_loopback(*u);
   return std::make_shared<spend_ledger>(
-      spend_permission{loopback, loopback ? "" : "this client was given no spend ledger (see clients/spend.hpp)"},
-      live_rules{}, "", spec.provider.id, base_url);
+      spend_permission{loopback, loopback ? "" : "this client was given no spend ledger (see clients/spend.hpp)"}, live_rules{}, "",
+      spec.provider.id, base_url);
 }
 
 // Whether method and path (with a query, perhaps) address the spec's launch operation: the same
@@ -95,7 +95,6 @@ std::string var_text(const template_vars& vars, const char* name) {
   return it->second.is_string() ? it->second.get<std::string>() : it->second.dump();
 }
 
-
 std::vector<std::string> strings_at(const nlohmann::json& obj, const field_path& f) {
   std::vector<std::string> out;
   const auto* v = find_pointer(obj, f.pointer);
@@ -105,8 +104,7 @@ std::vector<std::string> strings_at(const nlohmann::json& obj, const field_path&
   return out;
 }
 
-std::string text_field(const nlohmann::json& obj, const std::map<std::string, field_path>& fields,
-                       const std::string& name) {
+std::string text_field(const nlohmann::json& obj, const std::map<std::string, field_path>& fields, const std::string& name) {
   auto it = fields.find(name);
   if (it == fields.end()) return {};
   return string_at(obj, it->second.pointer).value_or("");
@@ -114,9 +112,7 @@ std::string text_field(const nlohmann::json& obj, const std::map<std::string, fi
 
 }  // namespace
 
-std::string call_result::content_type() const {
-  return response ? response->header("Content-Type") : std::string();
-}
+std::string call_result::content_type() const { return response ? response->header("Content-Type") : std::string(); }
 
 std::string call_result::describe() const {
   if (not_sent) return "not sent: " + *not_sent;
@@ -172,8 +168,7 @@ http::client_options without_condition_retries(http::client_options o, const pro
 
 }  // namespace
 
-provider_client::provider_client(const provider_spec& spec, std::string base_url, std::string api_key,
-                                 http::client_options options)
+provider_client::provider_client(const provider_spec& spec, std::string base_url, std::string api_key, http::client_options options)
     : spec_(spec),
       base_url_(std::move(base_url)),
       api_key_(std::move(api_key)),
@@ -191,7 +186,9 @@ std::optional<std::string> provider_client::access_token(bool refresh) {
   token_.reset();
   const auto& m = spec_.auth.schemes.front();
   auto [id, secret] = split_credentials(api_key_);
-  http::request req{"POST", base_url_ + m.token_path, {{"Content-Type", "application/json"}},
+  http::request req{"POST",
+                    base_url_ + m.token_path,
+                    {{"Content-Type", "application/json"}},
                     dump_json({{"grant_type", "client_credentials"}, {"client_id", id}, {"client_secret", secret}})};
   auto res = http_.send(req);
   if (!res || res->status != 200) return std::nullopt;
@@ -205,8 +202,7 @@ std::optional<std::string> provider_client::access_token(bool refresh) {
   double lifetime = given != nullptr && given->is_number() ? given->get<double>() : 3600.0;
   if (!(lifetime > 0 && lifetime < 86400.0 * 365)) lifetime = 3600.0;
   // Renew a little early, so that a token never expires between check and use.
-  token_expiry_ = std::chrono::steady_clock::now() +
-                  std::chrono::milliseconds(static_cast<long long>(lifetime * 900));
+  token_expiry_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<long long>(lifetime * 900));
   token_ = *token;
   return token_;
 }
@@ -258,14 +254,16 @@ call_result provider_client::send(http::request req, const operation_spec* op, a
   throw_if_stop_requested();
   if (const auto& m = spec_.auth.schemes.front(); m.type == auth_scheme::query && auth != auth_mode::none)
     req.url += (req.url.find('?') == std::string::npos ? "?" : "&") + m.param + "=" +
-               (auth == auth_mode::invalid ? invalid_key(m.type) : auth == auth_mode::malformed ? "%01" : api_key_);
+               (auth == auth_mode::invalid     ? invalid_key(m.type)
+                : auth == auth_mode::malformed ? "%01"
+                                               : api_key_);
   const auto base_headers = req.headers;
   req.headers = auth_headers(auth, req);
   req.headers.insert(req.headers.end(), base_headers.begin(), base_headers.end());
   auto out = finish(http_.send(req), op);
   // An OAuth2 token can be revoked or expire early: fetch a new one once and retry.
-  if (out.status() == 401 && auth == auth_mode::key &&
-      spec_.auth.schemes.front().type == auth_scheme::oauth2_client_credentials && access_token(true)) {
+  if (out.status() == 401 && auth == auth_mode::key && spec_.auth.schemes.front().type == auth_scheme::oauth2_client_credentials &&
+      access_token(true)) {
     req.headers = auth_headers(auth, req);
     req.headers.insert(req.headers.end(), base_headers.begin(), base_headers.end());
     out = finish(http_.send(req), op);
@@ -273,8 +271,7 @@ call_result provider_client::send(http::request req, const operation_spec* op, a
   return out;
 }
 
-call_result provider_client::finish(boost::system::result<http::response, http::transport_error> res,
-                                    const operation_spec* op) {
+call_result provider_client::finish(boost::system::result<http::response, http::transport_error> res, const operation_spec* op) {
   call_result out;
   out.evidence = http_.last_exchange();
   if (!res) {
@@ -287,8 +284,7 @@ call_result provider_client::finish(boost::system::result<http::response, http::
       // A scale that is not a sane number (a hostile server can send this header too) is ignored.
       if (auto scale = res->header(time_scale_header_name); !scale.empty())
         if (const double x = std::stod(scale); std::isfinite(x) && x >= 0 && x <= 1000) time_scale_ = x;
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
   }
   auto evidence = std::move(out.evidence);
   out = interpret_response(spec_, op, std::move(*res));
@@ -300,8 +296,7 @@ call_result provider_client::call(operation_id id, const template_vars& given, a
   const auto* op = spec_.operation(id);
   if (op == nullptr) {
     call_result out;
-    out.transport = http::transport_error{make_error_code(http::client_errc::bad_url),
-                                          "the spec declares no such operation"};
+    out.transport = http::transport_error{make_error_code(http::client_errc::bad_url), "the spec declares no such operation"};
     return out;
   }
   template_vars vars = given;
@@ -336,8 +331,10 @@ call_result provider_client::call(operation_id id, const template_vars& given, a
   }
   auto out = send(std::move(req), op, auth);
   if (out.transport) ledger_->unanswered(name, out.describe());
-  else if (out.success) ledger_->created(name, launched_id(out, var_text(vars, "client_id")).value_or(""));
-  else ledger_->refused(name, out.describe());
+  else if (out.success)
+    ledger_->created(name, launched_id(out, var_text(vars, "client_id")).value_or(""));
+  else
+    ledger_->refused(name, out.describe());
   if (observer) observer(id, out);
   return out;
 }
@@ -360,13 +357,14 @@ call_result provider_client::raw(const std::string& method, const std::string& p
   }
   auto out = send(std::move(req), spec_.operation(as), auth);
   if (out.transport) ledger_->unanswered(name, out.describe());
-  else if (out.response && out.status() >= 200 && out.status() < 300) ledger_->created(name, "");
-  else ledger_->refused(name, out.describe());
+  else if (out.response && out.status() >= 200 && out.status() < 300)
+    ledger_->created(name, "");
+  else
+    ledger_->refused(name, out.describe());
   return out;
 }
 
-std::vector<nlohmann::json> provider_client::collection(const nlohmann::json& doc, const std::string& pointer,
-                                                        bool object_values) const {
+std::vector<nlohmann::json> provider_client::collection(const nlohmann::json& doc, const std::string& pointer, bool object_values) const {
   std::vector<nlohmann::json> out;
   const auto* v = find_pointer(doc, pointer);
   if (v == nullptr) return out;
@@ -394,8 +392,8 @@ namespace {
 
 // Offer field names with a meaning of their own; any other name is a launch parameter.
 bool is_offer_attribute(const std::string& name) {
-  static const std::set<std::string> names{"rows", "instance_type", "description", "price_per_hour_usd",
-                                           "regions_available", "region", "gpu", "available"};
+  static const std::set<std::string> names{"rows",   "instance_type", "description", "price_per_hour_usd", "regions_available",
+                                           "region", "gpu",           "available"};
   return names.contains(name);
 }
 
@@ -493,9 +491,12 @@ std::vector<offer> provider_client::to_offers(const nlohmann::json& item) const 
       const auto n = number_field(req.at, at_pointer);
       char buf[96];
       if (!n) continue;  // not stated: the row cannot be judged, so it is not excluded
-      if (req.at_least && *n < *req.at_least) std::snprintf(buf, sizeof buf, "%s is %g, under %g", req.at.pointer.c_str(), *n, *req.at_least);
-      else if (req.at_most && *n > *req.at_most) std::snprintf(buf, sizeof buf, "%s is %g, over %g", req.at.pointer.c_str(), *n, *req.at_most);
-      else continue;
+      if (req.at_least && *n < *req.at_least)
+        std::snprintf(buf, sizeof buf, "%s is %g, under %g", req.at.pointer.c_str(), *n, *req.at_least);
+      else if (req.at_most && *n > *req.at_most)
+        std::snprintf(buf, sizeof buf, "%s is %g, over %g", req.at.pointer.c_str(), *n, *req.at_most);
+      else
+        continue;
       o.misfit = std::string(buf) + " (" + req.why + ")";
     }
     for (const auto& [name, fp] : f)
@@ -527,9 +528,8 @@ std::vector<offer> provider_client::to_offers(const nlohmann::json& item) const 
 }
 
 nlohmann::json offer_selection::to_json() const {
-  nlohmann::json j{{"explanation", explanation}, {"rows", rows}, {"not_gpu", not_gpu}, {"unavailable", unavailable},
-                   {"unpriced", unpriced}, {"not_pinned", unpinned}, {"refused", refused},
-                   {"not_fitting", misfit}};
+  nlohmann::json j{{"explanation", explanation}, {"rows", rows},           {"not_gpu", not_gpu}, {"unavailable", unavailable},
+                   {"unpriced", unpriced},       {"not_pinned", unpinned}, {"refused", refused}, {"not_fitting", misfit}};
   if (chosen) {
     j["instance_type"] = chosen->instance_type;
     j["region"] = chosen->region;
@@ -550,17 +550,33 @@ offer_selection select_offer(const provider_spec& spec, const std::vector<offer>
   std::size_t candidates = 0;
   for (auto row : rows) {
     ++s.rows;
-    if (row.gpu && !*row.gpu) { ++s.not_gpu; continue; }
-    if (!row.available) { ++s.unavailable; continue; }
-    if (!row.misfit.empty()) { ++s.misfit; continue; }
+    if (row.gpu && !*row.gpu) {
+      ++s.not_gpu;
+      continue;
+    }
+    if (!row.available) {
+      ++s.unavailable;
+      continue;
+    }
+    if (!row.misfit.empty()) {
+      ++s.misfit;
+      continue;
+    }
     if (!rows_have_regions && row.region.empty()) row.region = region_var;
-    if ((!pins.instance_type.empty() && row.instance_type != pins.instance_type) ||
-        (!pins.region.empty() && row.region != pins.region)) { ++s.unpinned; continue; }
-    if (priced && !row.price_per_hour_usd) { ++s.unpriced; continue; }
-    if (std::find(refused_keys.begin(), refused_keys.end(), row.key()) != refused_keys.end()) { ++s.refused; continue; }
+    if ((!pins.instance_type.empty() && row.instance_type != pins.instance_type) || (!pins.region.empty() && row.region != pins.region)) {
+      ++s.unpinned;
+      continue;
+    }
+    if (priced && !row.price_per_hour_usd) {
+      ++s.unpriced;
+      continue;
+    }
+    if (std::find(refused_keys.begin(), refused_keys.end(), row.key()) != refused_keys.end()) {
+      ++s.refused;
+      continue;
+    }
     ++candidates;
-    if (!s.chosen || (row.price_per_hour_usd && (!s.chosen->price_per_hour_usd ||
-                                                 *row.price_per_hour_usd < *s.chosen->price_per_hour_usd)))
+    if (!s.chosen || (row.price_per_hour_usd && (!s.chosen->price_per_hour_usd || *row.price_per_hour_usd < *s.chosen->price_per_hour_usd)))
       s.chosen = std::move(row);
   }
   std::string excluded;
@@ -584,8 +600,8 @@ offer_selection select_offer(const provider_spec& spec, const std::vector<offer>
     std::snprintf(buf, sizeof buf, "%.4g", *s.chosen->price_per_hour_usd);
     price = " at $" + std::string(buf) + "/h";
   }
-  s.explanation = s.chosen->key() + price + ": " + (priced ? "the cheapest" : "the first (the catalogue has no prices)") +
-                  " of " + std::to_string(candidates) + " launchable row(s) (" + of + ")";
+  s.explanation = s.chosen->key() + price + ": " + (priced ? "the cheapest" : "the first (the catalogue has no prices)") + " of " +
+                  std::to_string(candidates) + " launchable row(s) (" + of + ")";
   return s;
 }
 
@@ -594,8 +610,7 @@ ssh_key provider_client::to_ssh_key(const nlohmann::json& obj) const {
   return {text_field(obj, f, "id"), text_field(obj, f, "name"), text_field(obj, f, "public_key")};
 }
 
-typed_result<std::vector<nlohmann::json>> provider_client::walk(operation_id id, int page_size,
-                                                                std::vector<std::size_t>* page_sizes) {
+typed_result<std::vector<nlohmann::json>> provider_client::walk(operation_id id, int page_size, std::vector<std::size_t>* page_sizes) {
   const auto& op = *spec_.operation(id);
   typed_result<std::vector<nlohmann::json>> out;
   std::vector<nlohmann::json> items;
@@ -611,8 +626,10 @@ typed_result<std::vector<nlohmann::json>> provider_client::walk(operation_id id,
       if (!pg->size_param.empty()) query = pg->size_param + "=" + std::to_string(size);
       auto add = [&](const std::string& k, const std::string& v) { query += (query.empty() ? "" : "&") + k + "=" + v; };
       if (pg->style == "page") add(pg->page_param, std::to_string(pg->first_page + page));
-      else if (pg->style == "offset") add(pg->offset_param, std::to_string(page * size));
-      else if (pg->style == "token" && page > 0) add(pg->token_param, token);
+      else if (pg->style == "offset")
+        add(pg->offset_param, std::to_string(page * size));
+      else if (pg->style == "token" && page > 0)
+        add(pg->token_param, token);
     }
     out.call = call(id, {}, auth_mode::key, query);
     if (!out.call.success) return out;
@@ -789,9 +806,9 @@ typed_result<std::string> provider_client::launch(const launch_request& req) {
   typed_result<std::string> out{call(operation_id::launch, launch_vars(req))};
   if (!out.call.success) return out;
   out.value = launched_id(out.call, req.name);
-  if (!out.value) out.problem = out.call.json || spec_.operation(operation_id::launch)->text_response
-                                    ? "the response carries no instance id"
-                                    : "the response is not JSON";
+  if (!out.value)
+    out.problem = out.call.json || spec_.operation(operation_id::launch)->text_response ? "the response carries no instance id"
+                                                                                        : "the response is not JSON";
   return out;
 }
 
@@ -810,7 +827,8 @@ typed_result<instance> provider_client::get(const std::string& id) {
   const auto& op = *spec_.operation(operation_id::get);
   const auto* obj = out.call.json ? find_pointer(*out.call.json, op.item.value_or("")) : nullptr;
   if (obj == nullptr || !obj->is_object()) out.problem = "the response carries no instance object";
-  else out.value = to_instance(*obj, operation_id::get);
+  else
+    out.value = to_instance(*obj, operation_id::get);
   return out;
 }
 
@@ -842,8 +860,7 @@ typed_result<std::string> provider_client::action_status(operation_id op, const 
   if (!out.call.success) return out;
   // The read answers the action object alone when the spec says where it sat in the answer.
   const auto pointer = a.status_pointer.substr(a.read_item.size());
-  if (auto status = out.call.json ? string_at(*out.call.json, pointer) : std::nullopt; status && !status->empty())
-    out.value = *status;
+  if (auto status = out.call.json ? string_at(*out.call.json, pointer) : std::nullopt; status && !status->empty()) out.value = *status;
   else
     out.problem = "the action carries no status at " + pointer;
   return out;
@@ -860,17 +877,17 @@ typed_result<ssh_key> provider_client::add_ssh_key(const std::string& name, cons
   if (auto id = bare_text_id(op, out.call)) {
     // The answer is the new key's id alone: the key is what was sent.
     if (id->empty()) out.problem = "the response carries no key id";
-    else out.value = ssh_key{*id, name, public_key};
+    else
+      out.value = ssh_key{*id, name, public_key};
     return out;
   }
   const auto* obj = out.call.json ? find_pointer(*out.call.json, op.item.value_or("")) : nullptr;
   if (obj == nullptr || !obj->is_object()) out.problem = "the response carries no key object";
-  else out.value = to_ssh_key(*obj);
+  else
+    out.value = to_ssh_key(*obj);
   return out;
 }
 
-call_result provider_client::delete_ssh_key(const std::string& id) {
-  return call(operation_id::ssh_keys_delete, {{"id", id}});
-}
+call_result provider_client::delete_ssh_key(const std::string& id) { return call(operation_id::ssh_keys_delete, {{"id", id}}); }
 
 }  // namespace neograde

@@ -12,8 +12,7 @@ namespace neograde {
 namespace {
 
 // The key every run registers when no SSH login is needed (it names no private key we hold).
-constexpr const char* run_public_key =
-    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHVHtN3Yc0SJ7Wz5k0u2m3Fh3Cj0m2Qk4XH7rW0b9c1e neograde";
+constexpr const char* run_public_key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHVHtN3Yc0SJ7Wz5k0u2m3Fh3Cj0m2Qk4XH7rW0b9c1e neograde";
 
 std::filesystem::path make_private_dir(const std::string& prefix) {
   auto base = std::filesystem::temp_directory_path() / (prefix + "XXXXXX");
@@ -24,8 +23,7 @@ std::filesystem::path make_private_dir(const std::string& prefix) {
 
 }  // namespace
 
-session::session(const provider_spec& spec, session_options options)
-    : spec_(spec), options_(std::move(options)), http_(options_.http) {
+session::session(const provider_spec& spec, session_options options) : spec_(spec), options_(std::move(options)), http_(options_.http) {
   if (!http::parse_url(options_.base_url)) throw config_error("not an http(s) URL with a host: " + options_.base_url);
   if (options_.run_id.empty()) options_.run_id = new_run_id();
   clock_ = options_.clock != nullptr ? options_.clock : options_.replay ? options_.replay.get() : &real_clock();
@@ -76,11 +74,12 @@ session::session(const provider_spec& spec, session_options options)
 
   if (options_.replay) replay_from(http_, options_.replay);
   if (!options_.record.empty())
-    record_into(http_, std::make_shared<cassette_writer>(options_.record, cassette_header{.provider = spec_.provider.id,
-                                                                                          .base_url = options_.base_url,
-                                                                                          .run_id = options_.run_id,
-                                                                                          .recorded_source = provenance(),
-                                                                                          .accounts = options_.second_api_key.empty() ? 1 : 2}));
+    record_into(http_,
+                std::make_shared<cassette_writer>(options_.record, cassette_header{.provider = spec_.provider.id,
+                                                                                   .base_url = options_.base_url,
+                                                                                   .run_id = options_.run_id,
+                                                                                   .recorded_source = provenance(),
+                                                                                   .accounts = options_.second_api_key.empty() ? 1 : 2}));
 }
 
 session::~session() {
@@ -102,9 +101,7 @@ result_source session::provenance() const {
 
 bool session::emulated() const { return primary_ && primary_->target_is_emulator() ? true : probe_emulated_; }
 
-double session::time_scale() const {
-  return primary_ && primary_->target_is_emulator() ? primary_->target_time_scale() : probe_scale_;
-}
+double session::time_scale() const { return primary_ && primary_->target_is_emulator() ? primary_->target_time_scale() : probe_scale_; }
 
 void session::configure_http(const std::function<void(http::client_options&)>& change) {
   if (primary_) throw std::logic_error("session::configure_http after the run's clients were made");

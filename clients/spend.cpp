@@ -52,8 +52,7 @@ std::string money(double usd) {
 }
 }  // namespace
 
-spend_ledger::spend_ledger(spend_permission permission, live_rules rules, std::string run_id, std::string provider,
-                           std::string base_url)
+spend_ledger::spend_ledger(spend_permission permission, live_rules rules, std::string run_id, std::string provider, std::string base_url)
     : permission_(std::move(permission)),
       rules_(std::move(rules)),
       run_id_(std::move(run_id)),
@@ -84,8 +83,8 @@ std::optional<double> spend_ledger::estimate_usd(const std::string& instance_typ
   return estimate_locked(instance_type);
 }
 
-std::optional<std::string> budget_refusal(const live_rules& rules, int launched, double committed_usd,
-                                          std::optional<double> estimate_usd, const std::string& what) {
+std::optional<std::string> budget_refusal(const live_rules& rules, int launched, double committed_usd, std::optional<double> estimate_usd,
+                                          const std::string& what) {
   const auto& b = rules.budget;
   if (launched + 1 > b.max_instances)
     return "the budget allows " + std::to_string(b.max_instances) + " instance(s) per run (--max-instances) and " +
@@ -93,18 +92,17 @@ std::optional<std::string> budget_refusal(const live_rules& rules, int launched,
   if (!estimate_usd) return "no offer price is known, so the cost cannot be bounded (--max-spend)";
   if (committed_usd + *estimate_usd > b.max_spend_usd + 1e-9)
     return "launching " + what + " is estimated at " + money(*estimate_usd) + " (" +
-           std::to_string(static_cast<long>(std::lround(rules.billed_seconds_per_instance / 60))) +
-           " min billed), with " + money(committed_usd) + " already committed; that exceeds --max-spend " +
-           money(b.max_spend_usd);
+           std::to_string(static_cast<long>(std::lround(rules.billed_seconds_per_instance / 60))) + " min billed), with " +
+           money(committed_usd) + " already committed; that exceeds --max-spend " + money(b.max_spend_usd);
   return std::nullopt;
 }
 
 std::optional<std::string> spend_ledger::refusal_locked(const std::string& instance_type) const {
   if (!permission_.allowed) return permission_.refusal;
   if (!rules_.live) return std::nullopt;
-  return budget_refusal(rules_, launched_, committed_, estimate_locked(instance_type),
-                        prices_.contains(instance_type) ? instance_type
-                                                        : "an instance of a type without a listed price (priced as the dearest offer)");
+  return budget_refusal(
+      rules_, launched_, committed_, estimate_locked(instance_type),
+      prices_.contains(instance_type) ? instance_type : "an instance of a type without a listed price (priced as the dearest offer)");
 }
 
 std::optional<std::string> spend_ledger::would_refuse(const std::string& instance_type) const {

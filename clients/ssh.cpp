@@ -94,23 +94,31 @@ process_result run_process(const std::vector<std::string>& argv, const process_o
   }
   if (r.timed_out) ::kill(-pid, SIGKILL);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   if (!r.timed_out && WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   return r;
 }
 
 std::vector<std::string> ssh_argv(const target& t, const std::string& remote_command) {
   return {"ssh",
-          "-p", std::to_string(t.port),
-          "-i", t.identity.string(),
-          "-o", "IdentitiesOnly=yes",
-          "-o", "BatchMode=yes",
-          "-o", "StrictHostKeyChecking=accept-new",
-          "-o", "UserKnownHostsFile=" + t.known_hosts.string(),
-          "-o", "ConnectTimeout=" + std::to_string(t.connect_timeout_s),
-          "-o", "ServerAliveInterval=15",
-          "-o", "LogLevel=ERROR",
+          "-p",
+          std::to_string(t.port),
+          "-i",
+          t.identity.string(),
+          "-o",
+          "IdentitiesOnly=yes",
+          "-o",
+          "BatchMode=yes",
+          "-o",
+          "StrictHostKeyChecking=accept-new",
+          "-o",
+          "UserKnownHostsFile=" + t.known_hosts.string(),
+          "-o",
+          "ConnectTimeout=" + std::to_string(t.connect_timeout_s),
+          "-o",
+          "ServerAliveInterval=15",
+          "-o",
+          "LogLevel=ERROR",
           "--",
           t.user.empty() ? t.host : t.user + "@" + t.host,
           remote_command};
@@ -146,8 +154,7 @@ key_pair existing_key(const std::filesystem::path& identity) {
   key_pair k;
   k.private_key = identity;
   std::ifstream in(identity.string() + ".pub");
-  if (!in || !std::getline(in, k.public_key) || k.public_key.empty())
-    k.error = "no public key at " + identity.string() + ".pub";
+  if (!in || !std::getline(in, k.public_key) || k.public_key.empty()) k.error = "no public key at " + identity.string() + ".pub";
   return k;
 }
 

@@ -36,7 +36,9 @@ void install_stop_handlers() {
 int stop_signal() noexcept { return received.load(); }
 
 stop_requested::stop_requested(int sig)
-    : std::runtime_error(std::string("stopped by ") + (sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal")),
+    : std::runtime_error(std::string("stopped by ") + (sig == SIGINT    ? "SIGINT"
+                                                       : sig == SIGTERM ? "SIGTERM"
+                                                                        : "a signal")),
       signal(sig) {}
 
 void throw_if_stop_requested() {

@@ -19,8 +19,7 @@ bool answers_gone(const provider_spec& spec, const call_result& r) {
 }
 
 teardown_result terminate_and_confirm(provider_client& client, std::vector<teardown_target> known,
-                                      const std::function<bool(const instance&)>& also,
-                                      const teardown_options& options) {
+                                      const std::function<bool(const instance&)>& also, const teardown_options& options) {
   teardown_scope no_stopping;
   run_clock& clock = options.clock != nullptr ? *options.clock : real_clock();
   teardown_result out;
@@ -35,8 +34,10 @@ teardown_result terminate_and_confirm(provider_client& client, std::vector<teard
         for (const auto& i : *listed.value)
           if (!k.name.empty() && i.name == k.name) k.id = i.id;
       if (!k.id.empty()) targets.emplace(k.id, k);
-      else if (out.list_failed) unnamed.push_back(k);
-      else out.confirmed.push_back({"", k.name, "not in the instance list"});
+      else if (out.list_failed)
+        unnamed.push_back(k);
+      else
+        out.confirmed.push_back({"", k.name, "not in the instance list"});
     }
     if (listed.value)
       for (const auto& i : *listed.value)
@@ -89,7 +90,8 @@ teardown_result terminate_and_confirm(provider_client& client, std::vector<teard
         last_read[it->first] = g.call.evidence;
         const bool read_gone = answers_gone(client.spec(), g.call) || (g.value && g.value->state == instance_state::terminated);
         if (auto listed_as = still_listed.find(it->first); listed_as != still_listed.end()) {
-          last_status[it->first] = "listed as \"" + listed_as->second.provider_status + "\"" + (read_gone ? " though get reads it gone" : "");
+          last_status[it->first] =
+              "listed as \"" + listed_as->second.provider_status + "\"" + (read_gone ? " though get reads it gone" : "");
           const bool ghost = has_get && read_gone;
           unsettled[it->first] = ghost || listed_as->second.state == instance_state::unknown ? unsettled[it->first] + 1 : 0;
           ++it;
@@ -108,13 +110,11 @@ teardown_result terminate_and_confirm(provider_client& client, std::vector<teard
       if (pending.empty()) break;
       const auto waited = clock.now() - started;
       if (waited >= options.confirm_within) break;
-      if (options.give_up_after_polls > 0 && std::all_of(pending.begin(), pending.end(), [&](const auto& p) {
-            return unsettled[p.first] >= options.give_up_after_polls;
-          })) {
+      if (options.give_up_after_polls > 0 &&
+          std::all_of(pending.begin(), pending.end(), [&](const auto& p) { return unsettled[p.first] >= options.give_up_after_polls; })) {
         for (const auto& [id, t] : pending) {
           if (!resent) (void)client.terminate(id);  // once more, in case the first was dropped
-          last_status[id] += " (" + std::to_string(unsettled[id]) +
-                             " polls in a row, which cannot end in gone: neograde stopped waiting)";
+          last_status[id] += " (" + std::to_string(unsettled[id]) + " polls in a row, which cannot end in gone: neograde stopped waiting)";
         }
         break;
       }

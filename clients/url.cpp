@@ -32,8 +32,8 @@ bool is_loopback_ipv4(const std::string& host) {
     auto dot = host.find('.', start);
     if (dot == std::string::npos) dot = host.size();
     const auto part = host.substr(start, dot - start);
-    if (part.empty() || part.size() > 3 || part.find_first_not_of("0123456789") != std::string::npos ||
-        std::stoi(part) > 255 || (octets == 0 && part != "127"))
+    if (part.empty() || part.size() > 3 || part.find_first_not_of("0123456789") != std::string::npos || std::stoi(part) > 255 ||
+        (octets == 0 && part != "127"))
       return false;
     ++octets;
     start = dot + 1;
@@ -49,10 +49,11 @@ std::optional<url_parts> parse_url(std::string_view url) {
   url_parts out;
   const auto scheme = u->scheme();
   if (scheme == "https") out.tls = true;
-  else if (scheme != "http") return std::nullopt;
+  else if (scheme != "http")
+    return std::nullopt;
   out.host = u->host_address();
-  if (out.host.empty() || out.host != written_host(written_authority(url)) ||
-      u->encoded_authority() != written_authority(url)) return std::nullopt;
+  if (out.host.empty() || out.host != written_host(written_authority(url)) || u->encoded_authority() != written_authority(url))
+    return std::nullopt;
   out.port = u->has_port() && !u->port().empty() ? std::string(u->port()) : (out.tls ? "443" : "80");
   // Port 0 cannot be connected to; digits beyond 65535 are not a port.
   if (out.port.size() > 5 || std::stoi(out.port) < 1 || std::stoi(out.port) > 65535) return std::nullopt;
@@ -61,8 +62,6 @@ std::optional<url_parts> parse_url(std::string_view url) {
   return out;
 }
 
-bool is_loopback(const url_parts& u) {
-  return u.host == "localhost" || u.host == "::1" || is_loopback_ipv4(u.host);
-}
+bool is_loopback(const url_parts& u) { return u.host == "localhost" || u.host == "::1" || is_loopback_ipv4(u.host); }
 
 }  // namespace neograde::http

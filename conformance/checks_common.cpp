@@ -28,11 +28,16 @@ std::string absent_like(std::string id) {
   for (auto i = id.size(); i > 1 && changed < 4; --i) {
     auto& c = id[i - 1];
     if (c >= '0' && c <= '9') c = static_cast<char>('0' + (c - '0' + 5) % 10);
-    else if (c >= 'a' && c <= 'f') c = static_cast<char>('a' + (c - 'a' + 3) % 6);
-    else if (c >= 'A' && c <= 'F') c = static_cast<char>('A' + (c - 'A' + 3) % 6);
-    else if (c >= 'g' && c <= 'z') c = static_cast<char>('g' + (c - 'g' + 10) % 20);
-    else if (c >= 'G' && c <= 'Z') c = static_cast<char>('G' + (c - 'G' + 10) % 20);
-    else continue;
+    else if (c >= 'a' && c <= 'f')
+      c = static_cast<char>('a' + (c - 'a' + 3) % 6);
+    else if (c >= 'A' && c <= 'F')
+      c = static_cast<char>('A' + (c - 'A' + 3) % 6);
+    else if (c >= 'g' && c <= 'z')
+      c = static_cast<char>('g' + (c - 'g' + 10) % 20);
+    else if (c >= 'G' && c <= 'Z')
+      c = static_cast<char>('G' + (c - 'G' + 10) % 20);
+    else
+      continue;
     ++changed;
   }
   if (changed == 0) id += "-neograde-none";
@@ -65,8 +70,6 @@ std::optional<std::string> undocumented_status(const provider_spec& spec, const 
 
 bool is_client_error(const call_result& r) { return r.status() >= 400 && r.status() < 500; }
 
-std::optional<std::string> envelope_problem(const call_result& r, const context& ctx) {
-  return ctx.errors.envelope_problem(r);
-}
+std::optional<std::string> envelope_problem(const call_result& r, const context& ctx) { return ctx.errors.envelope_problem(r); }
 
 }  // namespace neograde::conformance::detail

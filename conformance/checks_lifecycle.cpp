@@ -41,12 +41,11 @@ constexpr const char* terminate_schema_id = "schema.terminate.matches_schema";
 constexpr const char* gone_id = "lifecycle.instance.gone_after_terminate";
 constexpr const char* idempotent_id = "lifecycle.instance.terminate_idempotent";
 constexpr const char* transition_id = "lifecycle.instance.no_illegal_transition";
-constexpr const char* all_ids[] = {launch_id,     capacity_id,      launch_schema_id, get_id,         list_id,
-                                   running_id,    address_id,       order_id,         consistent_id,  iso_get_id,
-                                   iso_list_id,   iso_terminate_id, iso_restart_id,   iso_leak_id,    restart_id,
-                                   each_once_id,  page_size_id,     many_id,          terminate_id,   terminate_schema_id,
-                                   gone_id,       idempotent_id,    transition_id};
-
+constexpr const char* all_ids[] = {launch_id,    capacity_id,      launch_schema_id, get_id,        list_id,
+                                   running_id,   address_id,       order_id,         consistent_id, iso_get_id,
+                                   iso_list_id,  iso_terminate_id, iso_restart_id,   iso_leak_id,   restart_id,
+                                   each_once_id, page_size_id,     many_id,          terminate_id,  terminate_schema_id,
+                                   gone_id,      idempotent_id,    transition_id};
 
 class scenario {
  public:
@@ -114,8 +113,8 @@ class scenario {
   // over undocumented_polls polls ends the wait at once: neograde cannot tell when such an
   // instance runs, and waiting out the deadline decides nothing more (why: `gave_up`).
   static constexpr int undocumented_polls = 3;
-  std::optional<instance> wait_running(const std::string& id, time_point since, std::string& last_status,
-                                       exchange& last, std::string& gave_up) {
+  std::optional<instance> wait_running(const std::string& id, time_point since, std::string& last_status, exchange& last,
+                                       std::string& gave_up) {
     const auto deadline = since + ctx_.scaled(ctx_.spec.timing.time_to_running_s);
     int undocumented = 0;
     for (;;) {
@@ -128,9 +127,8 @@ class scenario {
         undocumented = seen->state == instance_state::unknown ? undocumented + 1 : 0;
         if (undocumented >= undocumented_polls) {
           gave_up = (last_status.empty() ? std::string("an absent status") : "status \"" + last_status + "\"") +
-                    " is not in the documented vocabulary and persisted over " +
-                    std::to_string(undocumented) + " polls (" + std::to_string(seconds_since(since)) +
-                    " s): neograde cannot tell whether the instance runs, so it stopped waiting";
+                    " is not in the documented vocabulary and persisted over " + std::to_string(undocumented) + " polls (" +
+                    std::to_string(seconds_since(since)) + " s): neograde cannot tell whether the instance runs, so it stopped waiting";
           return std::nullopt;
         }
       }
@@ -163,8 +161,8 @@ class scenario {
     if (attempts > 0) ctx_.measurements["capacity_refusal_rate"] = static_cast<double>(refused.size()) / attempts;
     if (!refused.empty())
       emit(make(capacity_id, outcome::fail,
-                std::to_string(refused.size()) + " offer(s) advertised as available were refused for lack of capacity (" +
-                    refused.front() + " first)",
+                std::to_string(refused.size()) + " offer(s) advertised as available were refused for lack of capacity (" + refused.front() +
+                    " first)",
                 refusals));
     else if (launch_.call.success)
       emit(make(capacity_id, outcome::pass, "the advertised offer " + order_.key() + " launched", {launch_.call.evidence}));
@@ -180,9 +178,7 @@ class scenario {
         return skip_all(*c, "the launch met a provider condition: " + launch_.call.describe());
       }
       emit(make(launch_id, launch_.call.response ? outcome::fail : outcome::errored,
-                "launching " + order_.key() + " (advertised as available) failed: " +
-                    launch_.call.describe(),
-                {launch_.call.evidence}));
+                "launching " + order_.key() + " (advertised as available) failed: " + launch_.call.describe(), {launch_.call.evidence}));
       return skip_all(outcome::skipped, "depends on a successful launch");
     }
     validate(launch_schema_id, operation_id::launch, launch_.call);
@@ -199,10 +195,10 @@ class scenario {
     auto running = wait_running(id, launched_at_, last_status, last, gave_up);
     if (!running) {
       emit(make(running_id, outcome::fail,
-                !gave_up.empty() ? gave_up
-                                 : "status \"" + last_status + "\" after " + std::to_string(seconds_since(launched_at_)) +
-                                       " s; the spec expects running within " +
-                                       std::to_string(ctx_.spec.timing.time_to_running_s * ctx_.scale) + " s",
+                !gave_up.empty()
+                    ? gave_up
+                    : "status \"" + last_status + "\" after " + std::to_string(seconds_since(launched_at_)) +
+                          " s; the spec expects running within " + std::to_string(ctx_.spec.timing.time_to_running_s * ctx_.scale) + " s",
                 {last}));
       for (const char* dependent : {address_id, order_id, consistent_id, restart_id})
         emit(make(dependent, outcome::skipped, "the instance never reached running"));
@@ -213,7 +209,8 @@ class scenario {
       o.measurements["time_to_running_s"] = ttr;
       emit(std::move(o));
       if (running->ip) emit(make(address_id, outcome::pass, "address " + *running->ip, {last}));
-      else emit(make(address_id, outcome::fail, "the instance reports running but no address", {last}));
+      else
+        emit(make(address_id, outcome::fail, "the instance reports running but no address", {last}));
       matches_order(*running, last);
       consistent(id);
       if (ctx_.opts.remote && ctx_.hardware) *ctx_.hardware = run_remote_smoke(ctx_, *running);
@@ -246,7 +243,9 @@ class scenario {
         sleep();
       }
       if (got.value && got.value->id == id) emit(make(get_id, outcome::pass, "status " + got.value->provider_status, {got.call.evidence}));
-      else emit(make(get_id, outcome::fail, "the instance could not be read by id: " + got.call.describe() + got.problem, {got.call.evidence}));
+      else
+        emit(
+            make(get_id, outcome::fail, "the instance could not be read by id: " + got.call.describe() + got.problem, {got.call.evidence}));
     }
     typed_result<std::vector<instance>> listed;
     auto present = [&] {
@@ -258,9 +257,10 @@ class scenario {
       sleep();
     }
     if (present()) emit(make(list_id, outcome::pass, "listed", {listed.call.evidence}));
-    else emit(make(list_id, outcome::fail, "the instance is missing from the list (" +
-                                               std::to_string(listed.value ? listed.value->size() : 0) + " listed)",
-                   {listed.call.evidence}));
+    else
+      emit(make(list_id, outcome::fail,
+                "the instance is missing from the list (" + std::to_string(listed.value ? listed.value->size() : 0) + " listed)",
+                {listed.call.evidence}));
   }
 
   // lifecycle.instance.matches_order: "The instance delivered MUST be what was ordered."
@@ -271,8 +271,7 @@ class scenario {
       wrong.push_back("type \"" + got.instance_type + "\" (ordered \"" + order_.instance_type + "\")");
     if (f.contains("region") && !order_.region.empty() && got.region != order_.region)
       wrong.push_back("region \"" + got.region + "\" (ordered \"" + order_.region + "\")");
-    if (f.contains("name") && !got.name.empty() && got.name != ctx_.prefix() + "lc")
-      wrong.push_back("name \"" + got.name + "\"");
+    if (f.contains("name") && !got.name.empty() && got.name != ctx_.prefix() + "lc") wrong.push_back("name \"" + got.name + "\"");
     if (f.contains("ssh_key_names") && !ctx_.ssh_key_name.empty() &&
         std::find(got.ssh_key_names.begin(), got.ssh_key_names.end(), ctx_.ssh_key_name) == got.ssh_key_names.end())
       wrong.push_back("SSH key missing");
@@ -319,14 +318,20 @@ class scenario {
       // A missing id of the same shape: a malformed one may be refused for its form alone.
       missing = deliberately(other.call(operation_id::get, {{"id", absent_like(id)}}), "an instance id that names nothing");
       // A read answering "nothing here" (a 404, or Vast.ai's 200 with a null object) refuses.
-      if (answers_gone(ctx_.spec, theirs)) emit(make(iso_get_id, outcome::pass, "answered as absent: " + theirs.describe(), {theirs.evidence}));
-      else if (theirs.success) emit(make(iso_get_id, outcome::fail, "the second account read the first account's instance", {theirs.evidence}));
-      else emit(make(iso_get_id, outcome::pass, "refused with " + theirs.describe(), {theirs.evidence}));
-      if (theirs.status() == missing.status()) emit(make(iso_leak_id, outcome::pass, "same answer as for a missing id (HTTP " + std::to_string(theirs.status()) + ")", {theirs.evidence, missing.evidence}));
-      else emit(make(iso_leak_id, outcome::fail, "another account's instance answers HTTP " + std::to_string(theirs.status()) +
-                                                     " where a missing one answers " + std::to_string(missing.status()) +
-                                                     ": the difference reveals that it exists",
-                     {theirs.evidence, missing.evidence}));
+      if (answers_gone(ctx_.spec, theirs))
+        emit(make(iso_get_id, outcome::pass, "answered as absent: " + theirs.describe(), {theirs.evidence}));
+      else if (theirs.success)
+        emit(make(iso_get_id, outcome::fail, "the second account read the first account's instance", {theirs.evidence}));
+      else
+        emit(make(iso_get_id, outcome::pass, "refused with " + theirs.describe(), {theirs.evidence}));
+      if (theirs.status() == missing.status())
+        emit(make(iso_leak_id, outcome::pass, "same answer as for a missing id (HTTP " + std::to_string(theirs.status()) + ")",
+                  {theirs.evidence, missing.evidence}));
+      else
+        emit(make(iso_leak_id, outcome::fail,
+                  "another account's instance answers HTTP " + std::to_string(theirs.status()) + " where a missing one answers " +
+                      std::to_string(missing.status()) + ": the difference reveals that it exists",
+                  {theirs.evidence, missing.evidence}));
     } else {
       emit(not_applicable(iso_get_id, "the API has no get-by-id operation"));
       emit(not_applicable(iso_leak_id, "the API has no get-by-id operation"));
@@ -334,15 +339,18 @@ class scenario {
     auto listed = other.list();
     const bool visible = listed.value && std::any_of(listed.value->begin(), listed.value->end(), [&](auto& i) { return i.id == id; });
     if (!listed.value) emit(make(iso_list_id, outcome::errored, listed.call.describe(), {listed.call.evidence}));
-    else if (visible) emit(make(iso_list_id, outcome::fail, "the second account's list shows the first account's instance", {listed.call.evidence}));
-    else emit(make(iso_list_id, outcome::pass, "not listed for the second account", {listed.call.evidence}));
+    else if (visible)
+      emit(make(iso_list_id, outcome::fail, "the second account's list shows the first account's instance", {listed.call.evidence}));
+    else
+      emit(make(iso_list_id, outcome::pass, "not listed for the second account", {listed.call.evidence}));
 
     if (ctx_.spec.operation(operation_id::restart) == nullptr) {
       emit(not_applicable(iso_restart_id, "the API has no restart operation"));
     } else {
       auto r = other.restart(id);
       if (r.success) emit(make(iso_restart_id, outcome::fail, "the second account restarted the first account's instance", {r.evidence}));
-      else emit(make(iso_restart_id, outcome::pass, "refused with " + r.describe(), {r.evidence}));
+      else
+        emit(make(iso_restart_id, outcome::pass, "refused with " + r.describe(), {r.evidence}));
       if (r.success) restarting_ = true;
     }
     auto t = other.terminate(id);
@@ -361,7 +369,8 @@ class scenario {
     if (ctx_.spec.operation(operation_id::restart) == nullptr) return emit(not_applicable(restart_id, "the API has no restart operation"));
     if (terminated_by_other_) return emit(make(restart_id, outcome::skipped, "the instance was terminated by another account"));
     auto r = client_.restart(id);
-    if (!r.success) return emit(make(restart_id, r.response ? outcome::fail : outcome::errored, "restart failed: " + r.describe(), {r.evidence}));
+    if (!r.success)
+      return emit(make(restart_id, r.response ? outcome::fail : outcome::errored, "restart failed: " + r.describe(), {r.evidence}));
     restarting_ = true;
     const auto since = ctx_.now();
     // An accepted action must complete before the instance's state means anything.
@@ -379,9 +388,11 @@ class scenario {
     evidence.push_back(last);
     const auto after = std::to_string(seconds_since(since)) + " s";
     if (running) emit(make(restart_id, outcome::pass, action.message + "running again after " + after, evidence));
-    else emit(make(restart_id, outcome::fail, action.message + (!gave_up.empty() ? gave_up + " after the restart"
-                                                                                 : "status \"" + status + "\" " + after + " after restart"),
-                   evidence));
+    else
+      emit(make(
+          restart_id, outcome::fail,
+          action.message + (!gave_up.empty() ? gave_up + " after the restart" : "status \"" + status + "\" " + after + " after restart"),
+          evidence));
   }
 
   // Follows the action an accepted operation answers with (the spec's `action`) until it reports
@@ -409,8 +420,7 @@ class scenario {
         return {s.call.response ? outcome::fail : outcome::errored,
                 "action " + *id + " could not be read: " + (s.problem.empty() ? s.call.describe() : s.problem), s.call.evidence};
       if (is(a.done, *s.value)) return {outcome::pass, "action " + *id + " " + *s.value + " after " + after + "; ", s.call.evidence};
-      if (is(a.failed, *s.value))
-        return {outcome::fail, "action " + *id + " ended \"" + *s.value + "\" after " + after, s.call.evidence};
+      if (is(a.failed, *s.value)) return {outcome::fail, "action " + *id + " ended \"" + *s.value + "\" after " + after, s.call.evidence};
       if (!is(a.in_progress, *s.value))
         return {outcome::fail, "action " + *id + " reports \"" + *s.value + "\", not a documented action status", s.call.evidence};
       if (ctx_.now() >= deadline)
@@ -447,16 +457,18 @@ class scenario {
     }
     pagination(extra.size() + 1);
     if (!binds_array) return emit(not_applicable(many_id, "terminate takes one id per request"));
-    if (extra.size() < 2 && not_sent) return emit(make(many_id, outcome::skipped, "two more instances are needed; the launch was " + *not_sent));
+    if (extra.size() < 2 && not_sent)
+      return emit(make(many_id, outcome::skipped, "two more instances are needed; the launch was " + *not_sent));
     if (extra.size() < 2) return emit(make(many_id, outcome::no_capacity, "two more instances could not be launched"));
     auto t = client_.call(operation_id::terminate, {{"id", nlohmann::json(extra)}});
-    if (!t.success) return emit(make(many_id, t.response ? outcome::fail : outcome::errored, "terminate failed: " + t.describe(), {t.evidence}));
+    if (!t.success)
+      return emit(make(many_id, t.response ? outcome::fail : outcome::errored, "terminate failed: " + t.describe(), {t.evidence}));
     const auto deadline = ctx_.now() + ctx_.scaled(ctx_.spec.timing.time_to_gone_s);
     std::vector<std::string> alive = extra;
     exchange last;
     std::string word;
     int undocumented = 0;  // polls in a row where every instance left reads an undocumented word
-    for (;;) {  // at least one look, as in wait_running
+    for (;;) {             // at least one look, as in wait_running
       std::vector<std::string> still;
       bool all_undocumented = true;
       for (const auto& x : alive) {
@@ -465,7 +477,8 @@ class scenario {
         if (seen && seen->state != instance_state::terminated && seen->state != instance_state::stopping) {
           still.push_back(x);
           if (seen->state == instance_state::unknown) word = seen->provider_status;
-          else all_undocumented = false;
+          else
+            all_undocumented = false;
         }
       }
       alive = std::move(still);
@@ -475,11 +488,14 @@ class scenario {
     }
     if (alive.empty()) emit(make(many_id, outcome::pass, "both instances terminated by one request", {t.evidence}));
     else if (undocumented >= undocumented_polls)
-      emit(make(many_id, outcome::fail, "status \"" + word + "\" is not in the documented vocabulary and persisted over " +
-                                            std::to_string(undocumented) + " polls: neograde cannot tell whether the instances terminated",
+      emit(make(many_id, outcome::fail,
+                "status \"" + word + "\" is not in the documented vocabulary and persisted over " + std::to_string(undocumented) +
+                    " polls: neograde cannot tell whether the instances terminated",
                 {t.evidence, last}));
-    else emit(make(many_id, outcome::fail, std::to_string(alive.size()) + " of 2 instances still running after one terminate request naming both",
-                   {t.evidence, last}));
+    else
+      emit(make(many_id, outcome::fail,
+                std::to_string(alive.size()) + " of 2 instances still running after one terminate request naming both",
+                {t.evidence, last}));
   }
 
   // pagination.list.*: walk the list one item per page.
@@ -493,19 +509,29 @@ class scenario {
     std::vector<std::size_t> sizes;
     auto paged = client_.walk(operation_id::list, 1, &sizes);
     if (!paged.value) {
-      emit(make(each_once_id, outcome::fail, "walking one item per page failed: " + paged.call.describe() + " " + paged.problem, {paged.call.evidence}));
+      emit(make(each_once_id, outcome::fail, "walking one item per page failed: " + paged.call.describe() + " " + paged.problem,
+                {paged.call.evidence}));
       emit(make(page_size_id, outcome::skipped, "the walk failed"));
       return;
     }
     std::multiset<std::string> ids;
     for (const auto& item : *paged.value) ids.insert(client_.to_instance(item, operation_id::list).id);
     std::set<std::string> unique(ids.begin(), ids.end());
-    if (unique.size() != ids.size()) emit(make(each_once_id, outcome::fail, "an instance appeared on more than one page", {paged.call.evidence}));
-    else if (unique.size() < expected) emit(make(each_once_id, outcome::fail, std::to_string(unique.size()) + " instances found walking the pages, " + std::to_string(expected) + " expected", {paged.call.evidence}));
-    else emit(make(each_once_id, outcome::pass, std::to_string(unique.size()) + " instances over " + std::to_string(sizes.size()) + " pages", {paged.call.evidence}));
+    if (unique.size() != ids.size())
+      emit(make(each_once_id, outcome::fail, "an instance appeared on more than one page", {paged.call.evidence}));
+    else if (unique.size() < expected)
+      emit(make(each_once_id, outcome::fail,
+                std::to_string(unique.size()) + " instances found walking the pages, " + std::to_string(expected) + " expected",
+                {paged.call.evidence}));
+    else
+      emit(make(each_once_id, outcome::pass, std::to_string(unique.size()) + " instances over " + std::to_string(sizes.size()) + " pages",
+                {paged.call.evidence}));
     auto big = std::find_if(sizes.begin(), sizes.end(), [](std::size_t n) { return n > 1; });
-    if (big != sizes.end()) emit(make(page_size_id, outcome::fail, "a page of " + std::to_string(*big) + " items was served for a page size of 1", {paged.call.evidence}));
-    else emit(make(page_size_id, outcome::pass, "every page within the size asked for", {paged.call.evidence}));
+    if (big != sizes.end())
+      emit(make(page_size_id, outcome::fail, "a page of " + std::to_string(*big) + " items was served for a page size of 1",
+                {paged.call.evidence}));
+    else
+      emit(make(page_size_id, outcome::pass, "every page within the size asked for", {paged.call.evidence}));
   }
 
   void terminate(const std::string& id) {
@@ -523,8 +549,10 @@ class scenario {
     // lifecycle.instance.terminate_idempotent: terminating again while terminating.
     auto again = client_.terminate(id);
     if (!again.response) emit(make(idempotent_id, outcome::errored, again.describe(), {again.evidence}));
-    else if (again.status() >= 500) emit(make(idempotent_id, outcome::fail, "terminating a terminating instance got " + again.describe(), {again.evidence}));
-    else emit(make(idempotent_id, outcome::pass, "HTTP " + std::to_string(again.status()), {again.evidence}));
+    else if (again.status() >= 500)
+      emit(make(idempotent_id, outcome::fail, "terminating a terminating instance got " + again.describe(), {again.evidence}));
+    else
+      emit(make(idempotent_id, outcome::pass, "HTTP " + std::to_string(again.status()), {again.evidence}));
     gone(id, terminated_at);
   }
 
@@ -546,10 +574,12 @@ class scenario {
         for (const auto& i : *listed.value)
           if (i.id == id) entry = i;
       if (entry && entry->state == instance_state::running)
-        return emit(make(gone_id, outcome::fail, "the list still shows the instance running (\"" + entry->provider_status +
-                                                     "\") after terminate: a ghost that may still bill", ev));
-      const bool gone_in_get = !has_get || answers_gone(ctx_.spec, got.call) ||
-                               (got.value && got.value->state == instance_state::terminated);
+        return emit(make(
+            gone_id, outcome::fail,
+            "the list still shows the instance running (\"" + entry->provider_status + "\") after terminate: a ghost that may still bill",
+            ev));
+      const bool gone_in_get =
+          !has_get || answers_gone(ctx_.spec, got.call) || (got.value && got.value->state == instance_state::terminated);
       const bool gone_in_list = listed.value && (!entry || entry->state == instance_state::terminated);
       if (gone_in_get && gone_in_list) {
         const double ttg = seconds_since(terminated_at);
@@ -560,14 +590,16 @@ class scenario {
       }
       state_note = (has_get ? "get: " + got.call.describe() : std::string("get: n/a")) +
                    (got.value ? " status \"" + got.value->provider_status + "\"" : "") + "; list: " +
-                   (entry ? "status \"" + entry->provider_status + "\"" : listed.value ? "absent" : listed.call.describe());
-      const bool unreadable = (got.value && got.value->state == instance_state::unknown) ||
-                              (entry && entry->state == instance_state::unknown);
+                   (entry          ? "status \"" + entry->provider_status + "\""
+                    : listed.value ? "absent"
+                                   : listed.call.describe());
+      const bool unreadable =
+          (got.value && got.value->state == instance_state::unknown) || (entry && entry->state == instance_state::unknown);
       undocumented = unreadable ? undocumented + 1 : 0;
       if (undocumented >= undocumented_polls)
         return emit(make(gone_id, outcome::fail,
-                         "an undocumented status persisted over " + std::to_string(undocumented) +
-                             " polls after terminate (" + state_note + "): neograde cannot tell whether the instance is gone",
+                         "an undocumented status persisted over " + std::to_string(undocumented) + " polls after terminate (" + state_note +
+                             "): neograde cannot tell whether the instance is gone",
                          ev));
       if (ctx_.now() >= gone_deadline) break;
       sleep();

@@ -36,20 +36,22 @@ void scan_headers(context& ctx) {
   const auto all = exchanges(ctx);
   const char* date_id = "http.response.date_header";
   auto missing_date = std::find_if(all.begin(), all.end(), [](const exchange* e) {
-    return e->status != 0 && std::none_of(e->response_headers.begin(), e->response_headers.end(),
-                                          [](const auto& h) { return iequals(h.first, "date"); });
+    return e->status != 0 &&
+           std::none_of(e->response_headers.begin(), e->response_headers.end(), [](const auto& h) { return iequals(h.first, "date"); });
   });
   if (missing_date != all.end()) ctx.emit(make(date_id, outcome::fail, "a response carries no Date header", {**missing_date}));
-  else ctx.emit(make(date_id, outcome::pass, "every response carries Date"));
+  else
+    ctx.emit(make(date_id, outcome::pass, "every response carries Date"));
 
   const char* type_id = "http.content_type.success_is_json";
   for (const auto& o : ctx.seen) {
     const auto* op = ctx.spec.operation(o.op);
     if (!o.result.success || o.result.response->body.empty() || (op != nullptr && op->text_response)) continue;
     if (!is_json_media(o.result.content_type(), ctx.spec))
-      return ctx.emit(make(type_id, outcome::fail, "a successful " + nlohmann::json(o.op).get<std::string>() +
-                                                       " response is labelled \"" + o.result.content_type() + "\"",
-                           {o.result.evidence}));
+      return ctx.emit(
+          make(type_id, outcome::fail,
+               "a successful " + nlohmann::json(o.op).get<std::string>() + " response is labelled \"" + o.result.content_type() + "\"",
+               {o.result.evidence}));
   }
   ctx.emit(make(type_id, outcome::pass, "every successful JSON response is labelled JSON"));
 }
@@ -91,8 +93,10 @@ void scan_schemas(context& ctx) {
       }
     }
     if (failure) ctx.emit(std::move(*failure));
-    else if (checked == 0) ctx.emit(not_applicable(id, "no successful response was observed"));
-    else ctx.emit(make(id, outcome::pass, std::to_string(checked) + " responses match the schema"));
+    else if (checked == 0)
+      ctx.emit(not_applicable(id, "no successful response was observed"));
+    else
+      ctx.emit(make(id, outcome::pass, std::to_string(checked) + " responses match the schema"));
   }
 
   const char* vocab_id = "schema.instance.status_in_vocabulary";
@@ -125,8 +129,8 @@ void latency(context& ctx) {
   ctx.measurements["latency_read_ms"] = {{"p50", p50}, {"p95", p95}, {"p99", p99}, {"count", ms.size()}};
   const auto limit = static_cast<double>(latency_threshold(ctx.spec, ctx.scale).count());
   auto o = make(id, p95 <= limit ? outcome::pass : outcome::fail,
-                "p50 " + std::to_string(p50) + " ms, p95 " + std::to_string(p95) + " ms, p99 " + std::to_string(p99) +
-                    " ms over " + std::to_string(ms.size()) + " reads (expectation: p95 within " + std::to_string(limit) + " ms)",
+                "p50 " + std::to_string(p50) + " ms, p95 " + std::to_string(p95) + " ms, p99 " + std::to_string(p99) + " ms over " +
+                    std::to_string(ms.size()) + " reads (expectation: p95 within " + std::to_string(limit) + " ms)",
                 {*slowest});
   o.measurements = ctx.measurements["latency_read_ms"];
   ctx.emit(std::move(o));
@@ -154,7 +158,8 @@ void run_rate_limit_probe(context& ctx) {
   for (int i = 0; i < 300 && !limited; ++i) {
     auto r = probe.call(operation_id::list);
     if (r.status() == 429) limited = std::move(r);
-    else if (!r.response) break;
+    else if (!r.response)
+      break;
   }
   if (!limited) {
     ctx.emit(not_applicable(headers_id, "no rate limit was reached within 300 requests"));
@@ -162,12 +167,14 @@ void run_rate_limit_probe(context& ctx) {
     return;
   }
   const auto& res = *limited->response;
-  const bool told = !res.header("Retry-After").empty() || !res.header("RateLimit").empty() ||
-                    !res.header("RateLimit-Reset").empty() || !res.header("X-RateLimit-Reset").empty();
+  const bool told = !res.header("Retry-After").empty() || !res.header("RateLimit").empty() || !res.header("RateLimit-Reset").empty() ||
+                    !res.header("X-RateLimit-Reset").empty();
   ctx.emit(told ? make(headers_id, outcome::pass, "the 429 says when to retry", {limited->evidence})
                 : make(headers_id, outcome::fail, "the 429 carries neither Retry-After nor RateLimit headers", {limited->evidence}));
-  if (auto problem = envelope_problem(*limited, ctx)) ctx.emit(make(envelope_id, outcome::fail, "the 429 " + *problem, {limited->evidence}));
-  else ctx.emit(make(envelope_id, outcome::pass, "the 429 carries the error envelope", {limited->evidence}));
+  if (auto problem = envelope_problem(*limited, ctx))
+    ctx.emit(make(envelope_id, outcome::fail, "the 429 " + *problem, {limited->evidence}));
+  else
+    ctx.emit(make(envelope_id, outcome::pass, "the 429 carries the error envelope", {limited->evidence}));
   // Let the run's own bucket refill before the run goes on (bounded); should a limit be shared
   // across keys, the client's retries honour Retry-After anyway.
   if (own_key) {

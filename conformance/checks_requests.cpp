@@ -13,15 +13,14 @@ namespace {
 
 // auth.credentials.*: "A request without (or with invalid or malformed) credentials MUST be
 // rejected with 401 or 403 and the provider's error envelope." RFC 9110 §15.5.2, §15.5.4.
-check_outcome credentials_rejected(context& ctx, const char* id, const call_result& r, const char* what,
-                                   bool need_envelope = true) {
+check_outcome credentials_rejected(context& ctx, const char* id, const call_result& r, const char* what, bool need_envelope = true) {
   if (!r.response) return make(id, outcome::errored, r.describe(), {r.evidence});
   if (r.status() >= 200 && r.status() < 300)
     return make(id, outcome::fail, std::string("a request ") + what + " was served (HTTP " + std::to_string(r.status()) + ")",
                 {r.evidence});
   if (r.status() != 401 && r.status() != 403)
-    return make(id, outcome::fail, std::string("a request ") + what + " got HTTP " + std::to_string(r.status()) +
-                                       ", expected 401 or 403", {r.evidence});
+    return make(id, outcome::fail, std::string("a request ") + what + " got HTTP " + std::to_string(r.status()) + ", expected 401 or 403",
+                {r.evidence});
   if (need_envelope)
     if (auto problem = envelope_problem(r, ctx))
       return make(id, outcome::fail, "rejected with " + std::to_string(r.status()) + ", but " + *problem, {r.evidence});
@@ -39,8 +38,8 @@ check_outcome offers_schema(context& ctx, const call_result& r) {
   if (!op->response_schema) return not_applicable(id, "the spec declares no response schema for list_offers");
   auto violations = json_schema(*op->response_schema).validate(*r.json);
   if (violations.empty()) return make(id, outcome::pass, "the response matches the schema", {r.evidence});
-  std::string reason = std::to_string(violations.size()) + " schema violation(s); first at \"" +
-                       violations.front().pointer + "\": " + violations.front().message;
+  std::string reason = std::to_string(violations.size()) + " schema violation(s); first at \"" + violations.front().pointer +
+                       "\": " + violations.front().message;
   return make(id, outcome::fail, reason, {r.evidence});
 }
 
@@ -57,9 +56,8 @@ void offers_content(context& ctx) {
   if (!ctx.spec.offer_fields.contains("price_per_hour_usd")) {
     ctx.emit(not_applicable(prices, "the spec maps no offer price"));
   } else {
-    auto bad = std::find_if(offers.value->begin(), offers.value->end(), [](const offer& o) {
-      return !o.price_per_hour_usd || *o.price_per_hour_usd < 0;
-    });
+    auto bad = std::find_if(offers.value->begin(), offers.value->end(),
+                            [](const offer& o) { return !o.price_per_hour_usd || *o.price_per_hour_usd < 0; });
     if (bad == offers.value->end())
       ctx.emit(make(prices, outcome::pass, std::to_string(offers.value->size()) + " offers priced", {offers.call.evidence}));
     else
@@ -82,8 +80,7 @@ check_outcome unknown_id(const call_result& r) {
   const char* id = "errors.instance.unknown_id_is_404";
   if (!r.response) return make(id, outcome::errored, r.describe(), {r.evidence});
   if (r.status() == 404 || r.status() == 410) return make(id, outcome::pass, "HTTP " + std::to_string(r.status()), {r.evidence});
-  return make(id, outcome::fail, "an unknown instance id got HTTP " + std::to_string(r.status()) + ", expected 404",
-              {r.evidence});
+  return make(id, outcome::fail, "an unknown instance id got HTTP " + std::to_string(r.status()) + ", expected 404", {r.evidence});
 }
 
 // errors.envelope.on_client_errors: "Every 4xx response MUST carry the provider's error
@@ -95,8 +92,8 @@ check_outcome envelopes(context& ctx, const std::vector<call_result>& samples) {
     if (!is_client_error(r) || r.status() == 429) continue;
     seen.push_back(r.evidence);
     if (auto problem = envelope_problem(r, ctx))
-      return make(id, outcome::fail, r.evidence.method + " " + r.evidence.url + " got HTTP " +
-                                         std::to_string(r.status()) + ", but " + *problem, {r.evidence});
+      return make(id, outcome::fail,
+                  r.evidence.method + " " + r.evidence.url + " got HTTP " + std::to_string(r.status()) + ", but " + *problem, {r.evidence});
   }
   if (seen.empty()) return not_applicable(id, "no client error was observed to inspect");
   auto reason = std::to_string(seen.size()) + " client errors carried the envelope";
@@ -106,8 +103,8 @@ check_outcome envelopes(context& ctx, const std::vector<call_result>& samples) {
 // The operation a broken body is sent to: one that cannot spend money even on a broken
 // provider, with ids in its path that name nothing.
 const operation_spec* body_target(const context& ctx) {
-  for (auto op_id : {operation_id::list_offers, operation_id::ssh_keys_add, operation_id::terminate,
-                     operation_id::restart, operation_id::launch}) {
+  for (auto op_id :
+       {operation_id::list_offers, operation_id::ssh_keys_add, operation_id::terminate, operation_id::restart, operation_id::launch}) {
     const auto* op = ctx.spec.operation(op_id);
     if (op == nullptr || !op->body) continue;
     if (op_id == operation_id::launch && !ctx.spend.allowed) continue;
@@ -158,8 +155,7 @@ check_outcome wrong_method(context& ctx) {
     return make(id, outcome::pass, "HTTP 405, Allow: " + r.response->header("Allow"), {r.evidence});
   }
   if (is_client_error(r))
-    return make(id, outcome::warn, "an unsupported method got HTTP " + std::to_string(r.status()) + " instead of 405",
-                {r.evidence});
+    return make(id, outcome::warn, "an unsupported method got HTTP " + std::to_string(r.status()) + " instead of 405", {r.evidence});
   return make(id, outcome::fail, "an unsupported method got HTTP " + std::to_string(r.status()), {r.evidence});
 }
 
@@ -170,20 +166,24 @@ void head_and_options(context& ctx) {
   auto head = ctx.client.raw("HEAD", path);
   const char* head_id = "http.method.head_supported";
   if (!head.response) ctx.emit(make(head_id, outcome::errored, head.describe(), {head.evidence}));
-  else if (head.status() >= 500) ctx.emit(make(head_id, outcome::fail, "HEAD got HTTP " + std::to_string(head.status()), {head.evidence}));
+  else if (head.status() >= 500)
+    ctx.emit(make(head_id, outcome::fail, "HEAD got HTTP " + std::to_string(head.status()), {head.evidence}));
   else if (head.status() != get.status())
-    ctx.emit(make(head_id, outcome::fail, "HEAD got HTTP " + std::to_string(head.status()) + " where GET got " +
-                                              std::to_string(get.status()), {head.evidence, get.evidence}));
+    ctx.emit(make(head_id, outcome::fail,
+                  "HEAD got HTTP " + std::to_string(head.status()) + " where GET got " + std::to_string(get.status()),
+                  {head.evidence, get.evidence}));
   // A HEAD answer is read without a body whatever its length headers say (RFC 9110 §9.3.2), so a
   // body sent anyway shows only as a connection the client does not reuse.
-  else ctx.emit(make(head_id, outcome::pass, "HTTP " + std::to_string(head.status()) + " as for GET", {head.evidence}));
+  else
+    ctx.emit(make(head_id, outcome::pass, "HTTP " + std::to_string(head.status()) + " as for GET", {head.evidence}));
 
   auto options = deliberately(ctx.client.raw("OPTIONS", path), "an OPTIONS probe the API need not document");
   const char* options_id = "http.method.options_sane";
   if (!options.response) ctx.emit(make(options_id, outcome::errored, options.describe(), {options.evidence}));
   else if (options.status() >= 500)
     ctx.emit(make(options_id, outcome::fail, "OPTIONS got HTTP " + std::to_string(options.status()), {options.evidence}));
-  else ctx.emit(make(options_id, outcome::pass, "HTTP " + std::to_string(options.status()), {options.evidence}));
+  else
+    ctx.emit(make(options_id, outcome::pass, "HTTP " + std::to_string(options.status()), {options.evidence}));
 }
 
 // auth.credentials.not_accepted_in_query: "Credentials MUST NOT be accepted in the query string."
@@ -193,8 +193,8 @@ check_outcome key_in_query(context& ctx, const std::string& key) {
     if (m.type == auth_scheme::query) return not_applicable(id, "the provider documents query-string keys (" + m.param + ")");
   if (key.find(':') != std::string::npos) return not_applicable(id, "the credential is not a single key");
   const auto path = ctx.path_of(*ctx.spec.operation(operation_id::list));
-  auto r = deliberately(ctx.client.raw("GET", path + (path.find('?') == std::string::npos ? "?" : "&") + "api_key=" + key +
-                                                  "&token=" + key, {}, {}, auth_mode::none),
+  auto r = deliberately(ctx.client.raw("GET", path + (path.find('?') == std::string::npos ? "?" : "&") + "api_key=" + key + "&token=" + key,
+                                       {}, {}, auth_mode::none),
                         "the key in the query string instead of its documented place");
   return credentials_rejected(ctx, id, r, "with the key in the query string", false);
 }
@@ -240,11 +240,10 @@ void unknown_targets(context& ctx) {
 // (and swept by name at the end of the run).
 void validation(context& ctx) {
   const char* ids[] = {"validation.launch.unknown_instance_type_rejected", "validation.launch.wrong_type_rejected",
-                       "validation.launch.missing_required_rejected", "validation.launch.long_name_no_5xx",
-                       "validation.launch.non_ascii_name_no_5xx", "validation.launch.unknown_region_rejected"};
+                       "validation.launch.missing_required_rejected",      "validation.launch.long_name_no_5xx",
+                       "validation.launch.non_ascii_name_no_5xx",          "validation.launch.unknown_region_rejected"};
   if (!ctx.spend.allowed) {
-    for (const char* id : ids)
-      ctx.emit(make(id, outcome::skipped, "sends launch requests: " + ctx.spend.refusal));
+    for (const char* id : ids) ctx.emit(make(id, outcome::skipped, "sends launch requests: " + ctx.spend.refusal));
     return;
   }
   auto target = launchable_offer(ctx);
@@ -266,21 +265,21 @@ void validation(context& ctx) {
     return r;
   };
   const auto name = ctx.prefix() + "val";
-  ctx.emit(expect_4xx(ids[0], launch({{"instance_type", "neograde-no-such-type-" + ctx.session.run_id()}, {"name", name},
-                                      {"client_id", name + "1"}}),
-                      "a launch of an unknown instance type"));
+  ctx.emit(expect_4xx(
+      ids[0], launch({{"instance_type", "neograde-no-such-type-" + ctx.session.run_id()}, {"name", name}, {"client_id", name + "1"}}),
+      "a launch of an unknown instance type"));
   ctx.emit(expect_4xx(ids[1], launch({{"instance_type", 12345}, {"name", name}, {"client_id", name + "2"}}),
                       "a launch with a number for the instance type"));
   // Without the instance type: the template rendered with every other variable.
-  ctx.emit(expect_4xx(ids[2], launch({{"name", name}, {"client_id", name + "3"}}, "instance_type"),
-                      "a launch without an instance type"));
+  ctx.emit(expect_4xx(ids[2], launch({{"name", name}, {"client_id", name + "3"}}, "instance_type"), "a launch without an instance type"));
   auto no_5xx = [&](const char* id, const std::string& odd_name, const char* what) {
     // These launches are valid and create an instance: in live mode only with a spare one in the
     // budget, the first being the lifecycle's.
     const auto& ledger = ctx.client.ledger();
     if (ledger.live() && ledger.rules().budget.max_instances - ledger.launched() < 2)
-      return ctx.emit(make(id, outcome::skipped, "live mode: this launch would create a billed instance, and the budget (--max-instances " +
-                                                     std::to_string(ledger.rules().budget.max_instances) + ") keeps it for the lifecycle"));
+      return ctx.emit(make(id, outcome::skipped,
+                           "live mode: this launch would create a billed instance, and the budget (--max-instances " +
+                               std::to_string(ledger.rules().budget.max_instances) + ") keeps it for the lifecycle"));
     auto r = deliberately(launch({{"name", odd_name}, {"client_id", odd_name}}), what);
     if (r.not_sent) return ctx.emit(make(id, outcome::skipped, r.describe()));
     if (!r.response) return ctx.emit(make(id, outcome::errored, r.describe(), {r.evidence}));
@@ -289,7 +288,11 @@ void validation(context& ctx) {
     ctx.emit(make(id, outcome::pass, "HTTP " + std::to_string(r.status()), {r.evidence}));
   };
   no_5xx(ids[3], ctx.prefix() + std::string(300, 'n'), "a 300-character name");
-  no_5xx(ids[4], ctx.prefix() + "\xc3\xb1" "ame-\xe6\x97\xa5\xe6\x9c\xac-\xf0\x9f\x9a\x80", "a non-ASCII name");
+  no_5xx(ids[4],
+         ctx.prefix() +
+             "\xc3\xb1"
+             "ame-\xe6\x97\xa5\xe6\x9c\xac-\xf0\x9f\x9a\x80",
+         "a non-ASCII name");
   const auto* op = ctx.spec.operation(operation_id::launch);
   if (!(op->body && template_pointers(*op->body).contains("region")))
     ctx.emit(not_applicable(ids[5], "the launch request names no region"));

@@ -29,20 +29,20 @@ struct context {
   const run_options& opts;
   provider_client& client;
   provider_client* second = nullptr;  // the second account, when --second-api-key was given
-  double scale = 1.0;  // the emulator's time scale; 1 against real providers
+  double scale = 1.0;                 // the emulator's time scale; 1 against real providers
   bool emulated = false;
   std::function<void(check_outcome)> emit;
   nlohmann::json& measurements;
-  error_oracle errors;  // the spec's error conventions, compiled once
-  std::vector<observed> seen;  // every declared operation's response, for the scanning checks
+  error_oracle errors;                                         // the spec's error conventions, compiled once
+  std::vector<observed> seen;                                  // every declared operation's response, for the scanning checks
   std::vector<std::pair<std::string, exchange>> status_words;  // every status word read, with where
-  std::string ssh_key_name;  // the run's SSH key, when the API has SSH keys and spending is allowed
+  std::string ssh_key_name;                                    // the run's SSH key, when the API has SSH keys and spending is allowed
   std::string ssh_key_id;
-  std::string public_key;           // what register_key registers
-  std::string private_key;          // its private half's file, with --remote-exec
+  std::string public_key;              // what register_key registers
+  std::string private_key;             // its private half's file, with --remote-exec
   nlohmann::json* hardware = nullptr;  // run_report::hardware
-  spend_permission spend;  // may the run create instances and keys (the session's, after its pre-check)
-  run_clock& clock;        // the session's: real, virtual (tests) or a replay's
+  spend_permission spend;              // may the run create instances and keys (the session's, after its pre-check)
+  run_clock& clock;                    // the session's: real, virtual (tests) or a replay's
   // schema.instance.status_in_vocabulary failed the moment an undocumented word was read, so that
   // the finding stands even if the run is stopped before its end-of-run checks.
   bool vocabulary_failed = false;
@@ -59,9 +59,7 @@ struct context {
       d -= slice;
     }
   }
-  [[nodiscard]] double seconds_since(run_clock::time_point t) const {
-    return std::chrono::duration<double>(now() - t).count();
-  }
+  [[nodiscard]] double seconds_since(run_clock::time_point t) const { return std::chrono::duration<double>(now() - t).count(); }
 
   // A duration from the spec, in seconds of provider time, as wall-clock time for this target.
   [[nodiscard]] std::chrono::milliseconds scaled(double seconds) const {
@@ -80,8 +78,7 @@ struct context {
   }
 };
 
-[[nodiscard]] check_outcome make(std::string id, outcome result, std::string reason,
-                                 std::vector<exchange> evidence = {});
+[[nodiscard]] check_outcome make(std::string id, outcome result, std::string reason, std::vector<exchange> evidence = {});
 
 // A check that does not apply to this provider or run (the API lacks the operation, no second
 // account was given): skipped, with a reason starting "not applicable: ".
@@ -104,7 +101,6 @@ struct context {
 // fail unless the response is a 4xx (the common shape of "X MUST be answered with 4xx"); the
 // request is one sent wrong on purpose, and its evidence is marked with `what` if not yet marked.
 [[nodiscard]] check_outcome expect_4xx(std::string id, const call_result& r, const std::string& what);
-
 
 // Why a response is not a well-formed error of this provider (content type, envelope), if it is not.
 [[nodiscard]] std::optional<std::string> envelope_problem(const call_result& r, const context& ctx);

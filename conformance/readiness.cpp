@@ -18,8 +18,7 @@ std::string usd(double x) {
 
 // The checks a run with these options would skip, and why: predicted from the spec (operations
 // it lacks, deviations it declares) and the options (no second account, no spending).
-std::vector<std::pair<std::string, std::string>> predicted_skips(const session& s, const run_options& o,
-                                                                 const spend_permission& spend) {
+std::vector<std::pair<std::string, std::string>> predicted_skips(const session& s, const run_options& o, const spend_permission& spend) {
   const auto& spec = s.spec();
   const bool emulated = s.emulated();
   std::vector<std::pair<std::string, std::string>> out;
@@ -30,25 +29,42 @@ std::vector<std::pair<std::string, std::string>> predicted_skips(const session& 
   const bool has_get = spec.operation(operation_id::get) != nullptr;
   const bool has_restart = spec.operation(operation_id::restart) != nullptr;
   const bool has_keys = spec.operation(operation_id::ssh_keys_add) != nullptr && spec.operation(operation_id::ssh_keys_list) != nullptr;
-  for (const auto& d : spec.deviations) skip(d.check_id, "known deviation, reported as skipped if it misses: " + d.reason + " (" + d.source + ")");
+  for (const auto& d : spec.deviations)
+    skip(d.check_id, "known deviation, reported as skipped if it misses: " + d.reason + " (" + d.source + ")");
   if (!spend.allowed) {
     const std::string why = "creates instances or keys: " + spend.refusal;
-    for (const char* id : {"capacity.offers.advertised_is_launchable", "lifecycle.instance.launch_returns_id",
-                           "lifecycle.instance.visible_in_get", "lifecycle.instance.visible_in_list",
-                           "lifecycle.instance.reaches_running", "lifecycle.instance.running_has_address",
-                           "lifecycle.instance.matches_order", "lifecycle.instance.restart_returns_to_running",
-                           "lifecycle.instance.terminate_many", "lifecycle.instance.terminate_accepted",
-                           "lifecycle.instance.gone_after_terminate", "lifecycle.instance.terminate_idempotent",
-                           "lifecycle.instance.no_illegal_transition", "schema.launch.matches_schema",
-                           "schema.terminate.matches_schema", "schema.instance.consistent_across_endpoints",
-                           "pagination.list.each_once", "pagination.list.size_honoured",
-                           "validation.launch.unknown_instance_type_rejected", "validation.launch.wrong_type_rejected",
-                           "validation.launch.missing_required_rejected", "validation.launch.long_name_no_5xx",
-                           "validation.launch.non_ascii_name_no_5xx", "validation.launch.unknown_region_rejected",
-                           "lifecycle.ssh_key.visible_after_add", "lifecycle.ssh_key.delete_removes",
-                           "validation.ssh_key.empty_name_rejected", "isolation.ssh_key.list_hidden",
-                           "isolation.instance.get_denied", "isolation.instance.list_hidden",
-                           "isolation.instance.terminate_denied", "isolation.instance.restart_denied",
+    for (const char* id : {"capacity.offers.advertised_is_launchable",
+                           "lifecycle.instance.launch_returns_id",
+                           "lifecycle.instance.visible_in_get",
+                           "lifecycle.instance.visible_in_list",
+                           "lifecycle.instance.reaches_running",
+                           "lifecycle.instance.running_has_address",
+                           "lifecycle.instance.matches_order",
+                           "lifecycle.instance.restart_returns_to_running",
+                           "lifecycle.instance.terminate_many",
+                           "lifecycle.instance.terminate_accepted",
+                           "lifecycle.instance.gone_after_terminate",
+                           "lifecycle.instance.terminate_idempotent",
+                           "lifecycle.instance.no_illegal_transition",
+                           "schema.launch.matches_schema",
+                           "schema.terminate.matches_schema",
+                           "schema.instance.consistent_across_endpoints",
+                           "pagination.list.each_once",
+                           "pagination.list.size_honoured",
+                           "validation.launch.unknown_instance_type_rejected",
+                           "validation.launch.wrong_type_rejected",
+                           "validation.launch.missing_required_rejected",
+                           "validation.launch.long_name_no_5xx",
+                           "validation.launch.non_ascii_name_no_5xx",
+                           "validation.launch.unknown_region_rejected",
+                           "lifecycle.ssh_key.visible_after_add",
+                           "lifecycle.ssh_key.delete_removes",
+                           "validation.ssh_key.empty_name_rejected",
+                           "isolation.ssh_key.list_hidden",
+                           "isolation.instance.get_denied",
+                           "isolation.instance.list_hidden",
+                           "isolation.instance.terminate_denied",
+                           "isolation.instance.restart_denied",
                            "isolation.instance.no_existence_leak"})
       skip(id, why);
   }
@@ -57,18 +73,18 @@ std::vector<std::pair<std::string, std::string>> predicted_skips(const session& 
                            "isolation.instance.restart_denied", "isolation.instance.no_existence_leak", "isolation.ssh_key.list_hidden"})
       skip(id, "needs a second account (--second-api-key)");
   if (!has_get)
-    for (const char* id : {"lifecycle.instance.visible_in_get", "schema.instance.consistent_across_endpoints",
-                           "errors.instance.unknown_id_is_404", "isolation.instance.get_denied",
-                           "isolation.instance.no_existence_leak", "schema.instance.get_matches_schema"})
+    for (const char* id :
+         {"lifecycle.instance.visible_in_get", "schema.instance.consistent_across_endpoints", "errors.instance.unknown_id_is_404",
+          "isolation.instance.get_denied", "isolation.instance.no_existence_leak", "schema.instance.get_matches_schema"})
       skip(id, "the API has no get-by-id operation");
   if (!has_restart)
-    for (const char* id : {"lifecycle.instance.restart_returns_to_running", "errors.instance.restart_unknown_is_4xx",
-                           "isolation.instance.restart_denied"})
+    for (const char* id :
+         {"lifecycle.instance.restart_returns_to_running", "errors.instance.restart_unknown_is_4xx", "isolation.instance.restart_denied"})
       skip(id, "the API has no restart operation");
   if (!has_keys)
-    for (const char* id : {"lifecycle.ssh_key.visible_after_add", "lifecycle.ssh_key.delete_removes",
-                           "validation.ssh_key.empty_name_rejected", "isolation.ssh_key.list_hidden",
-                           "errors.ssh_key.delete_unknown_is_4xx"})
+    for (const char* id :
+         {"lifecycle.ssh_key.visible_after_add", "lifecycle.ssh_key.delete_removes", "validation.ssh_key.empty_name_rejected",
+          "isolation.ssh_key.list_hidden", "errors.ssh_key.delete_unknown_is_4xx"})
       skip(id, "the API has no SSH key operations");
   if (!o.probe_rate_limit && !emulated)
     for (const char* id : {"ratelimit.response.has_retry_after", "ratelimit.response.has_envelope"})
@@ -139,8 +155,8 @@ readiness assess_readiness(session& s, const run_options& options) {
       cost["estimated_usd_per_instance"] = *each;
       cost["estimated_usd"] = *each * instances;
       say("estimated cost: " + usd(*each) + " per instance (" + usd(*o.price_per_hour_usd) + "/h for about " +
-          std::to_string(static_cast<int>(hours * 60)) + " min), " + usd(*each * instances) + " for at most " +
-          std::to_string(instances) + " instance(s)" + (live ? "; budget --max-spend " + usd(rules.budget.max_spend_usd) : ""));
+          std::to_string(static_cast<int>(hours * 60)) + " min), " + usd(*each * instances) + " for at most " + std::to_string(instances) +
+          " instance(s)" + (live ? "; budget --max-spend " + usd(rules.budget.max_spend_usd) : ""));
     }
     // The ledger's own rule, as the run's pre-check applies it before the first create.
     if (live)
@@ -161,7 +177,8 @@ readiness assess_readiness(session& s, const run_options& options) {
       creates.push_back("an SSH key " + prefix + "key (deleted at the end)");
     creates.push_back("an instance " + prefix + "lc of " + o.key());
     if (instances > 1)
-      creates.push_back("up to " + std::to_string(std::min(instances - 1, 2)) + " more (" + prefix + "extra0...) for the "
+      creates.push_back("up to " + std::to_string(std::min(instances - 1, 2)) + " more (" + prefix +
+                        "extra0...) for the "
                         "pagination and terminate-many checks");
     for (const auto& c : creates) say("would create " + c);
     say("everything created is journaled and terminated at the end, also on a crash (`neograde sweep` finds the rest)");

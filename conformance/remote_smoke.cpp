@@ -34,8 +34,8 @@ std::string first_failure(const json& doc) {
   if (doc.contains("checks") && doc["checks"].is_array())
     for (const auto& c : doc["checks"])
       if (c.is_object() && c.value("verdict", "") == "fail")
-        return c.value("id", "") + (c.contains("gpu") && c["gpu"].is_number() ? " [GPU " + c["gpu"].dump() + "]" : "") +
-               ": " + c.value("message", "");
+        return c.value("id", "") + (c.contains("gpu") && c["gpu"].is_number() ? " [GPU " + c["gpu"].dump() + "]" : "") + ": " +
+               c.value("message", "");
   return "the smoke test failed";
 }
 
@@ -96,7 +96,8 @@ json run_remote_smoke(context& ctx, const instance& running) {
   auto ran = ssh::run(t, command, {.timeout = ms(o.smoke_timeout_s)});
   if (ran.exit_code >= 0) rec["exit_code"] = ran.exit_code;
   rec["stderr"] = tail(ran.err, 4000);
-  if (ran.timed_out) return finish("error", "the smoke test did not finish within " + std::to_string(static_cast<int>(o.smoke_timeout_s)) + " s");
+  if (ran.timed_out)
+    return finish("error", "the smoke test did not finish within " + std::to_string(static_cast<int>(o.smoke_timeout_s)) + " s");
   auto doc = json::parse(ran.out, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("status") || !doc["status"].is_string())
     return finish("error", "the smoke test printed no result document (" + describe(ran) + ")");

@@ -19,11 +19,10 @@ void register_key(detail::context& ctx) {
   const char* visible_id = "lifecycle.ssh_key.visible_after_add";
   const char* hidden_id = "isolation.ssh_key.list_hidden";
   const char* empty_id = "validation.ssh_key.empty_name_rejected";
-  const bool has_keys = ctx.spec.operation(operation_id::ssh_keys_add) != nullptr &&
-                        ctx.spec.operation(operation_id::ssh_keys_list) != nullptr;
+  const bool has_keys =
+      ctx.spec.operation(operation_id::ssh_keys_add) != nullptr && ctx.spec.operation(operation_id::ssh_keys_list) != nullptr;
   if (!has_keys || !ctx.spend.allowed) {
-    const std::string why = !has_keys ? "not applicable: the API has no SSH key operations"
-                                      : "registers an SSH key: " + ctx.spend.refusal;
+    const std::string why = !has_keys ? "not applicable: the API has no SSH key operations" : "registers an SSH key: " + ctx.spend.refusal;
     for (const char* id : {visible_id, hidden_id, empty_id}) ctx.emit(detail::make(id, outcome::skipped, why));
     return;
   }
@@ -34,7 +33,8 @@ void register_key(detail::context& ctx) {
   auto key = ctx.client.add_ssh_key(ctx.prefix() + "key", ctx.public_key);
   if (!key.value) {
     for (const char* id : {visible_id, hidden_id})
-      ctx.emit(detail::make(id, outcome::errored, "the run's SSH key could not be registered: " + key.call.describe(), {key.call.evidence}));
+      ctx.emit(
+          detail::make(id, outcome::errored, "the run's SSH key could not be registered: " + key.call.describe(), {key.call.evidence}));
     return;
   }
   ctx.ssh_key_name = ctx.prefix() + "key";
@@ -46,11 +46,12 @@ void register_key(detail::context& ctx) {
                    : detail::make(visible_id, outcome::fail, "the added key is missing from the key list", {listed.call.evidence}));
   if (ctx.second == nullptr) return ctx.emit(detail::not_applicable(hidden_id, "needs a second account (--second-api-key)"));
   auto theirs = ctx.second->list_ssh_keys();
-  const bool leaked = theirs.value && std::any_of(theirs.value->begin(), theirs.value->end(),
-                                                  [&](const ssh_key& k) { return k.name == ctx.ssh_key_name; });
+  const bool leaked =
+      theirs.value && std::any_of(theirs.value->begin(), theirs.value->end(), [&](const ssh_key& k) { return k.name == ctx.ssh_key_name; });
   if (!theirs.value) ctx.emit(detail::make(hidden_id, outcome::errored, theirs.call.describe(), {theirs.call.evidence}));
-  else ctx.emit(leaked ? detail::make(hidden_id, outcome::fail, "the second account sees the first account's SSH key", {theirs.call.evidence})
-                       : detail::make(hidden_id, outcome::pass, "not listed for the second account", {theirs.call.evidence}));
+  else
+    ctx.emit(leaked ? detail::make(hidden_id, outcome::fail, "the second account sees the first account's SSH key", {theirs.call.evidence})
+                    : detail::make(hidden_id, outcome::pass, "not listed for the second account", {theirs.call.evidence}));
 }
 
 void delete_key(detail::context& ctx) {
@@ -60,8 +61,8 @@ void delete_key(detail::context& ctx) {
     return ctx.emit(detail::not_applicable(id, "the API has no SSH key delete operation"));
   auto d = ctx.client.delete_ssh_key(ctx.ssh_key_id);
   auto listed = ctx.client.list_ssh_keys();
-  const bool still = listed.value && std::any_of(listed.value->begin(), listed.value->end(),
-                                                 [&](const ssh_key& k) { return k.id == ctx.ssh_key_id; });
+  const bool still =
+      listed.value && std::any_of(listed.value->begin(), listed.value->end(), [&](const ssh_key& k) { return k.id == ctx.ssh_key_id; });
   if (!d.success) return ctx.emit(detail::make(id, outcome::fail, "deleting the key failed: " + d.describe(), {d.evidence}));
   ctx.emit(still ? detail::make(id, outcome::fail, "the deleted key is still listed", {d.evidence, listed.call.evidence})
                  : detail::make(id, outcome::pass, "gone from the list", {d.evidence, listed.call.evidence}));
@@ -85,18 +86,16 @@ void teardown(detail::context& ctx) noexcept {
     o.poll = ctx.poll_interval();
     o.clock = &ctx.clock;
     const auto prefix = ctx.prefix();
-    auto r = terminate_and_confirm(ctx.client, known, [&](const instance& i) {
-      return i.name.starts_with(prefix) && i.state != instance_state::terminated;
-    }, o);
+    auto r = terminate_and_confirm(
+        ctx.client, known, [&](const instance& i) { return i.name.starts_with(prefix) && i.state != instance_state::terminated; }, o);
     if (!ctx.ssh_key_id.empty()) (void)ctx.client.delete_ssh_key(ctx.ssh_key_id);
     if (ledger.launched() == 0 && r.confirmed.empty() && r.leftovers.empty())
       return ctx.emit(detail::not_applicable(leftovers_id, "the run created no instance"));
     if (r.leftovers.empty())
-      return ctx.emit(detail::make(leftovers_id, outcome::pass,
-                                   std::to_string(r.confirmed.size()) + " instance(s) confirmed terminated or gone"));
+      return ctx.emit(
+          detail::make(leftovers_id, outcome::pass, std::to_string(r.confirmed.size()) + " instance(s) confirmed terminated or gone"));
     std::string what;
-    for (const auto& l : r.leftovers)
-      what += (what.empty() ? "" : "; ") + (l.id.empty() ? l.name : l.id) + " (" + l.status + ")";
+    for (const auto& l : r.leftovers) what += (what.empty() ? "" : "; ") + (l.id.empty() ? l.name : l.id) + " (" + l.status + ")";
     ctx.emit(detail::make(leftovers_id, outcome::fail,
                           std::to_string(r.leftovers.size()) + " instance(s) still there after teardown: " + what +
                               ". They may be billed: `neograde sweep --spec " + ctx.spec.provider.id + "` terminates them",

@@ -21,9 +21,9 @@ bool name_char(char c) { return name_start(c) || std::isdigit(static_cast<unsign
 struct raw_selection;
 using raw_selections = std::vector<raw_selection>;
 struct raw_selection {
-  field f;                    // a field (f.selections unused: see children)
-  raw_selections children;    // the field's selections, or an inline fragment's
-  std::string spread;         // a named fragment spread
+  field f;                  // a field (f.selections unused: see children)
+  raw_selections children;  // the field's selections, or an inline fragment's
+  std::string spread;       // a named fragment spread
   bool inline_fragment = false;
 };
 
@@ -290,9 +290,12 @@ class parser {
         const char h = s_[pos_++];
         v <<= 4;
         if (h >= '0' && h <= '9') v |= static_cast<unsigned>(h - '0');
-        else if (h >= 'a' && h <= 'f') v |= static_cast<unsigned>(h - 'a' + 10);
-        else if (h >= 'A' && h <= 'F') v |= static_cast<unsigned>(h - 'A' + 10);
-        else fail("a bad \\u escape");
+        else if (h >= 'a' && h <= 'f')
+          v |= static_cast<unsigned>(h - 'a' + 10);
+        else if (h >= 'A' && h <= 'F')
+          v |= static_cast<unsigned>(h - 'A' + 10);
+        else
+          fail("a bad \\u escape");
       }
       return v;
     };

@@ -64,7 +64,8 @@ constexpr double clamp_at = 9e18;
 bool needs_clamp(const nlohmann::json& doc) {
   if (doc.is_number_float()) return !(std::abs(doc.get<double>()) < clamp_at);
   if (doc.is_structured())
-    for (const auto& v : doc) if (needs_clamp(v)) return true;
+    for (const auto& v : doc)
+      if (needs_clamp(v)) return true;
   return false;
 }
 
@@ -90,9 +91,7 @@ std::vector<schema_violation> json_schema::validate(const nlohmann::json& given)
   valijson::ValidationResults::Error error;
   while (results.popError(error)) out.push_back({context_to_pointer(error.context), error.description});
   // Valijson reports the outermost failure first; the innermost one is the most useful.
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return a.pointer.size() > b.pointer.size();
-  });
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.pointer.size() > b.pointer.size(); });
   return out;
 }
 

@@ -13,14 +13,17 @@ bool json_depth_within(std::string_view text, std::size_t max_depth) {
   for (char c : text) {
     if (in_string) {
       if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') in_string = true;
     else if (c == '[' || c == '{') {
       if (++depth > max_depth) return false;
-    } else if ((c == ']' || c == '}') && depth > 0) --depth;
+    } else if ((c == ']' || c == '}') && depth > 0)
+      --depth;
   }
   return true;
 }
@@ -124,8 +127,10 @@ std::string pointer_escape(std::string_view token) {
   std::string out;
   for (char c : token) {
     if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }

@@ -15,7 +15,8 @@ void scrub_json(nlohmann::json& node, const redactor& r) {
   if (node.is_object()) {
     for (auto& [k, v] : node.items()) {
       if (redactor::is_secret_field(k) && !v.is_null()) v = redacted_marker;
-      else scrub_json(v, r);
+      else
+        scrub_json(v, r);
     }
   } else if (node.is_array()) {
     for (auto& v : node) scrub_json(v, r);
@@ -48,16 +49,14 @@ std::string redactor::text(std::string_view s) const {
 }
 
 bool redactor::is_secret_header(std::string_view name) noexcept {
-  static constexpr std::array<std::string_view, 8> names{
-      "authorization", "proxy-authorization", "api-key", "x-api-key", "cookie", "set-cookie",
-      "x-auth-token", "x-crusoe-signature"};
+  static constexpr std::array<std::string_view, 8> names{"authorization", "proxy-authorization", "api-key",      "x-api-key",
+                                                         "cookie",        "set-cookie",          "x-auth-token", "x-crusoe-signature"};
   return std::any_of(names.begin(), names.end(), [&](auto n) { return iequals(n, name); });
 }
 
 bool redactor::is_secret_field(std::string_view name) noexcept {
-  static constexpr std::array<std::string_view, 10> names{
-      "private_key", "access_token", "refresh_token", "client_secret", "password", "api_key",
-      "apikey", "secret", "token", "jupyter_token"};
+  static constexpr std::array<std::string_view, 10> names{"private_key", "access_token", "refresh_token", "client_secret", "password",
+                                                          "api_key",     "apikey",       "secret",        "token",         "jupyter_token"};
   return std::any_of(names.begin(), names.end(), [&](auto n) { return iequals(n, name); });
 }
 

@@ -47,9 +47,8 @@ std::string canonical_query(std::string_view raw_query) {
   return out;
 }
 
-std::optional<std::string> hmac_authorization(const auth_method& m, const std::string& access_key,
-                                              const std::string& secret_b64url, const std::string& method,
-                                              const std::string& path, const std::string& raw_query,
+std::optional<std::string> hmac_authorization(const auth_method& m, const std::string& access_key, const std::string& secret_b64url,
+                                              const std::string& method, const std::string& path, const std::string& raw_query,
                                               const std::string& timestamp) {
   auto secret = base64url_decode(secret_b64url);
   if (!secret || secret->empty()) return std::nullopt;

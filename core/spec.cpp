@@ -102,8 +102,7 @@ provider_spec build(const nlohmann::json& doc) {
 
   for (auto& [word, state] : doc.at("states").items()) {
     auto canonical = instance_state_from_string(state.get<std::string>());
-    if (canonical == instance_state::unknown)
-      throw spec_fault("/states/" + pointer_escape(word), "not a canonical state: " + state.dump());
+    if (canonical == instance_state::unknown) throw spec_fault("/states/" + pointer_escape(word), "not a canonical state: " + state.dump());
     s.states[word] = canonical;
   }
 
@@ -173,8 +172,8 @@ provider_spec build(const nlohmann::json& doc) {
       act.id_is_integer = a.value("id_type", "string") == "integer";
       act.source = a.value("source", "");
       act.read_item = a.value("read_item", "");
-      if (!act.read_item.empty() && !(act.status_pointer.starts_with(act.read_item + "/") &&
-                                      act.id_pointer.starts_with(act.read_item + "/")))
+      if (!act.read_item.empty() &&
+          !(act.status_pointer.starts_with(act.read_item + "/") && act.id_pointer.starts_with(act.read_item + "/")))
         throw spec_fault(at + "/action/read_item", "the action's id and status pointers must lie inside read_item");
       if (act.path.find("{action_id}") == std::string::npos)
         throw spec_fault(at + "/action/path", "the action path must contain {action_id}");
@@ -215,8 +214,7 @@ provider_spec build(const nlohmann::json& doc) {
   }
   if (const auto a = doc.find("offer_availability"); a != doc.end())
     s.offer_availability = provider_spec::offer_availability_spec{a->at("path").get<std::string>(), a->value("items", ""),
-                                                                  a->at("region").get<std::string>(),
-                                                                  a->at("types").get<std::string>()};
+                                                                  a->at("region").get<std::string>(), a->at("types").get<std::string>()};
   s.emulator = doc.value("emulator", nlohmann::json::object());
   return s;
 }
@@ -261,8 +259,7 @@ const deviation* provider_spec::deviation_for(const std::string& check_id) const
   return nullptr;
 }
 
-resolved_variables resolve_variables(const provider_spec& spec, const std::map<std::string, std::string>& sets,
-                                     bool live,
+resolved_variables resolve_variables(const provider_spec& spec, const std::map<std::string, std::string>& sets, bool live,
                                      const std::function<std::optional<std::string>(const std::string&)>& getenv) {
   auto env = [&](const std::string& name) -> std::optional<std::string> {
     if (name.empty()) return std::nullopt;
@@ -276,9 +273,12 @@ resolved_variables resolve_variables(const provider_spec& spec, const std::map<s
   for (const auto& [name, d] : spec.variable_decls) {
     std::optional<std::string> value;
     if (auto it = sets.find(name); it != sets.end()) value = it->second;
-    else if (!live) value = d.emulator ? d.emulator : d.default_value;
-    else if (auto e = env(d.env)) value = e;
-    else value = d.default_value;  // never the emulator's placeholder
+    else if (!live)
+      value = d.emulator ? d.emulator : d.default_value;
+    else if (auto e = env(d.env))
+      value = e;
+    else
+      value = d.default_value;  // never the emulator's placeholder
     if (value) out.values[name] = *value;
     else if (live && d.required)
       out.missing.push_back(name + " (set " + (d.env.empty() ? "" : d.env + " or ") + "--set " + name + "=...)");
@@ -306,8 +306,7 @@ const nlohmann::json& spec_meta_schema() {
   return schema;
 }
 
-boost::system::result<provider_spec, spec_error> parse_spec(std::string_view text,
-                                                            const std::string& origin) {
+boost::system::result<provider_spec, spec_error> parse_spec(std::string_view text, const std::string& origin) {
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
@@ -344,8 +343,7 @@ boost::system::result<provider_spec, spec_error> load_spec(const std::filesystem
 
 std::vector<std::filesystem::path> spec_search_path() {
   std::vector<std::filesystem::path> dirs;
-  if (const char* env = std::getenv("NEOGRADE_SPECS_DIR"); env != nullptr && *env != '\0')
-    dirs.emplace_back(env);
+  if (const char* env = std::getenv("NEOGRADE_SPECS_DIR"); env != nullptr && *env != '\0') dirs.emplace_back(env);
   dirs.emplace_back(NEOGRADE_SOURCE_SPECS_DIR);
   return dirs;
 }

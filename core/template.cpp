@@ -54,8 +54,7 @@ std::optional<nlohmann::json> render_node(const nlohmann::json& node, const temp
   return node;
 }
 
-void collect(const nlohmann::json& node, const std::string& at,
-             std::map<std::string, std::string>& out) {
+void collect(const nlohmann::json& node, const std::string& at, std::map<std::string, std::string>& out) {
   if (auto name = placeholder_name(node)) {
     out.emplace(*name, at);
     return;
@@ -86,9 +85,7 @@ std::string percent_decode(const std::string& s) {
   return out;
 }
 
-std::string to_text(const nlohmann::json& v) {
-  return v.is_string() ? v.get<std::string>() : dump_json(v);
-}
+std::string to_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : dump_json(v); }
 
 }  // namespace
 
@@ -107,8 +104,7 @@ std::string render_path(const std::string& tmpl, const template_vars& vars) {
     if (close == std::string::npos) break;
     out.append(tmpl, i, open - i);
     auto name = tmpl.substr(open + 1, close - open - 1);
-    if (auto it = vars.find(name); it != vars.end())
-      out += boost::urls::encode(to_text(it->second), boost::urls::pchars);
+    if (auto it = vars.find(name); it != vars.end()) out += boost::urls::encode(to_text(it->second), boost::urls::pchars);
     i = close + 1;
   }
   out.append(tmpl, i);
@@ -121,8 +117,7 @@ std::map<std::string, std::string> template_pointers(const nlohmann::json& tmpl)
   return out;
 }
 
-bool match_path(const std::string& tmpl, const std::string& path,
-                std::map<std::string, std::string>& params) {
+bool match_path(const std::string& tmpl, const std::string& path, std::map<std::string, std::string>& params) {
   auto split = [](const std::string& s) {
     std::vector<std::string> parts;
     std::size_t start = 0;

@@ -116,11 +116,10 @@ std::optional<std::size_t> provider_model::impl::credentials_of(const http::requ
 }
 
 bool provider_model::impl::credentials_presented(const http::request& req, const std::string& raw_query) const {
-  return !header_of(req, "Authorization").empty() ||
-         std::any_of(spec.auth.schemes.begin(), spec.auth.schemes.end(), [&](const auto& m) {
-           return (m.type == auth_scheme::header && !header_of(req, m.header).empty()) ||
-                  (m.type == auth_scheme::query && raw_query.find(m.param + "=") != std::string::npos);
-         });
+  return !header_of(req, "Authorization").empty() || std::any_of(spec.auth.schemes.begin(), spec.auth.schemes.end(), [&](const auto& m) {
+    return (m.type == auth_scheme::header && !header_of(req, m.header).empty()) ||
+           (m.type == auth_scheme::query && raw_query.find(m.param + "=") != std::string::npos);
+  });
 }
 
 // Account for the credentials of a request, or nullopt when they are missing or unknown.

@@ -51,7 +51,8 @@ http::response provider_model::impl::filtered(http::response r, const operation_
   if (filters == emu.graphql_filters.end() || r.status != 200) return r;
   auto doc = nlohmann::json::parse(r.body, nullptr, false);
   auto* list = doc.is_object() && doc.contains("data") && doc["data"].is_object() && doc["data"].contains(root.name)
-                   ? &doc["data"][root.name] : nullptr;
+                   ? &doc["data"][root.name]
+                   : nullptr;
   if (list == nullptr || !list->is_array()) return r;
   const auto arguments = graphql::resolve(root.arguments, variables);
   for (const auto& filter : filters->second) {
@@ -100,8 +101,7 @@ std::optional<http::response> provider_model::impl::static_graphql(const http::r
 // The request's variables, with the arguments the client wrote inline put where the spec's own
 // query takes them from variables (`pod(input: $input)`: the client's inline input becomes
 // variables.input).
-nlohmann::json provider_model::impl::variables_for(const operation_spec& op, const graphql::field& client,
-                                                   nlohmann::json variables) const {
+nlohmann::json provider_model::impl::variables_for(const operation_spec& op, const graphql::field& client, nlohmann::json variables) const {
   if (!variables.is_object()) variables = nlohmann::json::object();
   const auto resolved = graphql::resolve(client.arguments, variables);
   for (const auto& [arg, variable] : graphql_argument_variables.at(op.id))
@@ -111,8 +111,7 @@ nlohmann::json provider_model::impl::variables_for(const operation_spec& op, con
 
 // A GraphQL answer cut down to the fields the client selected for the operation's root, under
 // its aliases, with the static roots it asked for beside it (read and written once).
-http::response provider_model::impl::selected(http::response r, const graphql::field& root,
-                                              const graphql::operation& operation) const {
+http::response provider_model::impl::selected(http::response r, const graphql::field& root, const graphql::operation& operation) const {
   if (r.status != 200) return r;
   auto doc = nlohmann::json::parse(r.body, nullptr, false);
   if (!doc.is_object() || !doc.contains("data") || !doc["data"].is_object()) return r;

@@ -57,8 +57,7 @@ long provider_model::impl::remaining(const emu_instance_type& type, const std::s
   long left = cap != type.capacity.end() ? cap->second : 0;
   for (const auto& a : accounts)
     for (const auto& i : a.instances)
-      if (i.type == type.name && i.region == region && phase_of(i, now) != phase::gone && phase_of(i, now) != phase::terminated)
-        --left;
+      if (i.type == type.name && i.region == region && phase_of(i, now) != phase::gone && phase_of(i, now) != phase::terminated) --left;
   return left;
 }
 
@@ -78,8 +77,7 @@ std::string provider_model::impl::new_instance_id() {
   return new_hex(32);
 }
 
-http::response provider_model::impl::launch(const operation_spec& op, account& acct, const template_vars& vars,
-                                            clock::time_point now) {
+http::response provider_model::impl::launch(const operation_spec& op, account& acct, const template_vars& vars, clock::time_point now) {
   auto var = [&](const std::string& n) { return vars.contains(n) ? first_string(vars.at(n)) : std::string(); };
   auto type_name = var("instance_type");
   auto region = var("region");
@@ -133,17 +131,20 @@ http::response provider_model::impl::launch(const operation_spec& op, account& a
   if (vars.contains("published_ports"))
     for (const auto& p : vars.at("published_ports")) inst.ports.push_back(p.get<std::string>());
   inst.ip = opts.instance_address.empty() ? "198.51.100." + std::to_string(next_ip++ % 250 + 1)  // RFC 5737
-                                           : opts.instance_address;
+                                          : opts.instance_address;
   inst.boot_done = now + scaled(emu.boot_s);
   acct.instances.push_back(inst);
   ++created;
 
-  if (op.text_response) return http::response{op.success_status.front(), {{"Content-Type", "text/plain"}}, has(quirk::launch_without_id) ? "" : inst.id};
+  if (op.text_response)
+    return http::response{op.success_status.front(), {{"Content-Type", "text/plain"}}, has(quirk::launch_without_id) ? "" : inst.id};
   nlohmann::json body = response_template(op);
   if (auto it = op.fields.find("instance_id"); it != op.fields.end()) {
     if (has(quirk::launch_without_id)) set_pointer(body, parent_pointer(it->second.pointer), nlohmann::json::array());
-    else if (has(quirk::launch_schema_drift)) set_pointer(body, it->second.pointer, nlohmann::json{{"id", inst.id}});
-    else write_field(body, op.fields, "instance_id", inst.id);
+    else if (has(quirk::launch_schema_drift))
+      set_pointer(body, it->second.pointer, nlohmann::json{{"id", inst.id}});
+    else
+      write_field(body, op.fields, "instance_id", inst.id);
   }
   if (op.item) {
     auto obj = render_instance(inst, phase_of(inst, now));
@@ -177,8 +178,7 @@ bool provider_model::impl::exists_elsewhere(const std::string& id, clock::time_p
 // answers a non-integer instance id with 400 invalid_args), if the spec declares one.
 std::optional<http::response> provider_model::impl::malformed(const std::string& id) const {
   if (!emu.malformed_id) return std::nullopt;
-  if (!id.empty() && std::all_of(id.begin(), id.end(), [](unsigned char c) { return std::isdigit(c) != 0; }))
-    return std::nullopt;
+  if (!id.empty() && std::all_of(id.begin(), id.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) return std::nullopt;
   return error_response(emu.malformed_id->kind, emu.malformed_id->message);
 }
 
@@ -205,8 +205,7 @@ http::response provider_model::impl::get(const operation_spec& op, account& acct
   return json_response(op.success_status.front(), body);
 }
 
-http::response provider_model::impl::list(const operation_spec& op, account& acct, clock::time_point now,
-                                          const std::string& raw_query) {
+http::response provider_model::impl::list(const operation_spec& op, account& acct, clock::time_point now, const std::string& raw_query) {
   nlohmann::json items = nlohmann::json::array();
   std::vector<const emu_instance*> visible;
   for (const auto& a : accounts)
@@ -232,8 +231,8 @@ http::response provider_model::impl::list(const operation_spec& op, account& acc
 }
 
 // terminate and restart share the shape: ids from the body or the path, all must exist.
-http::response provider_model::impl::act(const operation_spec& op, account& acct, const std::vector<std::string>& ids,
-                                         bool terminate, clock::time_point now) {
+http::response provider_model::impl::act(const operation_spec& op, account& acct, const std::vector<std::string>& ids, bool terminate,
+                                         clock::time_point now) {
   if (ids.empty()) return error_response("invalid_parameters", "No instance ids given.");
   std::vector<emu_instance*> targets;
   for (const auto& id : ids) {

@@ -70,7 +70,8 @@ provider_model::impl::impl(const provider_spec& s, model_options o)
   for (const auto& [id, op] : spec.operations) {
     if (op.request_schema) request_schemas.emplace(id, json_schema(*op.request_schema));
     if (op.graphql_operation) graphql_argument_variables.emplace(id, argument_variables(op));
-    else if (op.body) body_selectors.emplace(id, selectors_of(*op.body));
+    else if (op.body)
+      body_selectors.emplace(id, selectors_of(*op.body));
   }
   if (const auto* launch = spec.operation(operation_id::launch); launch != nullptr && launch->body) {
     launch_placeholders = template_pointers(*launch->body);
@@ -97,8 +98,10 @@ std::vector<std::string> make_api_keys(const provider_spec& spec, std::size_t n,
   for (std::size_t i = 1; i <= n; ++i) {
     const auto id = prefix + "_" + std::to_string(i) + "_" + hex(12);
     if (type == auth_scheme::hmac_sha256) keys.push_back(id + ":" + base64url_encode(hex(32)));
-    else if (type == auth_scheme::oauth2_client_credentials) keys.push_back(id + ":" + prefix + "_secret_" + hex(24));
-    else keys.push_back(id);
+    else if (type == auth_scheme::oauth2_client_credentials)
+      keys.push_back(id + ":" + prefix + "_secret_" + hex(24));
+    else
+      keys.push_back(id);
   }
   return keys;
 }
@@ -136,8 +139,7 @@ std::size_t provider_model::live_instances() const {
   std::lock_guard lock(impl_->mu);
   std::size_t n = 0;
   for (const auto& a : impl_->accounts)
-    n += static_cast<std::size_t>(std::count_if(a.instances.begin(), a.instances.end(),
-                                                [](const auto& i) { return !i.terminated_at; }));
+    n += static_cast<std::size_t>(std::count_if(a.instances.begin(), a.instances.end(), [](const auto& i) { return !i.terminated_at; }));
   return n;
 }
 

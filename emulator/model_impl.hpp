@@ -88,7 +88,7 @@ using query_list = std::vector<std::pair<std::string, std::string>>;
 struct provider_model::impl {
   const provider_spec& spec;
   model_options opts;
-  emulator_section emu;  // the spec's emulator section, read once
+  emulator_section emu;             // the spec's emulator section, read once
   std::bitset<quirk_count> quirks;  // opts.quirks, resolved once
   std::string base_path;
   std::map<operation_id, json_schema> request_schemas;
@@ -134,8 +134,7 @@ struct provider_model::impl {
   [[nodiscard]] bool anonymous_operation(const http::request& req, const std::string& rel) const;
   [[nodiscard]] bool body_selects(const operation_spec& op, const std::optional<nlohmann::json>& body) const;
   [[nodiscard]] std::optional<http::response> static_route(const std::string& method, const std::string& rel, bool anonymous) const;
-  http::response serve(const operation_spec& op, account& acct, template_vars& vars, clock::time_point now,
-                       const std::string& raw_query);
+  http::response serve(const operation_spec& op, account& acct, template_vars& vars, clock::time_point now, const std::string& raw_query);
   [[nodiscard]] http::response unknown_path() const;
 
   // ---- graphql.cpp ----
@@ -151,8 +150,8 @@ struct provider_model::impl {
   [[nodiscard]] std::optional<std::size_t> credentials_of(const http::request& req, const std::string& rel_path,
                                                           const std::string& raw_query, clock::time_point now) const;
   [[nodiscard]] bool credentials_presented(const http::request& req, const std::string& raw_query) const;
-  [[nodiscard]] std::optional<std::size_t> authenticate(const http::request& req, const std::string& rel_path,
-                                                        const std::string& raw_query, clock::time_point now) const;
+  [[nodiscard]] std::optional<std::size_t> authenticate(const http::request& req, const std::string& rel_path, const std::string& raw_query,
+                                                        clock::time_point now) const;
   http::response issue_token(const http::request& req, clock::time_point now);
   http::response list_keys(const operation_spec& op, account& acct, const std::string& raw_query);
   http::response add_key(const operation_spec& op, account& acct, const template_vars& vars);
@@ -171,8 +170,7 @@ struct provider_model::impl {
   [[nodiscard]] std::optional<http::response> malformed(const std::string& id) const;
   http::response get(const operation_spec& op, account& acct, const std::string& id, clock::time_point now);
   http::response list(const operation_spec& op, account& acct, clock::time_point now, const std::string& raw_query);
-  http::response act(const operation_spec& op, account& acct, const std::vector<std::string>& ids, bool terminate,
-                     clock::time_point now);
+  http::response act(const operation_spec& op, account& acct, const std::vector<std::string>& ids, bool terminate, clock::time_point now);
   void start_action(nlohmann::json& body, const operation_spec& op, const account& acct, clock::time_point done);
   http::response read_action(const operation_spec& op, std::size_t account_index, const std::string& id, clock::time_point now);
 

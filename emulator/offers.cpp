@@ -18,7 +18,8 @@ std::vector<emu_row> provider_model::impl::offer_rows(const emu_instance_type& t
     auto it = f.find(field);
     if (it == f.end()) return;
     if (it->second.pointer.starts_with('^')) row.parent[field] = value;  // the enclosing item's
-    else write_field(row.object, f, field, value);
+    else
+      write_field(row.object, f, field, value);
   };
   write(base, "instance_type", t.name);
   if (t.description) write(base, "description", *t.description);
@@ -29,7 +30,9 @@ std::vector<emu_row> provider_model::impl::offer_rows(const emu_instance_type& t
     double rest = price.get<double>() / it->second.scale;
     for (const auto& term : it->second.plus) {
       const auto* v = find_pointer(base.object, term.pointer);
-      const double unit = v != nullptr && v->is_string() ? std::stod(v->get<std::string>()) : v != nullptr && v->is_number() ? v->get<double>() : 0;
+      const double unit = v != nullptr && v->is_string()   ? std::stod(v->get<std::string>())
+                          : v != nullptr && v->is_number() ? v->get<double>()
+                                                           : 0;
       if (v == nullptr) set_pointer(base.object, term.pointer, it->second.as_string ? nlohmann::json("0") : nlohmann::json(0));
       rest -= unit * term.times;
     }
@@ -105,8 +108,7 @@ http::response provider_model::impl::list_offers(const operation_spec& op, clock
         // grouped by region (TensorDock's locations).
         nlohmann::json item = t.parent_object;
         if (auto r = row.parent.find("region"); r != row.parent.end() && r->second.is_string())
-          if (const auto region = emu.regions.find(r->second.get<std::string>()); region != emu.regions.end())
-            item.update(region->second);
+          if (const auto region = emu.regions.find(r->second.get<std::string>()); region != emu.regions.end()) item.update(region->second);
         for (const auto& [field, value] : row.parent) set_pointer(item, spec.offer_fields.at(field).pointer.substr(1), value);
         set_pointer(item, rows_field->second.pointer, nlohmann::json::array());
         groups.emplace_back(row.parent, std::move(item));
@@ -120,7 +122,8 @@ http::response provider_model::impl::list_offers(const operation_spec& op, clock
   for (auto& [key, item] : groups) {
     (void)key;
     if (op.items_are_object_values) collection[std::to_string(collection.size())] = std::move(item);
-    else collection.push_back(std::move(item));
+    else
+      collection.push_back(std::move(item));
   }
   if (!op.items_are_object_values) return page_of(op, std::move(collection), raw_query);
   nlohmann::json body = response_template(op);
@@ -144,7 +147,8 @@ http::response provider_model::impl::availability(clock::time_point now) const {
   }
   nlohmann::json body = nlohmann::json::object();
   if (a.items.empty()) body = std::move(items);
-  else set_pointer(body, a.items, std::move(items));
+  else
+    set_pointer(body, a.items, std::move(items));
   return json_response(200, body);
 }
 

@@ -23,7 +23,8 @@ header_list provider_model::impl::rate_headers(long remaining, long reset_s) con
   header_list h;
   if (rl.ratelimit) h.emplace_back("RateLimit", "\"burst\";r=" + std::to_string(remaining) + ";t=" + std::to_string(reset_s));
   if (rl.ratelimit_policy)
-    h.emplace_back("RateLimit-Policy", "\"burst\";q=" + limit + ";w=" + std::to_string(static_cast<long>(std::ceil(rl.burst / refill_rate()))));
+    h.emplace_back("RateLimit-Policy",
+                   "\"burst\";q=" + limit + ";w=" + std::to_string(static_cast<long>(std::ceil(rl.burst / refill_rate()))));
   if (rl.ratelimit_x) {
     const auto epoch = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     h.emplace_back("ratelimit-limit", limit);
@@ -36,8 +37,7 @@ header_list provider_model::impl::rate_headers(long remaining, long reset_s) con
 // Token bucket per credential: nullopt when allowed (`advertised` then holds the headers that
 // tell the client where its bucket stands), else the 429 to send. With the rate limit off the
 // bucket is always full.
-std::optional<http::response> provider_model::impl::throttle(const http::request& req, clock::time_point now,
-                                                             header_list& advertised) {
+std::optional<http::response> provider_model::impl::throttle(const http::request& req, clock::time_point now, header_list& advertised) {
   if (!emu.rate_limit) return std::nullopt;
   const auto& rl = *emu.rate_limit;
   const double burst = rl.burst;

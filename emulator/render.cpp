@@ -23,9 +23,8 @@ std::string md5_fingerprint(const std::string& public_key) {
   blob = blob.substr(0, blob.find(' '));
   std::string raw(blob.size(), '\0');
   int n = blob.size() % 4 == 0 ? EVP_DecodeBlock(reinterpret_cast<unsigned char*>(raw.data()),
-                                                 reinterpret_cast<const unsigned char*>(blob.data()),
-                                                 static_cast<int>(blob.size()))
-                                : -1;
+                                                 reinterpret_cast<const unsigned char*>(blob.data()), static_cast<int>(blob.size()))
+                               : -1;
   if (n < 0) {
     raw = public_key;  // not base64: the digest of the text, still a well-formed fingerprint
   } else {
@@ -89,15 +88,15 @@ http::response provider_model::impl::error_response(const std::string& kind, con
   }
   if (text.empty()) text = k.message;
   if (has(quirk::stack_traces))
-    text += "\nTraceback (most recent call last):\n  File \"/srv/api/handlers.py\", line 212, in dispatch\n"
-            "psycopg2.errors.UndefinedTable: relation \"instances\" does not exist";
+    text +=
+        "\nTraceback (most recent call last):\n  File \"/srv/api/handlers.py\", line 212, in dispatch\n"
+        "psycopg2.errors.UndefinedTable: relation \"instances\" does not exist";
   if (has(quirk::undocumented_error_code)) k.code = "E_UNDOCUMENTED_42";
   http::response r;
   r.status = k.status;
   if (has(quirk::html_errors)) {
     r.headers.emplace_back("Content-Type", "text/html; charset=utf-8");
-    r.body = "<html><head><title>" + std::to_string(k.status) + "</title></head><body><h1>Error</h1><p>" + text +
-             "</p></body></html>";
+    r.body = "<html><head><title>" + std::to_string(k.status) + "</title></head><body><h1>Error</h1><p>" + text + "</p></body></html>";
     return r;
   }
   template_vars vars{{"code", k.code}, {"message", text}, {"status", k.status}};
@@ -110,8 +109,8 @@ http::response provider_model::impl::error_response(const std::string& kind, con
 
 // Writes a canonical value where the spec says the provider keeps it. Regions known to the
 // emulator are written as the provider's region object at the parent of a nested pointer.
-void provider_model::impl::write_field(nlohmann::json& obj, const std::map<std::string, field_path>& fields,
-                                       const std::string& name, const nlohmann::json& value) const {
+void provider_model::impl::write_field(nlohmann::json& obj, const std::map<std::string, field_path>& fields, const std::string& name,
+                                       const nlohmann::json& value) const {
   auto it = fields.find(name);
   if (it == fields.end()) return;
   const auto& f = it->second;
@@ -156,7 +155,8 @@ void provider_model::impl::write_field(nlohmann::json& obj, const std::map<std::
   if (value.is_number() && f.scale != 1) {
     const double raw = value.get<double>() / f.scale;
     if (std::abs(raw - std::round(raw)) < 1e-6) set_pointer(obj, f.pointer, static_cast<long long>(std::llround(raw)));
-    else set_pointer(obj, f.pointer, raw);
+    else
+      set_pointer(obj, f.pointer, raw);
     return;
   }
   if (value.is_null() && f.omit_null) return;  // the provider leaves the member out (or its list empty)
@@ -210,8 +210,7 @@ nlohmann::json provider_model::impl::render_instance(const emu_instance& i, phas
     const auto* templated = find_pointer(obj, ports->into);
     auto map = templated != nullptr ? *templated : nlohmann::json::object();
     long host = ports->first_host_port;
-    for (const auto& port : i.ports)
-      map[port] = nlohmann::json::array({{{"HostIp", "0.0.0.0"}, {"HostPort", std::to_string(host++)}}});
+    for (const auto& port : i.ports) map[port] = nlohmann::json::array({{{"HostIp", "0.0.0.0"}, {"HostPort", std::to_string(host++)}}});
     set_pointer(obj, ports->into, std::move(map));
   }
   return obj;
@@ -279,7 +278,8 @@ http::response provider_model::impl::page_of(const operation_spec& op, nlohmann:
     if (!pg.more_pointer.empty()) set_pointer(body, pg.more_pointer, more);
     if (!pg.total_pointer.empty()) set_pointer(body, pg.total_pointer, total);
     if (!pg.previous_pointer.empty()) set_pointer(body, pg.previous_pointer, start > 0);
-    if (pg.style == "token") set_pointer(body, pg.next_pointer, more ? nlohmann::json("cursor-" + std::to_string(start + *size)) : pg.end_token);
+    if (pg.style == "token")
+      set_pointer(body, pg.next_pointer, more ? nlohmann::json("cursor-" + std::to_string(start + *size)) : pg.end_token);
     items = std::move(slice);
   }
   set_pointer(body, op.items.value_or(""), std::move(items));

@@ -41,8 +41,7 @@ bool provider_model::impl::matches(const std::string& tmpl, const std::string& r
     if (p.size() > 1 && p.back() == '/') p.pop_back();
     return p;
   };
-  if (!match_path(tmpl, rel, params) && !(emu.trailing_slash_optional && match_path(trim(tmpl), trim(rel), params)))
-    return false;
+  if (!match_path(tmpl, rel, params) && !(emu.trailing_slash_optional && match_path(trim(tmpl), trim(rel), params))) return false;
   return std::all_of(params.begin(), params.end(), [&](const auto& p) {
     auto it = spec.variables.find(p.first);
     return it == spec.variables.end() || it->second == p.second;
@@ -89,8 +88,7 @@ bool provider_model::impl::body_selects(const operation_spec& op, const std::opt
 // A documented endpoint that clients call and checks do not (emulator.routes): its static
 // answer. `anonymous`: only the routes the real API serves without credentials. A declared
 // operation always comes first.
-std::optional<http::response> provider_model::impl::static_route(const std::string& method, const std::string& rel,
-                                                                 bool anonymous) const {
+std::optional<http::response> provider_model::impl::static_route(const std::string& method, const std::string& rel, bool anonymous) const {
   const std::string m = method == "HEAD" ? "GET" : method;
   for (const auto& route : emu.routes) {
     if (route.anonymous != anonymous || route.method != m) continue;
@@ -114,8 +112,7 @@ http::response provider_model::impl::dispatch(const http::request& req, header_l
   const std::string rel = path.size() > base_path.size() ? path.substr(base_path.size()) : std::string("/");
 
   for (const auto& m : spec.auth.schemes)
-    if (m.type == auth_scheme::oauth2_client_credentials && rel == m.token_path && req.method == "POST")
-      return issue_token(req, now);
+    if (m.type == auth_scheme::oauth2_client_credentials && rel == m.token_path && req.method == "POST") return issue_token(req, now);
 
   if (auto r = static_route(req.method, rel, true)) return *r;
   if (auto r = static_graphql(req, rel)) return *r;
@@ -131,8 +128,8 @@ http::response provider_model::impl::dispatch(const http::request& req, header_l
     return r;
   }
   auto& acct = accounts.at(*tenant_index);
-  if (std::map<std::string, std::string> p; spec.offer_availability && (req.method == "GET" || req.method == "HEAD") &&
-                                            matches(spec.offer_availability->path, rel, p))
+  if (std::map<std::string, std::string> p;
+      spec.offer_availability && (req.method == "GET" || req.method == "HEAD") && matches(spec.offer_availability->path, rel, p))
     return availability(now);
   if (req.method == "GET" || req.method == "HEAD")
     for (const auto& [id, o] : spec.operations) {
@@ -175,9 +172,8 @@ http::response provider_model::impl::dispatch(const http::request& req, header_l
     return r;
   }
 
-  const bool wants_body = std::any_of(candidates.begin(), candidates.end(), [](const auto& c) {
-    return c.first->body || c.first->request_schema;
-  });
+  const bool wants_body =
+      std::any_of(candidates.begin(), candidates.end(), [](const auto& c) { return c.first->body || c.first->request_schema; });
   std::optional<nlohmann::json> body;
   if (wants_body) {
     if (req.body.empty() && has(quirk::empty_body_500)) return error_response("internal");
@@ -225,8 +221,8 @@ http::response provider_model::impl::dispatch(const http::request& req, header_l
       auto violations = it->second.validate(*body);
       if (!violations.empty()) {
         if (has(quirk::validation_500)) return error_response("internal");
-        return error_response("invalid_parameters", (violations.front().pointer.empty() ? "body" : violations.front().pointer) +
-                                                        ": " + violations.front().message);
+        return error_response("invalid_parameters", (violations.front().pointer.empty() ? "body" : violations.front().pointer) + ": " +
+                                                        violations.front().message);
       }
     }
     if (op->body)

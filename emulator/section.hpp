@@ -17,11 +17,11 @@ namespace neograde::emulator {
 struct emu_instance_type {
   std::string name;
   std::optional<std::string> description;
-  nlohmann::json price_per_hour_usd;  // the number as written: an integer stays one
-  std::map<std::string, long> capacity;  // per region
-  nlohmann::json object;  // static members of its offer rows
+  nlohmann::json price_per_hour_usd;          // the number as written: an integer stays one
+  std::map<std::string, long> capacity;       // per region
+  nlohmann::json object;                      // static members of its offer rows
   std::map<std::string, std::string> params;  // launch parameters its rows carry and a launch sends back
-  nlohmann::json parent_object;  // with offer_fields.rows: static members of the enclosing item
+  nlohmann::json parent_object;               // with offer_fields.rows: static members of the enclosing item
 };
 
 struct emu_phases {
@@ -37,9 +37,9 @@ struct emu_rate_limit {
   double burst = 1;
   // The headers it declares (beside the 429's body).
   bool retry_after = false;
-  bool ratelimit = false;         // RateLimit
-  bool ratelimit_policy = false;  // RateLimit-Policy
-  bool ratelimit_x = false;       // ratelimit-limit/-remaining/-reset
+  bool ratelimit = false;                // RateLimit
+  bool ratelimit_policy = false;         // RateLimit-Policy
+  bool ratelimit_x = false;              // ratelimit-limit/-remaining/-reset
   std::optional<std::string> text_body;  // a 429 in plain text instead of the envelope
 };
 

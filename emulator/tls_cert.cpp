@@ -63,8 +63,7 @@ pem_pair make_self_signed(const std::vector<std::string>& dns_names, const std::
   X509_set_pubkey(cert.get(), key.get());
   X509_NAME* name = X509_get_subject_name(cert.get());
   X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("neograde"), -1, -1, 0);
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                             reinterpret_cast<const unsigned char*>("neograde emulator"), -1, -1, 0);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("neograde emulator"), -1, -1, 0);
   X509_set_issuer_name(cert.get(), name);
   std::string san;
   for (const auto& d : dns_names) san += (san.empty() ? "DNS:" : ",DNS:") + d;
@@ -72,17 +71,15 @@ pem_pair make_self_signed(const std::vector<std::string>& dns_names, const std::
   add_extension(cert.get(), NID_subject_alt_name, san);
   // Self-signed and used as its own trust anchor by the tests' clients.
   add_extension(cert.get(), NID_basic_constraints, "critical,CA:TRUE");
-  add_extension(cert.get(), NID_key_usage, options.rsa_bits > 0 ? "critical,digitalSignature,keyEncipherment,keyCertSign"
-                                                                : "critical,digitalSignature,keyCertSign");
+  add_extension(cert.get(), NID_key_usage,
+                options.rsa_bits > 0 ? "critical,digitalSignature,keyEncipherment,keyCertSign" : "critical,digitalSignature,keyCertSign");
   add_extension(cert.get(), NID_ext_key_usage, "serverAuth");
   add_extension(cert.get(), NID_subject_key_identifier, "hash");
   check(X509_sign(cert.get(), key.get(), EVP_sha256()) > 0, "signature");
 
   pem_pair out;
   out.certificate = to_pem([&](BIO* b) { return PEM_write_bio_X509(b, cert.get()); });
-  out.private_key = to_pem([&](BIO* b) {
-    return PEM_write_bio_PrivateKey(b, key.get(), nullptr, nullptr, 0, nullptr, nullptr);
-  });
+  out.private_key = to_pem([&](BIO* b) { return PEM_write_bio_PrivateKey(b, key.get(), nullptr, nullptr, 0, nullptr, nullptr); });
   return out;
 }
 

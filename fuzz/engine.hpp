@@ -22,8 +22,8 @@ enum class expectation { accept, reject, any };
 
 // One generated request.
 struct request_case {
-  std::string generator;  // what produced it, e.g. "body_missing_required_field"
-  std::string operation;  // the operation it exercises: "launch", "get", "unknown_path", ...
+  std::string generator;                    // what produced it, e.g. "body_missing_required_field"
+  std::string operation;                    // the operation it exercises: "launch", "get", "unknown_path", ...
   operation_id op = operation_id::unknown;  // read the response as this operation's
   std::string method;
   std::string path;  // relative to the base URL, query included
@@ -37,9 +37,9 @@ std::ostream& operator<<(std::ostream& os, const request_case& c);
 
 // An oracle that did not hold.
 struct violation {
-  std::string oracle;     // server_error, negative_accepted, ... (fuzz.<oracle>)
+  std::string oracle;  // server_error, negative_accepted, ... (fuzz.<oracle>)
   std::string operation;
-  int status = 0;         // 0: no response
+  int status = 0;  // 0: no response
   std::string message;
   exchange evidence;
   [[nodiscard]] std::string status_class() const;
@@ -72,7 +72,7 @@ class target {
   [[nodiscard]] std::string fresh_name(const std::string& what) { return prefix() + what + std::to_string(++names_); }
 
   [[nodiscard]] long requests() const { return requests_; }
-  [[nodiscard]] bool spent() const;  // the request budget or the duration is used up
+  [[nodiscard]] bool spent() const;        // the request budget or the duration is used up
   void unlimited() { unlimited_ = true; }  // teardown: no budget, still paced
 
   // The clock sequences wait on: the session's.
@@ -93,7 +93,7 @@ class target {
 
   // Offer rows to launch with (type, region and the row's launch parameters).
   std::vector<offer> offers;
-  std::string ssh_key_name;  // the run's SSH key, when launches need one
+  std::string ssh_key_name;          // the run's SSH key, when launches need one
   std::vector<std::string> created;  // ids of every instance a launch returned, for teardown
 
  private:
@@ -137,7 +137,7 @@ rc::Gen<T> weighted(std::vector<std::pair<std::size_t, rc::Gen<T>>> gens) {
 // The result of running one stateful sequence: a violation, or nothing.
 struct sequence_run {
   std::optional<violation> found;
-  std::string steps;  // the commands, one per line
+  std::string steps;      // the commands, one per line
   bool complete = false;  // false when the budget ran out or the instance cap stopped it
 };
 

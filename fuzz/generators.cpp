@@ -56,9 +56,8 @@ rc::Gen<std::string> unknown_ids() {
                      for (int d : digits) s += "0123456789abcdef"[d];
                      return s;
                    }),
-      rc::gen::element<std::string>("0", "-1", "00000000-0000-0000-0000-000000000000", "neograde-none",
-                                    std::string(300, '9'), "../instances", "%2F..%2F", "\xE5\x90\x8D",
-                                    "' OR 1=1 --", "null", "99999999999999999999999"));
+      rc::gen::element<std::string>("0", "-1", "00000000-0000-0000-0000-000000000000", "neograde-none", std::string(300, '9'),
+                                    "../instances", "%2F..%2F", "\xE5\x90\x8D", "' OR 1=1 --", "null", "99999999999999999999999"));
 }
 
 template_vars base_vars(target& t, const std::string& name) {
@@ -116,8 +115,7 @@ class builder {
       if (op.request_schema) {
         try {
           info.request_schema.emplace(*op.request_schema);
-        } catch (const std::exception&) {
-        }
+        } catch (const std::exception&) {}
       }
       ops_.push_back(std::move(info));
     }
@@ -168,8 +166,8 @@ class builder {
     });
   }
 
-  request_case with_body(const op_info& op, const std::string& generator, const json& body, expectation expect,
-                         std::string note, const std::string& name) const {
+  request_case with_body(const op_info& op, const std::string& generator, const json& body, expectation expect, std::string note,
+                         const std::string& name) const {
     request_case c;
     c.generator = generator;
     c.operation = op.label;
@@ -234,8 +232,7 @@ class builder {
           return with_body(op, "body_with_wrong_type", body, classify(op, body), ptr + " = " + dump_json(value), name);
         },
         rc::gen::elementOf(ptrs),
-        rc::gen::element<json>(json(12345), json(true), json(nullptr), json::array(), json::object(), json("text"), json(1.5)),
-        names());
+        rc::gen::element<json>(json(12345), json(true), json(nullptr), json::array(), json::object(), json("text"), json(1.5)), names());
   }
 
   std::optional<rc::Gen<request_case>> body_with_boundary_number(const op_info& op) const {
@@ -249,8 +246,8 @@ class builder {
           return with_body(op, "body_with_boundary_number", body, classify(op, body), ptr + " = " + dump_json(number), name);
         },
         rc::gen::elementOf(ptrs),
-        rc::gen::element<json>(json(-1), json(0), json(2147483648LL), json(9223372036854775807LL),
-                               json(18446744073709551615ULL), json(1e308), json(-1e308), json(0.5), json(-0.0)),
+        rc::gen::element<json>(json(-1), json(0), json(2147483648LL), json(9223372036854775807LL), json(18446744073709551615ULL),
+                               json(1e308), json(-1e308), json(0.5), json(-0.0)),
         names());
   }
 
@@ -260,8 +257,7 @@ class builder {
     std::vector<std::string> ptrs;
     const json probe = valid_body(op, "x");
     scalar_pointers(probe, "", ptrs);
-    ptrs.erase(std::remove_if(ptrs.begin(), ptrs.end(), [&](const auto& p) { return !find_pointer(probe, p)->is_string(); }),
-               ptrs.end());
+    ptrs.erase(std::remove_if(ptrs.begin(), ptrs.end(), [&](const auto& p) { return !find_pointer(probe, p)->is_string(); }), ptrs.end());
     if (ptrs.empty()) return std::nullopt;
     // Index 0 keeps the field; shrinking moves towards keeping.
     auto choice = rc::gen::resize(100, rc::gen::inRange<std::size_t>(0, 2 * hostile_strings().size()));
@@ -276,8 +272,8 @@ class builder {
             const bool is_name = find_pointer(body, ptrs[i]) != nullptr && *find_pointer(body, ptrs[i]) == name;
             const std::string value = is_name && !text.empty() ? t_.prefix() + text : text;
             set_pointer(body, ptrs[i], value);
-            note += (note.empty() ? "" : ", ") + ptrs[i] + " is " + std::to_string(value.size()) + " bytes: " +
-                    dump_json(json(value.substr(0, 40)));
+            note += (note.empty() ? "" : ", ") + ptrs[i] + " is " + std::to_string(value.size()) +
+                    " bytes: " + dump_json(json(value.substr(0, 40)));
           }
           return with_body(op, "body_with_hostile_string", body, classify(op, body), note.empty() ? "unchanged" : note, name);
         },
@@ -338,12 +334,11 @@ class builder {
 
   std::optional<rc::Gen<request_case>> non_object_body(const op_info& op) const {
     if (!valid_body(op, "x").is_object()) return std::nullopt;
-    return rc::gen::map(rc::gen::element<std::string>("[]", "\"text\"", "1", "null", "true", "[{}]"),
-                        [this, op](const std::string& text) {
-                          auto c = with_body(op, "non_object_body", json(), expectation::reject, text, "x");
-                          c.body = text;
-                          return c;
-                        });
+    return rc::gen::map(rc::gen::element<std::string>("[]", "\"text\"", "1", "null", "true", "[{}]"), [this, op](const std::string& text) {
+      auto c = with_body(op, "non_object_body", json(), expectation::reject, text, "x");
+      c.body = text;
+      return c;
+    });
   }
 
   std::optional<rc::Gen<request_case>> wrong_content_type(const op_info& op) const {
@@ -365,7 +360,9 @@ class builder {
           auto c = with_body(op, "bad_credentials", valid_body(op, name), expectation::reject, "", name);
           if (!op.spec->body) c.body.clear(), c.content_type.clear();
           c.auth = mode;
-          c.note = mode == auth_mode::none ? "no credentials" : mode == auth_mode::invalid ? "a made-up key" : "a scheme without a credential";
+          c.note = mode == auth_mode::none      ? "no credentials"
+                   : mode == auth_mode::invalid ? "a made-up key"
+                                                : "a scheme without a credential";
           return c;
         },
         // An operation the provider serves without credentials (a public catalogue) still refuses
@@ -416,18 +413,18 @@ class builder {
 
   std::optional<rc::Gen<request_case>> unknown_path() const {
     const auto prefix = ops_.empty() ? std::string() : common_prefix();
-    return rc::gen::map(rc::gen::element<std::string>("neograde-unknown", "instances-x", "v0/../x", "%2e%2e/admin", "a/b/c/d/e/f",
-                                                      std::string(2000, 'p')),
-                        [prefix](const std::string& tail) {
-                          request_case c;
-                          c.generator = "unknown_path";
-                          c.operation = "unknown_path";
-                          c.method = "GET";
-                          c.path = prefix + "/" + tail;
-                          c.expect = expectation::reject;
-                          c.note = "a path the API does not have";
-                          return c;
-                        });
+    return rc::gen::map(
+        rc::gen::element<std::string>("neograde-unknown", "instances-x", "v0/../x", "%2e%2e/admin", "a/b/c/d/e/f", std::string(2000, 'p')),
+        [prefix](const std::string& tail) {
+          request_case c;
+          c.generator = "unknown_path";
+          c.operation = "unknown_path";
+          c.method = "GET";
+          c.path = prefix + "/" + tail;
+          c.expect = expectation::reject;
+          c.note = "a path the API does not have";
+          return c;
+        });
   }
 
   // Methods the API does not declare on a declared path, on ids that name nothing.

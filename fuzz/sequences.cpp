@@ -19,13 +19,13 @@ using clock = std::chrono::steady_clock;
 constexpr int launches_per_sequence = 3;
 
 struct model {
-  std::vector<bool> terminated;    // per instance slot
-  std::vector<bool> key_deleted;   // per key slot
+  std::vector<bool> terminated;   // per instance slot
+  std::vector<bool> key_deleted;  // per key slot
   int launches = 0;
 };
 
 struct slot {
-  std::optional<std::string> id;   // nullopt: the launch was refused for capacity, or skipped
+  std::optional<std::string> id;  // nullopt: the launch was refused for capacity, or skipped
   std::string type;
   std::optional<clock::time_point> terminated_at;
   bool seen_running = false;
@@ -42,7 +42,8 @@ struct world {
 
   void step(std::string s) { steps.push_back(std::move(s)); }
   [[noreturn]] void fail(const std::string& oracle, const std::string& operation, const call_result& r, std::string message) {
-    throw violation_error{{.oracle = oracle, .operation = operation, .status = r.status(), .message = std::move(message), .evidence = r.evidence}};
+    throw violation_error{
+        {.oracle = oracle, .operation = operation, .status = r.status(), .message = std::move(message), .evidence = r.evidence}};
   }
   // The oracles every response is held to.
   void judge(const std::string& operation, operation_id op, const call_result& r, expectation expect) {
@@ -99,9 +100,9 @@ struct launch_instance : command {
     // No capacity is not a defect. Where the spec cannot tell a capacity refusal from another
     // (it documents no capacity error), a refusal of the offer that launched before in this run
     // is taken as one.
-    if (!r.call.success && (provider_condition(r.call, w.t.spec()) ||
-                            (w.t.launched() > 0 && !w.t.spec().errors.kinds.contains("insufficient_capacity") &&
-                             w.t.spec().errors.no_capacity_codes.empty())))
+    if (!r.call.success &&
+        (provider_condition(r.call, w.t.spec()) ||
+         (w.t.launched() > 0 && !w.t.spec().errors.kinds.contains("insufficient_capacity") && w.t.spec().errors.no_capacity_codes.empty())))
       return;
     w.judge("launch", operation_id::launch, r.call, expectation::accept);
     if (!r.value) w.fail("lost_instance", "launch", r.call, "the launch was accepted but names no instance: " + r.problem);
@@ -279,8 +280,9 @@ struct cross_account : command {
       w.judge("get", operation_id::get, r.call, expectation::reject);
       auto none = other->get("neograde-none-" + w.t.session().run_id());
       if (r.call.status() != none.call.status())
-        w.fail("cross_account", "get", r.call, "another account's instance answers HTTP " + std::to_string(r.call.status()) +
-                                                   " where an unknown id answers " + std::to_string(none.call.status()));
+        w.fail("cross_account", "get", r.call,
+               "another account's instance answers HTTP " + std::to_string(r.call.status()) + " where an unknown id answers " +
+                   std::to_string(none.call.status()));
     } else if (action == 1) {
       auto r = other->list();
       w.judge("list", operation_id::list, r.call, expectation::any);
@@ -315,9 +317,8 @@ struct list_keys : command {
     w.judge("ssh_keys_list", operation_id::ssh_keys_list, r.call, expectation::any);
     if (!r.value) return;
     for (std::size_t i = 0; i < w.key_names.size() && i < m.key_deleted.size(); ++i) {
-      const bool listed = std::any_of(r.value->begin(), r.value->end(), [&](const ssh_key& k) {
-        return k.name == w.key_names[i] || (w.keys[i] && k.id == *w.keys[i]);
-      });
+      const bool listed = std::any_of(r.value->begin(), r.value->end(),
+                                      [&](const ssh_key& k) { return k.name == w.key_names[i] || (w.keys[i] && k.id == *w.keys[i]); });
       if (!m.key_deleted[i] && !listed) w.fail("key_model", "ssh_keys_list", r.call, "an added SSH key is not listed");
       if (m.key_deleted[i] && listed) w.fail("key_model", "ssh_keys_list", r.call, "a deleted SSH key is still listed");
     }
@@ -341,8 +342,7 @@ struct delete_key : command {
     if (n >= w.keys.size() || !w.keys[n]) return;
     w.step("delete SSH key " + std::to_string(n) + (m.key_deleted[n] ? " (again)" : ""));
     auto r = w.t.primary().delete_ssh_key(*w.keys[n]);
-    w.judge("ssh_keys_delete", operation_id::ssh_keys_delete, r,
-            m.key_deleted[n] ? expectation::reject : expectation::accept);
+    w.judge("ssh_keys_delete", operation_id::ssh_keys_delete, r, m.key_deleted[n] ? expectation::reject : expectation::accept);
   }
   void show(std::ostream& os) const override { os << "delete key " << n; }
 };
@@ -351,7 +351,8 @@ template <class C>
 rc::Gen<command_ptr> make(const model& m) {
   return rc::gen::exec([m]() -> command_ptr {
     if constexpr (std::is_constructible_v<C, const model&>) return std::make_shared<const C>(m);
-    else return std::make_shared<const C>();
+    else
+      return std::make_shared<const C>();
   });
 }
 

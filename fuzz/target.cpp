@@ -18,8 +18,7 @@ std::string violation::status_class() const {
   return std::to_string(status / 100) + "xx";
 }
 
-target::target(neograde::session& s, const fuzz_options& options)
-    : session_(s), spec_(s.spec()), opts_(options), errors_(s.spec()) {
+target::target(neograde::session& s, const fuzz_options& options) : session_(s), spec_(s.spec()), opts_(options), errors_(s.spec()) {
   loopback_ = !is_live_target(s.base_url(), false);
   const double rate = options.rate > 0 ? options.rate : (loopback_ ? 0.0 : 5.0);
   interval_s_ = rate > 0 ? 1.0 / rate : 0.0;
@@ -34,8 +33,7 @@ target::target(neograde::session& s, const fuzz_options& options)
     if (op.response_schema) {
       try {
         response_schemas_.emplace(id, json_schema(*op.response_schema));
-      } catch (const std::exception&) {
-      }
+      } catch (const std::exception&) {}
     }
 }
 
@@ -75,10 +73,10 @@ bool in_success_body_error(const provider_spec& spec, const call_result& r) {
 }
 }  // namespace
 
-std::optional<violation> target::judge(const std::string& operation, operation_id op, const call_result& r,
-                                       expectation expect) const {
+std::optional<violation> target::judge(const std::string& operation, operation_id op, const call_result& r, expectation expect) const {
   auto make = [&](std::string oracle, std::string message) {
-    return violation{.oracle = std::move(oracle), .operation = operation, .status = r.status(), .message = std::move(message), .evidence = r.evidence};
+    return violation{
+        .oracle = std::move(oracle), .operation = operation, .status = r.status(), .message = std::move(message), .evidence = r.evidence};
   };
   if (!r.response) {
     const auto code = r.transport->code;
@@ -91,7 +89,8 @@ std::optional<violation> target::judge(const std::string& operation, operation_i
   // 503 is the server saying it cannot serve now (RFC 9110 §15.6.4): where the spec reads the
   // answer as a provider condition (Verda's 503 "Not enough resources to deploy ..."), it is one.
   if (status == 503 && provider_condition(r, spec_)) return std::nullopt;
-  if (status >= 500) return make("server_error", "HTTP " + std::to_string(status) + " for a request the client got wrong or right, never the server");
+  if (status >= 500)
+    return make("server_error", "HTTP " + std::to_string(status) + " for a request the client got wrong or right, never the server");
   if (auto m = internal_detail(r.response->body)) return make("internal_details", "the body shows \"" + *m + "\"");
   if (status == 429) return std::nullopt;  // rate limited: not a verdict on the request
   const bool error = (status >= 400 && status < 500) || in_success_body_error(spec_, r);
@@ -144,7 +143,10 @@ void target::tally(const call_result& r, const std::string& generator) {
 }
 
 nlohmann::json target::tallies() const {
-  auto get = [&](const char* k) { auto it = tally_.find(k); return it == tally_.end() ? 0L : it->second; };
+  auto get = [&](const char* k) {
+    auto it = tally_.find(k);
+    return it == tally_.end() ? 0L : it->second;
+  };
   const long judged = get("judged");
   return {{"requests", requests_},
           {"responses_judged", judged},
@@ -168,7 +170,8 @@ std::vector<std::string> teardown(target& t) {
   o.confirm_within = std::max(std::chrono::milliseconds(1000), t.scaled(t.spec().timing.time_to_gone_s));
   o.poll = std::max(std::chrono::milliseconds(10), t.scaled(t.spec().timing.poll_interval_s));
   o.clock = &t.clock();
-  auto r = terminate_and_confirm(c, known, [&](const instance& i) { return i.name.starts_with(prefix); }, o);
+  auto r = terminate_and_confirm(
+      c, known, [&](const instance& i) { return i.name.starts_with(prefix); }, o);
   for (const auto& l : r.leftovers) left.push_back((l.id.empty() ? l.name : l.id) + " (" + l.status + ")");
   if (t.spec().operation(operation_id::ssh_keys_list) != nullptr && t.spec().operation(operation_id::ssh_keys_delete) != nullptr) {
     if (auto keys = c.list_ssh_keys(); keys.value)

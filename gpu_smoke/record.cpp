@@ -8,10 +8,14 @@ namespace {
 using nlohmann::json;
 
 constexpr std::pair<std::uint64_t, const char*> throttle_names[] = {
-    {throttle::gpu_idle, "gpu_idle"},       {throttle::app_clocks, "applications_clocks"},
-    {throttle::sw_power_cap, "sw_power_cap"}, {throttle::hw_slowdown, "hw_slowdown"},
-    {throttle::sync_boost, "sync_boost"},   {throttle::sw_thermal, "sw_thermal_slowdown"},
-    {throttle::hw_thermal, "hw_thermal_slowdown"}, {throttle::hw_power_brake, "hw_power_brake_slowdown"},
+    {throttle::gpu_idle, "gpu_idle"},
+    {throttle::app_clocks, "applications_clocks"},
+    {throttle::sw_power_cap, "sw_power_cap"},
+    {throttle::hw_slowdown, "hw_slowdown"},
+    {throttle::sync_boost, "sync_boost"},
+    {throttle::sw_thermal, "sw_thermal_slowdown"},
+    {throttle::hw_thermal, "hw_thermal_slowdown"},
+    {throttle::hw_power_brake, "hw_power_brake_slowdown"},
 };
 
 template <typename T>
@@ -24,9 +28,7 @@ void get(const json& j, const char* key, std::optional<T>& v) {
   if (auto it = j.find(key); it != j.end() && !it->is_null()) v = it->template get<T>();
 }
 
-json link_json(const std::optional<pcie_link>& l) {
-  return l ? json{{"gen", l->gen}, {"width", l->width}} : json(nullptr);
-}
+json link_json(const std::optional<pcie_link>& l) { return l ? json{{"gen", l->gen}, {"width", l->width}} : json(nullptr); }
 
 std::optional<pcie_link> link_from(const json& j, const char* key) {
   auto it = j.find(key);
@@ -111,10 +113,9 @@ void to_json(json& j, const gpu_record& g) {
     ecc["uncorrected_aggregate"] = g.ecc->uncorrected_aggregate;
   }
   j["ecc"] = ecc;
-  j["retired_pages"] = g.retired ? json{{"single_bit", g.retired->single_bit},
-                                        {"double_bit", g.retired->double_bit},
-                                        {"pending", g.retired->pending}}
-                                 : json(nullptr);
+  j["retired_pages"] =
+      g.retired ? json{{"single_bit", g.retired->single_bit}, {"double_bit", g.retired->double_bit}, {"pending", g.retired->pending}}
+                : json(nullptr);
   j["remapped_rows"] = g.remapped ? json{{"corrected", g.remapped->corrected},
                                          {"uncorrected", g.remapped->uncorrected},
                                          {"pending", g.remapped->pending},
@@ -175,8 +176,8 @@ void from_json(const json& j, gpu_record& g) {
   if (auto it = j.find("retired_pages"); it != j.end() && it->is_object())
     g.retired = retired_pages{it->value("single_bit", 0u), it->value("double_bit", 0u), it->value("pending", false)};
   if (auto it = j.find("remapped_rows"); it != j.end() && it->is_object())
-    g.remapped = remapped_rows{it->value("corrected", 0u), it->value("uncorrected", 0u), it->value("pending", false),
-                               it->value("failure", false)};
+    g.remapped =
+        remapped_rows{it->value("corrected", 0u), it->value("uncorrected", 0u), it->value("pending", false), it->value("failure", false)};
   get(j, "mig_enabled", g.mig_enabled);
   if (auto it = j.find("nvlink"); it != j.end() && it->is_object()) {
     get(*it, "links", g.nvlink_links);
@@ -194,8 +195,8 @@ void from_json(const json& j, gpu_record& g) {
       m.unit = v.value("unit", "");
       // Only what the stage reported travels as detail, not a verdict merged in by to_document.
       for (const auto& [k, d] : v.items())
-        if (k != "value" && k != "unit" && k != "datasheet" && k != "pct_of_datasheet" && k != "threshold_pct" &&
-            k != "verdict" && k != "basis")
+        if (k != "value" && k != "unit" && k != "datasheet" && k != "pct_of_datasheet" && k != "threshold_pct" && k != "verdict" &&
+            k != "basis")
           m.detail[k] = d;
       g.measurements[name] = std::move(m);
     }
@@ -214,8 +215,8 @@ void to_json(json& j, const node_record& n) {
   j["gpus"] = n.gpus;
   json p2p = json::array();
   for (const auto& p : n.p2p)
-    p2p.push_back({{"from", p.from}, {"to", p.to}, {"peer_access", p.peer_access}, {"verified", p.verified},
-                   {"value", p.gbs}, {"unit", "GB/s"}});
+    p2p.push_back(
+        {{"from", p.from}, {"to", p.to}, {"peer_access", p.peer_access}, {"verified", p.verified}, {"value", p.gbs}, {"unit", "GB/s"}});
   j["p2p"] = p2p;
   json errors = json::array();
   for (const auto& e : n.errors)
@@ -243,12 +244,12 @@ void from_json(const json& j, node_record& n) {
   if (auto it = j.find("gpus"); it != j.end()) n.gpus = it->get<std::vector<gpu_record>>();
   if (auto it = j.find("p2p"); it != j.end())
     for (const auto& p : *it)
-      n.p2p.push_back({p.at("from").get<int>(), p.at("to").get<int>(), p.value("peer_access", false),
-                       p.value("verified", false), p.at("value").get<double>()});
+      n.p2p.push_back({p.at("from").get<int>(), p.at("to").get<int>(), p.value("peer_access", false), p.value("verified", false),
+                       p.at("value").get<double>()});
   if (auto it = j.find("errors"); it != j.end())
     for (const auto& e : *it)
-      n.errors.push_back({e.value("stage", ""), e.contains("gpu") && !e["gpu"].is_null() ? e["gpu"].get<int>() : -1,
-                          e.value("message", "")});
+      n.errors.push_back(
+          {e.value("stage", ""), e.contains("gpu") && !e["gpu"].is_null() ? e["gpu"].get<int>() : -1, e.value("message", "")});
   if (auto it = j.find("stages"); it != j.end())
     for (const auto& s : *it) n.stages.push_back({s.value("name", ""), s.value("budget_s", 0.0), s.value("seconds", 0.0)});
 }

@@ -160,7 +160,8 @@ identification identify(const gpu_record& gpu, const catalogue& skus) {
     for (const auto& s : skus.all()) {
       const auto m = name_match(s, gpu.name);
       if (m > best) candidates.assign(1, &s), best = m;
-      else if (m > 0 && m == best) candidates.push_back(&s);
+      else if (m > 0 && m == best)
+        candidates.push_back(&s);
     }
     basis = (basis.empty() ? "" : basis + " (not catalogued), ") + "name \"" + gpu.name + "\"";
   }
@@ -175,8 +176,8 @@ identification identify(const gpu_record& gpu, const catalogue& skus) {
     if (gpu.nvlink_links) d += (*gpu.nvlink_links > 0) == (s->nvlink_links > 0) ? 0 : 1;
     return d;
   };
-  out.match = *std::min_element(candidates.begin(), candidates.end(),
-                                [&](const sku* a, const sku* b) { return distance(a) < distance(b); });
+  out.match =
+      *std::min_element(candidates.begin(), candidates.end(), [&](const sku* a, const sku* b) { return distance(a) < distance(b); });
   out.evidence = basis;
   if (gpu.power_limit_default_w) out.evidence += ", " + num(*gpu.power_limit_default_w) + " W default limit";
   if (gpu.nvlink_links) out.evidence += ", " + std::to_string(*gpu.nvlink_links) + " NVLinks";
@@ -186,13 +187,11 @@ identification identify(const gpu_record& gpu, const catalogue& skus) {
     out.contradictions.push_back(std::to_string(*gpu.sm_count) + " SMs, datasheet " + std::to_string(s.sm_count));
   if (gpu.compute_capability && *gpu.compute_capability != s.compute_capability)
     out.contradictions.push_back("compute capability " + *gpu.compute_capability + ", datasheet " + s.compute_capability);
-  if (gpu.max_mem_clock_mhz && s.memory_clock_mhz &&
-      std::abs(*gpu.max_mem_clock_mhz - *s.memory_clock_mhz) > 0.03 * *s.memory_clock_mhz)
+  if (gpu.max_mem_clock_mhz && s.memory_clock_mhz && std::abs(*gpu.max_mem_clock_mhz - *s.memory_clock_mhz) > 0.03 * *s.memory_clock_mhz)
     out.contradictions.push_back("memory clock " + std::to_string(*gpu.max_mem_clock_mhz) + " MHz, datasheet " +
                                  std::to_string(*s.memory_clock_mhz));
   if (gpu.bus_width_bits && s.bus_width_bits && *gpu.bus_width_bits != *s.bus_width_bits)
-    out.contradictions.push_back(std::to_string(*gpu.bus_width_bits) + "-bit memory bus, datasheet " +
-                                 std::to_string(*s.bus_width_bits));
+    out.contradictions.push_back(std::to_string(*gpu.bus_width_bits) + "-bit memory bus, datasheet " + std::to_string(*s.bus_width_bits));
   return out;
 }
 

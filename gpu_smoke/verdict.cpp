@@ -87,8 +87,7 @@ class grader {
       add("gpu.sku", "identity", i, expected_ ? grade::fail : grade::warn,
           id.evidence + (expected_ ? "; ordered " + expected_->name : "; graded on health only"));
     else if (expected_ && id.match != expected_)
-      add("gpu.sku", "identity", i, grade::fail,
-          "delivered " + id.match->name + " (" + id.evidence + "); ordered " + expected_->name);
+      add("gpu.sku", "identity", i, grade::fail, "delivered " + id.match->name + " (" + id.evidence + "); ordered " + expected_->name);
     else
       add("gpu.sku", "identity", i, grade::pass, id.match->name + " (" + id.evidence + ")");
     if (id.match) {
@@ -111,8 +110,10 @@ class grader {
   void health(const gpu_record& g, const sku* s) {
     const int i = g.index;
     if (!g.ecc_enabled) add("gpu.ecc_enabled", "health", i, grade::skipped, "ECC mode unknown (NVML)");
-    else if (!*g.ecc_enabled && s && s->ecc_required) add("gpu.ecc_enabled", "health", i, grade::fail, "ECC is off on a " + s->name);
-    else add("gpu.ecc_enabled", "health", i, grade::pass, *g.ecc_enabled ? "ECC on" : "ECC off (not required for this SKU)");
+    else if (!*g.ecc_enabled && s && s->ecc_required)
+      add("gpu.ecc_enabled", "health", i, grade::fail, "ECC is off on a " + s->name);
+    else
+      add("gpu.ecc_enabled", "health", i, grade::pass, *g.ecc_enabled ? "ECC on" : "ECC off (not required for this SKU)");
 
     if (!g.ecc) {
       add("gpu.ecc_errors", "health", i, grade::skipped, "ECC counters unknown");
@@ -126,21 +127,28 @@ class grader {
     }
 
     if (!g.remapped) add("gpu.row_remap", "health", i, grade::skipped, "row remapping not reported (pre-Ampere, MIG, or no NVML)");
-    else if (g.remapped->failure) add("gpu.row_remap", "health", i, grade::fail, "a row remap failed: the GPU needs replacing");
-    else if (g.remapped->pending) add("gpu.row_remap", "health", i, grade::fail, "row remaps pending: the GPU needs a reset");
+    else if (g.remapped->failure)
+      add("gpu.row_remap", "health", i, grade::fail, "a row remap failed: the GPU needs replacing");
+    else if (g.remapped->pending)
+      add("gpu.row_remap", "health", i, grade::fail, "row remaps pending: the GPU needs a reset");
     else if (g.remapped->uncorrected > 0)
-      add("gpu.row_remap", "health", i, grade::warn, std::to_string(g.remapped->uncorrected) + " row(s) remapped after uncorrectable errors");
-    else add("gpu.row_remap", "health", i, grade::pass, "no pending or failed row remap");
+      add("gpu.row_remap", "health", i, grade::warn,
+          std::to_string(g.remapped->uncorrected) + " row(s) remapped after uncorrectable errors");
+    else
+      add("gpu.row_remap", "health", i, grade::pass, "no pending or failed row remap");
 
     if (!g.retired) add("gpu.retired_pages", "health", i, grade::skipped, "page retirement not reported");
-    else if (g.retired->pending) add("gpu.retired_pages", "health", i, grade::fail, "page retirement pending: the GPU needs a reset");
+    else if (g.retired->pending)
+      add("gpu.retired_pages", "health", i, grade::fail, "page retirement pending: the GPU needs a reset");
     else if (g.retired->double_bit > 0)
       add("gpu.retired_pages", "health", i, grade::warn, std::to_string(g.retired->double_bit) + " page(s) retired for double-bit errors");
-    else add("gpu.retired_pages", "health", i, grade::pass, "no page retirement pending");
+    else
+      add("gpu.retired_pages", "health", i, grade::pass, "no page retirement pending");
 
     if (!g.mig_enabled) add("gpu.mig", "health", i, grade::skipped, "MIG mode unknown");
-    else add("gpu.mig", "health", i, *g.mig_enabled ? grade::fail : grade::pass,
-             *g.mig_enabled ? "MIG is on: CUDA sees one slice, not the whole GPU" : "MIG off");
+    else
+      add("gpu.mig", "health", i, *g.mig_enabled ? grade::fail : grade::pass,
+          *g.mig_enabled ? "MIG is on: CUDA sees one slice, not the whole GPU" : "MIG off");
 
     power_limit(g, s);
     pcie(g, s);
@@ -156,8 +164,8 @@ class grader {
     if (g.power_limit_default_w) msg += ", default " + num(*g.power_limit_default_w) + " W";
     if (s) msg += ", datasheet " + num(s->power_limit_w) + " W";
     const double floor = rules_.power_limit_min_pct / 100;
-    const bool capped = (g.power_limit_default_w && enforced < floor * *g.power_limit_default_w) ||
-                        (s && enforced < floor * s->power_limit_w);
+    const bool capped =
+        (g.power_limit_default_w && enforced < floor * *g.power_limit_default_w) || (s && enforced < floor * s->power_limit_w);
     add("gpu.power_limit", "health", i, capped ? grade::fail : grade::pass, capped ? "power-capped: " + msg : msg);
   }
 
@@ -191,7 +199,8 @@ class grader {
       return add("gpu.throttle", "health", g.index, grade::skipped, "clock event reasons unknown");
     if (bits & throttle::harmful)
       return add("gpu.throttle", "health", g.index, grade::fail,
-                 "held back by " + join(throttle::names(bits & throttle::harmful)) + (g.throttle_during_gemm && (*g.throttle_during_gemm & throttle::harmful) ? " under load" : " at rest"));
+                 "held back by " + join(throttle::names(bits & throttle::harmful)) +
+                     (g.throttle_during_gemm && (*g.throttle_during_gemm & throttle::harmful) ? " under load" : " at rest"));
     add("gpu.throttle", "health", g.index, grade::pass,
         bits ? "only policy reasons: " + join(throttle::names(bits)) : std::string("no clock event reason"));
   }
@@ -212,8 +221,10 @@ class grader {
             std::to_string(mismatches) + " of " + std::to_string(checked) + " checked GEMM results wrong");
       else if (!consistent)
         add("gpu.gemm_result", "correctness", i, grade::fail, "the GEMM's last result differs from its first (same inputs)");
-      else if (checked == 0) add("gpu.gemm_result", "correctness", i, grade::skipped, "no GEMM result was checked");
-      else add("gpu.gemm_result", "correctness", i, grade::pass, std::to_string(checked) + " results exact, runs consistent");
+      else if (checked == 0)
+        add("gpu.gemm_result", "correctness", i, grade::skipped, "no GEMM result was checked");
+      else
+        add("gpu.gemm_result", "correctness", i, grade::pass, std::to_string(checked) + " results exact, runs consistent");
     } else {
       add("gpu.gemm_result", "correctness", i, grade::skipped, "the GEMM did not run");
     }
@@ -223,21 +234,22 @@ class grader {
       if (errors > 0)
         add("gpu.memtest", "correctness", i, grade::fail,
             std::to_string(errors) + " word(s) read back wrong over " + num(tested, 0) + " MiB: " + m->detail.value("first_error", ""));
-      else add("gpu.memtest", "correctness", i, grade::pass, num(tested, 0) + " MiB written and read back, no error");
+      else
+        add("gpu.memtest", "correctness", i, grade::pass, num(tested, 0) + " MiB written and read back, no error");
     } else {
       add("gpu.memtest", "correctness", i, grade::skipped, "the memory test did not run");
     }
     std::vector<std::string> unverified;
     for (const auto& [name, m] : g.measurements)
       if (m.detail.contains("verified") && !m.detail["verified"].get<bool>()) unverified.push_back(name);
-    if (!unverified.empty())
-      add("gpu.data_verified", "correctness", i, grade::fail, "data came back wrong from: " + join(unverified));
-    else add("gpu.data_verified", "correctness", i, grade::pass, "every copy and STREAM result verified");
+    if (!unverified.empty()) add("gpu.data_verified", "correctness", i, grade::fail, "data came back wrong from: " + join(unverified));
+    else
+      add("gpu.data_verified", "correctness", i, grade::pass, "every copy and STREAM result verified");
   }
 
   // Grades one measurement as % of a figure; adds the measurement and its check.
-  void graded(int gpu, const std::string& name, const measurement& m, std::optional<double> reference,
-              std::optional<double> threshold, std::string basis, bool fail_below = true, const std::string& not_graded = "") {
+  void graded(int gpu, const std::string& name, const measurement& m, std::optional<double> reference, std::optional<double> threshold,
+              std::string basis, bool fail_below = true, const std::string& not_graded = "") {
     graded_measurement gm{gpu, name, m.value, m.unit, reference, std::nullopt, threshold, grade::skipped, std::move(basis)};
     std::string msg = num(m.value) + " " + m.unit;
     if (!not_graded.empty()) {
@@ -261,12 +273,12 @@ class grader {
                s ? std::optional(s->memory_bandwidth_pct) : std::nullopt, ds);
     for (const char* name : {"h2d", "d2h"})
       if (const auto* m = find(g, name))
-        graded(i, name, *m, s ? std::optional(pcie_link_gbs(s->pcie)) : std::nullopt,
-               s ? std::optional(s->pcie_pct) : std::nullopt, s ? link_text(s->pcie) + " link rate" : "");
+        graded(i, name, *m, s ? std::optional(pcie_link_gbs(s->pcie)) : std::nullopt, s ? std::optional(s->pcie_pct) : std::nullopt,
+               s ? link_text(s->pcie) + " link rate" : "");
     if (const auto* m = find(g, "gemm_bf16")) {
       const auto impl = m->detail.value("implementation", "");
-      graded(i, "gemm_bf16", *m, s ? std::optional(s->bf16_dense_tflops) : std::nullopt,
-             s ? std::optional(s->gemm_pct) : std::nullopt, ds + " (BF16 dense)", true,
+      graded(i, "gemm_bf16", *m, s ? std::optional(s->bf16_dense_tflops) : std::nullopt, s ? std::optional(s->gemm_pct) : std::nullopt,
+             ds + " (BF16 dense)", true,
              impl == "cublaslt" ? "" : "not graded against the datasheet: cuBLASLt was not available, neograde's own kernel ran");
     }
     if (const auto* m = find(g, "power_during_gemm"))
@@ -274,7 +286,8 @@ class grader {
     if (const auto* m = find(g, "sm_clock_during_gemm")) {
       std::optional<double> max_clock;
       if (s) max_clock = s->max_sm_clock_mhz;
-      else if (g.max_sm_clock_mhz) max_clock = *g.max_sm_clock_mhz;
+      else if (g.max_sm_clock_mhz)
+        max_clock = *g.max_sm_clock_mhz;
       // Power-limited clocks under a full GEMM are normal: below 90% is amber, not a failure.
       graded(i, "sm_clock_during_gemm", *m, max_clock, rules_.clock_min_pct, "max boost clock", false);
     }
@@ -304,8 +317,11 @@ class grader {
       if (behind > rules_.uniformity_pct) slow.push_back("GPU " + std::to_string(g.index) + " " + num(behind) + "% behind");
     }
     const std::string id = std::string("node.uniformity.") + name;
-    if (slow.empty()) add(id, "performance", -1, grade::pass, "every GPU within " + num(rules_.uniformity_pct) + "% of the best (GPU " + std::to_string(best_gpu) + ")");
-    else add(id, "performance", -1, grade::fail, join(slow) + " of GPU " + std::to_string(best_gpu));
+    if (slow.empty())
+      add(id, "performance", -1, grade::pass,
+          "every GPU within " + num(rules_.uniformity_pct) + "% of the best (GPU " + std::to_string(best_gpu) + ")");
+    else
+      add(id, "performance", -1, grade::fail, join(slow) + " of GPU " + std::to_string(best_gpu));
   }
 
   void p2p() {
@@ -317,15 +333,15 @@ class grader {
       const bool nvlink = s && s->nvlink_links > 0 && a && a->nvlink_active.value_or(0) > 0;
       measurement m{p.gbs, "GB/s", {}};
       const auto name = "p2p." + std::to_string(p.from) + "_to_" + std::to_string(p.to);
-      if (nvlink)
-        graded(p.from, name, m, s->nvlink_bandwidth_gbs / 2, s->p2p_pct, "one direction of " + s->name + " NVLink");
+      if (nvlink) graded(p.from, name, m, s->nvlink_bandwidth_gbs / 2, s->p2p_pct, "one direction of " + s->name + " NVLink");
       else
         graded(p.from, name, m, std::nullopt, std::nullopt, "", true,
                p.peer_access ? "over PCIe: not graded" : "no peer access: copied through the host, not graded");
       if (!p.verified) unverified.push_back(std::to_string(p.from) + "->" + std::to_string(p.to));
     }
     if (unverified.empty()) add("node.p2p_verified", "correctness", -1, grade::pass, "every peer copy verified");
-    else add("node.p2p_verified", "correctness", -1, grade::fail, "peer copies came back wrong: " + join(unverified));
+    else
+      add("node.p2p_verified", "correctness", -1, grade::fail, "peer copies came back wrong: " + join(unverified));
   }
 
   const node_record& node_;
@@ -373,19 +389,23 @@ json to_document(const node_record& node, const expectation& expect, const verdi
   }
   for (auto& p : doc["p2p"])
     for (const auto& m : v.measurements)
-      if (m.name == "p2p." + std::to_string(p["from"].get<int>()) + "_to_" + std::to_string(p["to"].get<int>()))
-        p.update(grade_fields(m));
+      if (m.name == "p2p." + std::to_string(p["from"].get<int>()) + "_to_" + std::to_string(p["to"].get<int>())) p.update(grade_fields(m));
   for (std::size_t i = 0; i < doc["gpus"].size() && i < v.identified.size(); ++i)
     doc["gpus"][i]["sku"] = v.identified[i].empty() ? json(nullptr) : json(v.identified[i]);
   json checks = json::array();
   for (const auto& c : v.checks)
-    checks.push_back({{"id", c.id}, {"category", c.category}, {"gpu", c.gpu < 0 ? json(nullptr) : json(c.gpu)},
-                      {"verdict", to_string(c.result)}, {"message", c.message}});
+    checks.push_back({{"id", c.id},
+                      {"category", c.category},
+                      {"gpu", c.gpu < 0 ? json(nullptr) : json(c.gpu)},
+                      {"verdict", to_string(c.result)},
+                      {"message", c.message}});
   doc["checks"] = checks;
   doc["expected"] = {{"sku", expect.sku.empty() ? json(nullptr) : json(expect.sku)},
                      {"count", expect.count ? json(*expect.count) : json(nullptr)}};
-  doc["summary"] = {{"pass", v.count(grade::pass)}, {"warn", v.count(grade::warn)},
-                    {"fail", v.count(grade::fail)}, {"skipped", v.count(grade::skipped)},
+  doc["summary"] = {{"pass", v.count(grade::pass)},
+                    {"warn", v.count(grade::warn)},
+                    {"fail", v.count(grade::fail)},
+                    {"skipped", v.count(grade::skipped)},
                     {"gpus", node.gpus.size()}};
   doc["status"] = v.status;
   return doc;
@@ -404,15 +424,15 @@ std::string summary_text(const node_record& node, const verdict& v) {
   out << "\n";
   for (const auto& c : v.checks) {
     if (c.result == grade::pass || c.result == grade::skipped) continue;
-    out << "  " << (c.result == grade::fail ? "FAIL " : "warn ") << c.id
-        << (c.gpu >= 0 ? " [GPU " + std::to_string(c.gpu) + "]" : "") << ": " << c.message << "\n";
+    out << "  " << (c.result == grade::fail ? "FAIL " : "warn ") << c.id << (c.gpu >= 0 ? " [GPU " + std::to_string(c.gpu) + "]" : "")
+        << ": " << c.message << "\n";
   }
   for (const auto& m : v.measurements)
     if (m.pct_of_datasheet && m.gpu <= 0 && !m.name.starts_with("p2p."))
       out << "  GPU " << m.gpu << " " << m.name << ": " << num(m.value) << " " << m.unit << " (" << num(*m.pct_of_datasheet)
           << "% of datasheet, " << to_string(m.result) << ")\n";
-  out << "status: " << v.status << " (" << v.count(grade::pass) << " pass, " << v.count(grade::warn) << " warn, "
-      << v.count(grade::fail) << " fail, " << v.count(grade::skipped) << " skipped)\n";
+  out << "status: " << v.status << " (" << v.count(grade::pass) << " pass, " << v.count(grade::warn) << " warn, " << v.count(grade::fail)
+      << " fail, " << v.count(grade::skipped) << " skipped)\n";
   return out.str();
 }
 

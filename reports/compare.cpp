@@ -48,7 +48,7 @@ std::vector<scorecard> merge_scorecards(const std::vector<run_record>& runs) {
     });
     run_record merged;
     merged.header = group.back()->header;
-    std::map<std::string, json> latest;  // check id -> its latest outcome record
+    std::map<std::string, json> latest;                 // check id -> its latest outcome record
     std::map<std::string, std::set<std::string>> seen;  // check id -> outcomes over the runs
     std::vector<std::string> order;
     json measurements = json::object();
@@ -100,8 +100,7 @@ std::vector<outcome_change> diff_scorecards(const std::vector<scorecard>& before
     }
     const auto &old_tier = o->tier, &new_tier = n->tier;
     if (old_tier != new_tier)
-      changes.push_back({provider, source, "", old_tier, new_tier,
-                         tier_rank(new_tier) < tier_rank(old_tier) ? "regression" : "improvement",
+      changes.push_back({provider, source, "", old_tier, new_tier, tier_rank(new_tier) < tier_rank(old_tier) ? "regression" : "improvement",
                          "score " + score_text(*o, "null") + " -> " + score_text(*n, "null")});
     const auto old_checks = checks_of(*o), new_checks = checks_of(*n);
     std::set<std::string> ids;
@@ -115,8 +114,7 @@ std::vector<outcome_change> diff_scorecards(const std::vector<scorecard>& before
       if (auto a = rank(was), b = rank(now); a && b) kind = *b < *a ? "regression" : "improvement";
       // A check that newly fails counts, whatever it was before (skipped, absent).
       if (now == "fail" && !(rank(was) && *rank(was) == 0)) kind = "regression";
-      changes.push_back({provider, source, id, was, now, kind,
-                         new_checks.contains(id) ? new_checks.at(id)->reason : ""});
+      changes.push_back({provider, source, id, was, now, kind, new_checks.contains(id) ? new_checks.at(id)->reason : ""});
     }
   }
   return changes;

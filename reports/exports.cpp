@@ -33,9 +33,12 @@ std::size_t decode_utf8(std::string_view s, std::size_t i, std::uint32_t& cp) {
     return 1;
   }
   if ((lead & 0xE0) == 0xC0) len = 2, cp = lead & 0x1F;
-  else if ((lead & 0xF0) == 0xE0) len = 3, cp = lead & 0x0F;
-  else if ((lead & 0xF8) == 0xF0) len = 4, cp = lead & 0x07;
-  else return 0;
+  else if ((lead & 0xF0) == 0xE0)
+    len = 3, cp = lead & 0x0F;
+  else if ((lead & 0xF8) == 0xF0)
+    len = 4, cp = lead & 0x07;
+  else
+    return 0;
   if (i + len > s.size()) return 0;
   for (std::size_t k = 1; k < len; ++k) {
     const auto b = static_cast<unsigned char>(s[i + k]);
@@ -62,15 +65,24 @@ void append_xml(std::string& out, std::string_view s, bool attribute) {
       continue;
     }
     if (!is_xml_char(cp)) out += replacement;
-    else if (cp == '&') out += "&amp;";
-    else if (cp == '<') out += "&lt;";
-    else if (cp == '>') out += "&gt;";
-    else if (cp == '"') out += "&quot;";
-    else if (cp == '\'') out += "&apos;";
-    else if (cp == '\r') out += "&#13;";
-    else if (attribute && cp == '\n') out += "&#10;";
-    else if (attribute && cp == '\t') out += "&#9;";
-    else out.append(s.substr(i, len));
+    else if (cp == '&')
+      out += "&amp;";
+    else if (cp == '<')
+      out += "&lt;";
+    else if (cp == '>')
+      out += "&gt;";
+    else if (cp == '"')
+      out += "&quot;";
+    else if (cp == '\'')
+      out += "&apos;";
+    else if (cp == '\r')
+      out += "&#13;";
+    else if (attribute && cp == '\n')
+      out += "&#10;";
+    else if (attribute && cp == '\t')
+      out += "&#9;";
+    else
+      out.append(s.substr(i, len));
     i += len;
   }
 }
@@ -98,8 +110,7 @@ enum class junit_kind { passed, failure, error, skipped };
 junit_kind classify(const std::string& outcome) {
   if (outcome == "pass") return junit_kind::passed;
   if (outcome == "fail" || outcome == "warn") return junit_kind::failure;
-  if (outcome == "skipped" || outcome == "no_capacity" || outcome == "quota" || outcome == "rate_limited")
-    return junit_kind::skipped;
+  if (outcome == "skipped" || outcome == "no_capacity" || outcome == "quota" || outcome == "rate_limited") return junit_kind::skipped;
   return junit_kind::error;
 }
 
@@ -112,8 +123,8 @@ struct suite_counts {
 };
 
 std::string count_attrs(const suite_counts& c) {
-  return " tests=\"" + std::to_string(c.tests) + "\" failures=\"" + std::to_string(c.failures) + "\" errors=\"" +
-         std::to_string(c.errors) + "\" skipped=\"" + std::to_string(c.skipped) + "\"";
+  return " tests=\"" + std::to_string(c.tests) + "\" failures=\"" + std::to_string(c.failures) + "\" errors=\"" + std::to_string(c.errors) +
+         "\" skipped=\"" + std::to_string(c.skipped) + "\"";
 }
 
 std::string property(const char* name, const std::string& value) {
@@ -137,12 +148,9 @@ std::string render_suite(const scorecard& card, suite_counts& total) {
     const auto& outcome = c.outcome;
     const auto& reason = c.reason;
     ++counts.tests;
-    cases += "    <testcase classname=\"" + xml_attr(id + "." + c.category) + "\" name=\"" + xml_attr(check_id) +
-             "\" time=\"0\"";
+    cases += "    <testcase classname=\"" + xml_attr(id + "." + c.category) + "\" name=\"" + xml_attr(check_id) + "\" time=\"0\"";
     switch (classify(outcome)) {
-      case junit_kind::passed:
-        cases += "/>\n";
-        break;
+      case junit_kind::passed: cases += "/>\n"; break;
       case junit_kind::failure: {
         ++counts.failures;
         const auto& severity = c.severity;
@@ -155,13 +163,12 @@ std::string render_suite(const scorecard& card, suite_counts& total) {
       }
       case junit_kind::error:
         ++counts.errors;
-        cases += ">\n      <error message=\"" + xml_attr(reason) + "\" type=\"" + xml_attr(outcome.empty() ? "unknown" : outcome) +
-                 "\">" + xml_text(reason) + "</error>\n    </testcase>\n";
+        cases += ">\n      <error message=\"" + xml_attr(reason) + "\" type=\"" + xml_attr(outcome.empty() ? "unknown" : outcome) + "\">" +
+                 xml_text(reason) + "</error>\n    </testcase>\n";
         break;
       case junit_kind::skipped:
         ++counts.skipped;
-        cases += ">\n      <skipped message=\"" + xml_attr(reason.empty() ? outcome : outcome + ": " + reason) +
-                 "\"/>\n    </testcase>\n";
+        cases += ">\n      <skipped message=\"" + xml_attr(reason.empty() ? outcome : outcome + ": " + reason) + "\"/>\n    </testcase>\n";
         break;
     }
   }
@@ -213,15 +220,15 @@ std::string render_junit(const std::vector<scorecard>& cards) {
   suite_counts total;
   std::string suites;
   for (const auto& card : cards) suites += render_suite(card, total);
-  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"neograde\"" + count_attrs(total) +
-         " time=\"0\">\n" + suites + "</testsuites>\n";
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"neograde\"" + count_attrs(total) + " time=\"0\">\n" + suites +
+         "</testsuites>\n";
 }
 
 std::string render_matrix_csv(const std::vector<scorecard>& cards) {
   struct row_info {
     std::string category, severity;
   };
-  std::map<std::string, row_info> rows;                      // by check id
+  std::map<std::string, row_info> rows;                     // by check id
   std::vector<std::map<std::string, std::string>> columns;  // per card: check id -> outcome
   std::vector<std::string> header{"check_id", "category", "severity"};
   std::set<std::string> names;
@@ -244,9 +251,8 @@ std::string render_matrix_csv(const std::vector<scorecard>& cards) {
 
   std::vector<std::pair<std::string, const row_info*>> order;
   for (const auto& [id, info] : rows) order.emplace_back(id, &info);
-  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.second->category, a.first) < std::tie(b.second->category, b.first);
-  });
+  std::sort(order.begin(), order.end(),
+            [](const auto& a, const auto& b) { return std::tie(a.second->category, a.first) < std::tie(b.second->category, b.first); });
 
   std::string out = csv_row(header);
   for (const auto& [id, info] : order) {

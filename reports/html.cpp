@@ -59,8 +59,10 @@ std::string slug(std::string_view s) {
   for (const char c : s) {
     if (out.size() >= 64) break;
     if (c >= 'A' && c <= 'Z') out += static_cast<char>(c - 'A' + 'a');
-    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-') out += c;
-    else out += '-';
+    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')
+      out += c;
+    else
+      out += '-';
   }
   return out.empty() ? "unknown" : out;
 }
@@ -72,9 +74,7 @@ std::string format(double v, const char* spec) {
 }
 
 // Table figures keep six significant digits; whole numbers print without a fraction.
-std::string figure(double v) {
-  return v == std::floor(v) && std::fabs(v) < 1e15 ? format(v, "%.0f") : format(v, "%.6g");
-}
+std::string figure(double v) { return v == std::floor(v) && std::fabs(v) < 1e15 ? format(v, "%.0f") : format(v, "%.6g"); }
 
 // Chart labels are short.
 std::string short_figure(double v) { return std::fabs(v) >= 100 ? format(v, "%.0f") : format(v, "%.3g"); }
@@ -273,8 +273,8 @@ void render_provenance(std::ostringstream& out, const std::vector<placed_card>& 
     for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
     return s.empty() ? std::string("unknown") : s;
   };
-  out << "<p class=\"meta\">Generated " << esc(generated_at) << " · neograde suite " << esc(join(suites)) << " · specs: "
-      << esc(join(specs)) << " · grading: reports/README.md in the neograde repository</p>\n</section>\n";
+  out << "<p class=\"meta\">Generated " << esc(generated_at) << " · neograde suite " << esc(join(suites))
+      << " · specs: " << esc(join(specs)) << " · grading: reports/README.md in the neograde repository</p>\n</section>\n";
 }
 
 std::string score_text(const std::optional<double>& score) { return score ? format(*score, "%.1f") : "n/a"; }
@@ -297,13 +297,16 @@ void render_leaderboard(std::ostringstream& out, const std::vector<placed_card>&
     double pass = 0, fail = 0, warn = 0, other = 0;
     for (const auto& [k, count] : v.card->counts) {
       if (k == "pass") pass += count;
-      else if (k == "fail") fail += count;
-      else if (k == "warn") warn += count;
-      else other += count;
+      else if (k == "fail")
+        fail += count;
+      else if (k == "warn")
+        warn += count;
+      else
+        other += count;
     }
     const auto& p = v.card->provider;
-    out << "<tr data-provider=\"" << esc(p.id) << "\"><td class=\"num\">" << ++rank << "</td><td><a href=\"#" << v.anchor
-        << "\">" << esc(v.label) << "</a>" << (p.fictional ? " (fictional)" : "") << "</td><td>" << esc(source_of(*v.card))
+    out << "<tr data-provider=\"" << esc(p.id) << "\"><td class=\"num\">" << ++rank << "</td><td><a href=\"#" << v.anchor << "\">"
+        << esc(v.label) << "</a>" << (p.fictional ? " (fictional)" : "") << "</td><td>" << esc(source_of(*v.card))
         << "</td><td class=\"num\">" << score_text(v.card->score) << "</td><td>" << tier_text(*v.card) << "</td><td class=\"num\">"
         << figure(pass) << "</td><td class=\"num\">" << figure(fail) << "</td><td class=\"num\">" << figure(warn)
         << "</td><td class=\"num\">" << figure(other) << "</td></tr>\n";
@@ -317,8 +320,8 @@ std::string category_of(const check_row& check) {
 }
 
 void render_matrix(std::ostringstream& out, const std::vector<placed_card>& views) {
-  std::map<std::string, std::set<std::string>> rows;           // category -> check ids
-  std::map<std::string, std::string> category;                 // check id -> category
+  std::map<std::string, std::set<std::string>> rows;                 // category -> check ids
+  std::map<std::string, std::string> category;                       // check id -> category
   std::vector<std::map<std::string, const check_row*>> by_provider;  // per view: check id -> check
   for (const auto& v : views) {
     auto& checks = by_provider.emplace_back();
@@ -370,35 +373,33 @@ struct bar {
 };
 
 // A horizontal bar chart; `reference` draws a dashed line (100% of datasheet).
-void render_bar_chart(std::ostringstream& out, const std::string& title, const std::string& unit,
-                      const std::vector<bar>& bars, std::optional<double> reference = std::nullopt) {
+void render_bar_chart(std::ostringstream& out, const std::string& title, const std::string& unit, const std::vector<bar>& bars,
+                      std::optional<double> reference = std::nullopt) {
   constexpr std::size_t label_max = 60;  // bytes; longer labels end in an ellipsis
   std::size_t longest = 0;
   for (const auto& b : bars) longest = std::max(longest, std::min(b.label.size(), label_max + 1));
   // About 7 px a character at 12 px; bars keep 380 px and their value labels 90 px.
-  const int label_w = std::clamp(static_cast<int>(longest) * 7 + 10, 120, 440), bar_w = 380, row_h = 20,
-            width = label_w + bar_w + 90;
+  const int label_w = std::clamp(static_cast<int>(longest) * 7 + 10, 120, 440), bar_w = 380, row_h = 20, width = label_w + bar_w + 90;
   const int height = static_cast<int>(bars.size()) * row_h + 10;
   double max = reference.value_or(0);
   for (const auto& b : bars) max = std::max(max, b.value);
   if (max <= 0) max = 1;
   auto x_of = [&](double v) { return label_w + bar_w * std::max(0.0, v) / max; };
-  out << "<figure>\n<figcaption>" << esc(title) << "</figcaption>\n<svg class=\"chart\" viewBox=\"0 0 " << width << " "
-      << height << "\" width=\"" << width << "\" height=\"" << height << "\" role=\"img\" aria-label=\"" << esc(title)
-      << "\">\n";
+  out << "<figure>\n<figcaption>" << esc(title) << "</figcaption>\n<svg class=\"chart\" viewBox=\"0 0 " << width << " " << height
+      << "\" width=\"" << width << "\" height=\"" << height << "\" role=\"img\" aria-label=\"" << esc(title) << "\">\n";
   int y = 5;
   for (const auto& b : bars) {
     const auto label = b.label.size() > label_max ? b.label.substr(0, utf8_prefix(b.label, label_max)) + "…" : b.label;
     out << "<text x=\"" << label_w - 6 << "\" y=\"" << y + 14 << "\" text-anchor=\"end\">" << esc(label) << "</text>"
         << "<rect class=\"bar " << b.css << "\" x=\"" << label_w << "\" y=\"" << y + 3 << "\" width=\""
         << format(x_of(b.value) - label_w, "%.1f") << "\" height=\"" << row_h - 6 << "\"></rect>"
-        << "<text x=\"" << format(x_of(b.value) + 4, "%.1f") << "\" y=\"" << y + 14 << "\">" << esc(short_figure(b.value))
-        << " " << esc(unit) << "</text>\n";
+        << "<text x=\"" << format(x_of(b.value) + 4, "%.1f") << "\" y=\"" << y + 14 << "\">" << esc(short_figure(b.value)) << " "
+        << esc(unit) << "</text>\n";
     y += row_h;
   }
   if (reference)
-    out << "<line class=\"ref\" x1=\"" << format(x_of(*reference), "%.1f") << "\" y1=\"0\" x2=\""
-        << format(x_of(*reference), "%.1f") << "\" y2=\"" << height << "\"></line>\n";
+    out << "<line class=\"ref\" x1=\"" << format(x_of(*reference), "%.1f") << "\" y1=\"0\" x2=\"" << format(x_of(*reference), "%.1f")
+        << "\" y2=\"" << height << "\"></line>\n";
   out << "</svg>\n</figure>\n";
 }
 
@@ -419,11 +420,14 @@ void render_charts(std::ostringstream& out, const std::vector<placed_card>& view
   }
   out << "<section id=\"charts\">\n<h2>Charts</h2>\n";
   if (running.empty()) out << "<p>No provider recorded a time to running.</p>\n";
-  else render_bar_chart(out, "Time from launch to running (measurements.time_to_running_s)", "s", running);
+  else
+    render_bar_chart(out, "Time from launch to running (measurements.time_to_running_s)", "s", running);
   if (latency.empty()) out << "<p>No provider recorded read latency.</p>\n";
-  else render_bar_chart(out, "Read latency, p50 and p95 (measurements.latency_read_ms)", "ms", latency);
+  else
+    render_bar_chart(out, "Read latency, p50 and p95 (measurements.latency_read_ms)", "ms", latency);
   if (gpu.empty()) out << "<p>No hardware was measured: no scorecard carries a GPU smoke test.</p>\n";
-  else render_bar_chart(out, "GPU measurements as % of datasheet (dashed line: 100%)", "%", gpu, 100.0);
+  else
+    render_bar_chart(out, "GPU measurements as % of datasheet (dashed line: 100%)", "%", gpu, 100.0);
   out << "</section>\n";
 }
 
@@ -455,9 +459,9 @@ void render_hall_of_shame(std::ostringstream& out, const std::vector<placed_card
     const auto& severity = f->severity;
     const auto& p = v->card->provider;
     out << "<tr data-provider=\"" << esc(p.id) << "\"><td><a href=\"#" << v->anchor << "\">" << esc(v->label) << "</a>"
-        << (p.fictional ? " (fictional)" : "") << "</td><td><a href=\"#" << v->anchor << "-failure-" << index
-        << "\"><code>" << esc(f->check_id) << "</code></a></td><td class=\"sev " << severity_class(severity)
-        << "\">" << esc(severity) << "</td><td>" << esc(f->reason) << "</td></tr>\n";
+        << (p.fictional ? " (fictional)" : "") << "</td><td><a href=\"#" << v->anchor << "-failure-" << index << "\"><code>"
+        << esc(f->check_id) << "</code></a></td><td class=\"sev " << severity_class(severity) << "\">" << esc(severity) << "</td><td>"
+        << esc(f->reason) << "</td></tr>\n";
   }
   out << "</tbody>\n</table>\n";
   if (entries.size() > shame_limit)
@@ -493,8 +497,10 @@ void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std
     return;
   }
   if (j.is_number()) rows.emplace_back(prefix, figure(j.get<double>()));
-  else if (j.is_null()) rows.emplace_back(prefix, "n/a");
-  else rows.emplace_back(prefix, as_text(j));
+  else if (j.is_null())
+    rows.emplace_back(prefix, "n/a");
+  else
+    rows.emplace_back(prefix, as_text(j));
 }
 
 void render_measurements(std::ostringstream& out, const scorecard& card) {
@@ -523,10 +529,9 @@ void render_categories(std::ostringstream& out, const scorecard& card) {
     std::string counts;
     for (const auto& [k, n] : c.counts)
       if (k != "score")  // an outcome so named is lost in the JSON, where the category's score is
-        counts += (counts.empty() ? "" : ", ") + std::string("<span class=\"o ") + outcome_class(k) + "\">" + esc(k) +
-                  " " + figure(n) + "</span>";
-    out << "<tr><td>" << esc(name) << "</td><td class=\"num\">" << score_text(c.score) << "</td><td>" << counts
-        << "</td></tr>\n";
+        counts += (counts.empty() ? "" : ", ") + std::string("<span class=\"o ") + outcome_class(k) + "\">" + esc(k) + " " + figure(n) +
+                  "</span>";
+    out << "<tr><td>" << esc(name) << "</td><td class=\"num\">" << score_text(c.score) << "</td><td>" << counts << "</td></tr>\n";
   }
   out << "</tbody>\n</table>\n";
 }
@@ -542,9 +547,8 @@ void render_gpu_table(std::ostringstream& out, const hardware_summary& hw) {
     for (const auto& m : g.measurements) {
       const auto& verdict = m.verdict;
       out << "<tr><td class=\"num\">" << figure(g.index, "?") << "</td><td>" << esc(g.name) << "</td><td>" << esc(g.sku)
-          << "</td><td><code>" << esc(m.name) << "</code></td><td class=\"num\">" << figure(m.value, "n/a") << " "
-          << esc(m.unit) << "</td><td class=\"num\">"
-          << (m.pct_of_datasheet ? format(m.pct_of_datasheet->as_double(), "%.1f") + "%" : "") << "</td><td"
+          << "</td><td><code>" << esc(m.name) << "</code></td><td class=\"num\">" << figure(m.value, "n/a") << " " << esc(m.unit)
+          << "</td><td class=\"num\">" << (m.pct_of_datasheet ? format(m.pct_of_datasheet->as_double(), "%.1f") + "%" : "") << "</td><td"
           << (verdict.empty() ? "" : " class=\"" + outcome_class(verdict) + "\"") << ">" << esc(verdict) << "</td></tr>\n";
     }
   }
@@ -555,8 +559,8 @@ void render_problems(std::ostringstream& out, const hardware_summary& hw) {
   if (hw.problems.empty()) return;
   out << "<table>\n<thead><tr><th>check</th><th>GPU</th><th>verdict</th><th>finding</th></tr></thead>\n<tbody>\n";
   for (const auto& p : hw.problems)
-    out << "<tr><td><code>" << esc(p.id) << "</code></td><td>" << figure(p.gpu, "node") << "</td><td class=\""
-        << outcome_class(p.verdict) << "\">" << esc(p.verdict) << "</td><td>" << esc(p.message) << "</td></tr>\n";
+    out << "<tr><td><code>" << esc(p.id) << "</code></td><td>" << figure(p.gpu, "node") << "</td><td class=\"" << outcome_class(p.verdict)
+        << "\">" << esc(p.verdict) << "</td><td>" << esc(p.message) << "</td></tr>\n";
   out << "</tbody>\n</table>\n";
 }
 
@@ -569,8 +573,8 @@ void render_hardware(std::ostringstream& out, const scorecard& card) {
     out << "<p>Instance <code>" << esc(text_at(inst, "id")) << "</code> (" << esc(text_at(inst, "type"))
         << (text_at(inst, "region").empty() ? "" : ", " + esc(text_at(inst, "region"))) << ")"
         << (hw.time_to_ssh_s ? ", SSH answered " + figure(hw.time_to_ssh_s, "") + " s after running" : "") << ".</p>\n";
-    out << "<p>Verdict: <strong class=\"o " << outcome_class(status) << "\">" << esc(status.empty() ? "?" : status)
-        << "</strong> " << esc(hw.reason) << "</p>\n";
+    out << "<p>Verdict: <strong class=\"o " << outcome_class(status) << "\">" << esc(status.empty() ? "?" : status) << "</strong> "
+        << esc(hw.reason) << "</p>\n";
     render_gpu_table(out, hw);
     render_problems(out, hw);
   }
@@ -584,7 +588,8 @@ std::string headers_text(const json& headers) {
   if (!headers.is_array()) return s;
   for (const auto& h : headers) {
     if (h.is_array() && h.size() >= 2) s += as_text(h[0]) + ": " + as_text(h[1]) + "\n";
-    else s += as_text(h) + "\n";
+    else
+      s += as_text(h) + "\n";
   }
   return s;
 }
@@ -603,9 +608,8 @@ void render_exchange(std::ostringstream& out, const json& e, std::size_t n) {
     response = "HTTP " + (status ? figure(*status) : std::string("?")) + "\n" + headers_text(field(e, "response_headers"));
     if (const auto body = text_at(e, "response_body"); !body.empty()) response += "\n" + cut(body);
   }
-  out << "<details class=\"exchange\"><summary>Evidence " << n << ": " << esc(text_at(e, "method")) << " <code>"
-      << esc(text_at(e, "url")) << "</code> → "
-      << esc(!error.empty() ? "no response" : "HTTP " + (status ? figure(*status) : std::string("?")))
+  out << "<details class=\"exchange\"><summary>Evidence " << n << ": " << esc(text_at(e, "method")) << " <code>" << esc(text_at(e, "url"))
+      << "</code> → " << esc(!error.empty() ? "no response" : "HTTP " + (status ? figure(*status) : std::string("?")))
       << (deliberate.empty() ? std::string() : " (deliberately invalid: " + esc(deliberate) + ")") << "</summary>\n"
       << "<pre class=\"request\">" << esc(request) << "</pre>\n<pre class=\"response\">" << esc(response) << "</pre>\n</details>\n";
 }
@@ -627,8 +631,8 @@ void render_failure(std::ostringstream& out, const placed_card& v, const finding
 
 void render_provider(std::ostringstream& out, const placed_card& v) {
   const auto& card = *v.card;
-  out << "<section class=\"provider\" id=\"" << v.anchor << "\" data-provider=\"" << esc(card.provider.id) << "\">\n<h2>"
-      << esc(v.label) << (card.provider.fictional ? " (fictional)" : "") << "</h2>\n";
+  out << "<section class=\"provider\" id=\"" << v.anchor << "\" data-provider=\"" << esc(card.provider.id) << "\">\n<h2>" << esc(v.label)
+      << (card.provider.fictional ? " (fictional)" : "") << "</h2>\n";
   out << "<div class=\"banner " << source_of(card) << "\"><p>" << esc(provenance_banner(card)) << "</p>";
   if (const auto t = timing_overrides_summary(card); !t.empty()) out << "<p class=\"timings\">Timings " << esc(t) << "</p>";
   out << "</div>\n";

@@ -49,10 +49,11 @@ results_writer::results_writer(const std::filesystem::path& path, const run_head
         {"time_scale", h.time_scale},
         {"allow_spend", h.allow_spend},
         {"offer_selection", h.offer_selection},
-        {"timing", {{"time_to_running_s", s.timing.time_to_running_s},
-                    {"time_to_gone_s", s.timing.time_to_gone_s},
-                    {"poll_interval_s", s.timing.poll_interval_s},
-                    {"overridden", h.timing_overrides}}},
+        {"timing",
+         {{"time_to_running_s", s.timing.time_to_running_s},
+          {"time_to_gone_s", s.timing.time_to_gone_s},
+          {"poll_interval_s", s.timing.poll_interval_s},
+          {"overridden", h.timing_overrides}}},
         {"started_at", utc_now_iso8601()}});
 }
 
@@ -131,16 +132,20 @@ std::vector<run_record> read_results(std::istream& in, std::size_t* skipped_line
     }
     const auto kind = rec->value("record", "");
     if (kind == "header") runs.push_back({*rec, {}, std::nullopt, {}});
-    else if (runs.empty()) ++skipped;  // an outcome without its header is unusable
-    else if (kind == "outcome") runs.back().outcomes.push_back(std::move(*rec));
-    else if (kind == "hardware") runs.back().hardware.push_back(std::move(*rec));
-    else if (kind == "footer") runs.back().footer = std::move(*rec);
-    else ++skipped;
+    else if (runs.empty())
+      ++skipped;  // an outcome without its header is unusable
+    else if (kind == "outcome")
+      runs.back().outcomes.push_back(std::move(*rec));
+    else if (kind == "hardware")
+      runs.back().hardware.push_back(std::move(*rec));
+    else if (kind == "footer")
+      runs.back().footer = std::move(*rec);
+    else
+      ++skipped;
   }
   if (skipped_lines != nullptr) *skipped_lines = skipped;
   return runs;
 }
-
 
 void write_file_atomic(const std::filesystem::path& path, const std::string& content) {
   auto tmp = path;

@@ -48,8 +48,10 @@ std::string md_escape(std::string s) {
   std::string out;
   for (char c : s) {
     if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -64,7 +66,8 @@ std::string render_exchange(const nlohmann::json& e) {
   std::ostringstream out;
   if (const auto d = e.value("deliberate", ""); !d.empty()) out << "(deliberately invalid: " << d << ")\n";
   out << e.value("method", "") << " " << e.value("url", "") << "\n";
-  for (const auto& h : e.value("request_headers", nlohmann::json::array())) out << h[0].get<std::string>() << ": " << h[1].get<std::string>() << "\n";
+  for (const auto& h : e.value("request_headers", nlohmann::json::array()))
+    out << h[0].get<std::string>() << ": " << h[1].get<std::string>() << "\n";
   if (const auto b = e.value("request_body", ""); !b.empty()) out << "\n" << b << "\n";
   out << "\n";
   if (const auto err = e.value("error", ""); !err.empty()) {
@@ -72,7 +75,8 @@ std::string render_exchange(const nlohmann::json& e) {
     return out.str();
   }
   out << "HTTP " << e.value("status", 0) << "\n";
-  for (const auto& h : e.value("response_headers", nlohmann::json::array())) out << h[0].get<std::string>() << ": " << h[1].get<std::string>() << "\n";
+  for (const auto& h : e.value("response_headers", nlohmann::json::array()))
+    out << h[0].get<std::string>() << ": " << h[1].get<std::string>() << "\n";
   auto body = e.value("response_body", "");
   if (body.size() > 2000) body = body.substr(0, 2000) + "… (" + std::to_string(body.size()) + " bytes)";
   if (!body.empty()) out << "\n" << body;
@@ -128,17 +132,16 @@ std::string render_hardware(const scorecard& card) {
       md << "| GPU | name | SKU | measurement | value | % of datasheet | verdict |\n|---|---|---|---|---|---|---|\n";
       for (const auto& g : hw.gpus)
         for (const auto& m : g.measurements)
-          md << "| " << number_text(g.index) << " | " << md_escape(g.name) << " | " << md_escape(g.sku) << " | "
-             << md_escape(m.name) << " | " << number_text(m.value) << " " << md_escape(m.unit) << " | "
-             << (m.pct_of_datasheet ? m.pct_of_datasheet->text() + "%" : std::string("")) << " | " << md_escape(m.verdict)
-             << " |\n";
+          md << "| " << number_text(g.index) << " | " << md_escape(g.name) << " | " << md_escape(g.sku) << " | " << md_escape(m.name)
+             << " | " << number_text(m.value) << " " << md_escape(m.unit) << " | "
+             << (m.pct_of_datasheet ? m.pct_of_datasheet->text() + "%" : std::string("")) << " | " << md_escape(m.verdict) << " |\n";
       md << "\n";
     }
     if (!hw.problems.empty()) {
       md << "| check | GPU | verdict | finding |\n|---|---|---|---|\n";
       for (const auto& p : hw.problems)
-        md << "| `" << md_escape(p.id) << "` | " << (p.gpu ? p.gpu->text() : std::string("node")) << " | "
-           << md_escape(p.verdict) << " | " << md_escape(p.message) << " |\n";
+        md << "| `" << md_escape(p.id) << "` | " << (p.gpu ? p.gpu->text() : std::string("node")) << " | " << md_escape(p.verdict) << " | "
+           << md_escape(p.message) << " |\n";
       md << "\n";
     }
   }
@@ -149,25 +152,24 @@ std::string render_hardware(const scorecard& card) {
 
 scorecard build_scorecard(const run_record& run) {
   const auto& h = run.header;
-  scorecard card{
-      .provider = {.id = h.value("provider", ""),
-                   .display_name = h.value("display_name", ""),
-                   .kind = h.value("provider_kind", ""),
-                   .fictional = h.value("fictional", false),
-                   .docs_url = h.value("docs_url", ""),
-                   .api_version = h.value("api_version", ""),
-                   .transparency = h.contains("transparency") && h["transparency"].is_object() ? h["transparency"]
-                                                                                              : nlohmann::json(nullptr)},
-      .spec_version = h.value("spec_version", ""),
-      .suite_version = h.value("suite_version", ""),
-      .run_id = h.value("run_id", ""),
-      .source = h.value("source", "unknown"),
-      .base_url = h.value("base_url", ""),
-      .started_at = h.value("started_at", ""),
-      .finished_at = run.footer ? run.footer->value("finished_at", "") : "",
-      .complete = run.footer.has_value(),
-      .timing_overrides = fields::object(fields::object(h, "timing"), "overridden"),
-      .measurements = run.footer ? run.footer->value("measurements", nlohmann::json::object()) : nlohmann::json::object()};
+  scorecard card{.provider = {.id = h.value("provider", ""),
+                              .display_name = h.value("display_name", ""),
+                              .kind = h.value("provider_kind", ""),
+                              .fictional = h.value("fictional", false),
+                              .docs_url = h.value("docs_url", ""),
+                              .api_version = h.value("api_version", ""),
+                              .transparency = h.contains("transparency") && h["transparency"].is_object() ? h["transparency"]
+                                                                                                          : nlohmann::json(nullptr)},
+                 .spec_version = h.value("spec_version", ""),
+                 .suite_version = h.value("suite_version", ""),
+                 .run_id = h.value("run_id", ""),
+                 .source = h.value("source", "unknown"),
+                 .base_url = h.value("base_url", ""),
+                 .started_at = h.value("started_at", ""),
+                 .finished_at = run.footer ? run.footer->value("finished_at", "") : "",
+                 .complete = run.footer.has_value(),
+                 .timing_overrides = fields::object(fields::object(h, "timing"), "overridden"),
+                 .measurements = run.footer ? run.footer->value("measurements", nlohmann::json::object()) : nlohmann::json::object()};
 
   std::map<std::string, std::pair<double, double>> by_category;  // earned, possible
   double earned = 0, possible = 0;
@@ -257,9 +259,7 @@ std::string provenance_banner(const scorecard& card) {
   return "UNKNOWN SOURCE: the origin of these results is not recorded; do not rely on them.";
 }
 
-std::string score_text(const scorecard& card, const char* none) {
-  return card.score ? json_number{*card.score}.text() : none;
-}
+std::string score_text(const scorecard& card, const char* none) { return card.score ? json_number{*card.score}.text() : none; }
 
 std::string render_markdown(const scorecard& card) {
   std::ostringstream md;
@@ -290,8 +290,8 @@ std::string render_markdown(const scorecard& card) {
   if (!card.hardware.empty()) md << render_hardware(card);
   md << "## Checks\n\n| check | category | severity | outcome | reason |\n|---|---|---|---|---|\n";
   for (const auto& c : card.checks)
-    md << "| `" << c.check_id << "` | " << c.category << " | " << c.severity << " | " << c.outcome << " | "
-       << md_escape(c.reason) << " |\n";
+    md << "| `" << c.check_id << "` | " << c.category << " | " << c.severity << " | " << c.outcome << " | " << md_escape(c.reason)
+       << " |\n";
   md << "\n";
   if (!card.failures.empty()) {
     md << "## Findings, with evidence\n\n";
@@ -328,13 +328,16 @@ std::string render_index_markdown(const std::vector<scorecard>& cards) {
     int pass = 0, fail = 0, warn = 0, other = 0;
     for (const auto& [k, v] : c->counts) {
       if (k == "pass") pass = v;
-      else if (k == "fail") fail = v;
-      else if (k == "warn") warn = v;
-      else other += v;
+      else if (k == "fail")
+        fail = v;
+      else if (k == "warn")
+        warn = v;
+      else
+        other += v;
     }
-    md << "| " << p.display_name << (p.fictional ? " (fictional)" : "") << " | " << p.kind << " | " << c->source << " | "
-       << score_text(*c) << " | " << c->tier << " | " << pass << " | " << fail << " | " << warn << " | " << other
-       << " | [" << p.id << "](providers/" << p.id << "/scorecard.md) |\n";
+    md << "| " << p.display_name << (p.fictional ? " (fictional)" : "") << " | " << p.kind << " | " << c->source << " | " << score_text(*c)
+       << " | " << c->tier << " | " << pass << " | " << fail << " | " << warn << " | " << other << " | [" << p.id << "](providers/" << p.id
+       << "/scorecard.md) |\n";
   }
   md << "\nGrading: see reports/README.md in the neograde repository.\n";
   return md.str();

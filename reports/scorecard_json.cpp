@@ -10,8 +10,7 @@ namespace {
 using nlohmann::json;
 
 [[noreturn]] void refuse(const std::string& pointer, const std::string& what) {
-  throw scorecard_format_error("not a scorecard this version reads: " + (pointer.empty() ? "the document" : pointer) + " " +
-                               what);
+  throw scorecard_format_error("not a scorecard this version reads: " + (pointer.empty() ? "the document" : pointer) + " " + what);
 }
 
 std::string described(const json& j) {
@@ -40,13 +39,8 @@ json hardware_json(const hardware_summary& hw) {
   for (const auto& g : hw.gpus) gpus.push_back(gpu_json(g));
   for (const auto& p : hw.problems)
     problems.push_back({{"id", p.id}, {"gpu", number_or_null(p.gpu)}, {"verdict", p.verdict}, {"message", p.message}});
-  return {{"status", hw.status},
-          {"reason", hw.reason},
-          {"address", hw.address},
-          {"time_to_ssh_s", number_or_null(hw.time_to_ssh_s)},
-          {"instance", hw.instance},
-          {"gpus", gpus},
-          {"problems", problems}};
+  return {{"status", hw.status},     {"reason", hw.reason}, {"address", hw.address}, {"time_to_ssh_s", number_or_null(hw.time_to_ssh_s)},
+          {"instance", hw.instance}, {"gpus", gpus},        {"problems", problems}};
 }
 
 // One object of a scorecard document; every error names the key by its JSON pointer.
@@ -101,8 +95,7 @@ class object_reader {
     const auto& a = of_type(key, &json::is_array, "an array");
     std::vector<std::string> out;
     for (std::size_t i = 0; i < a.size(); ++i) {
-      if (!a[i].is_string())
-        refuse(pointer(key) + "/" + std::to_string(i), "is " + described(a[i]) + ", not a string");
+      if (!a[i].is_string()) refuse(pointer(key) + "/" + std::to_string(i), "is " + described(a[i]) + ", not a string");
       out.push_back(a[i].get<std::string>());
     }
     return out;
@@ -162,8 +155,10 @@ void to_json(json& j, const json_number& n) {
 
 void from_json(const json& j, json_number& n) {
   if (j.is_number_unsigned()) n.value = j.get<std::uint64_t>();
-  else if (j.is_number_integer()) n.value = j.get<std::int64_t>();
-  else n.value = j.get<double>();
+  else if (j.is_number_integer())
+    n.value = j.get<std::int64_t>();
+  else
+    n.value = j.get<double>();
 }
 
 void to_json(json& j, const scorecard& c) {
@@ -175,8 +170,12 @@ void to_json(json& j, const scorecard& c) {
   json hardware = json::array(), checks = json::array(), failures = json::array();
   for (const auto& hw : c.hardware) hardware.push_back(hardware_json(hw));
   for (const auto& r : c.checks)
-    checks.push_back({{"check_id", r.check_id}, {"category", r.category}, {"severity", r.severity},
-                      {"requirement", r.requirement}, {"outcome", r.outcome}, {"reason", r.reason}});
+    checks.push_back({{"check_id", r.check_id},
+                      {"category", r.category},
+                      {"severity", r.severity},
+                      {"requirement", r.requirement},
+                      {"outcome", r.outcome},
+                      {"reason", r.reason}});
   for (const auto& f : c.failures)
     failures.push_back({{"check_id", f.check_id},
                         {"outcome", f.outcome},
@@ -188,13 +187,14 @@ void to_json(json& j, const scorecard& c) {
                         {"evidence", f.evidence}});
   const auto& p = c.provider;
   j = json{{"scorecard_version", c.scorecard_version},
-           {"provider", {{"id", p.id},
-                         {"display_name", p.display_name},
-                         {"kind", p.kind},
-                         {"fictional", p.fictional},
-                         {"docs_url", p.docs_url},
-                         {"api_version", p.api_version},
-                         {"transparency", p.transparency}}},
+           {"provider",
+            {{"id", p.id},
+             {"display_name", p.display_name},
+             {"kind", p.kind},
+             {"fictional", p.fictional},
+             {"docs_url", p.docs_url},
+             {"api_version", p.api_version},
+             {"transparency", p.transparency}}},
            {"spec_version", c.spec_version},
            {"suite_version", c.suite_version},
            {"run_id", c.run_id},
@@ -256,24 +256,26 @@ void from_json(const json& j, scorecard& c) {
        .flaky_checks = card.texts("flaky_checks"),
        .hardware = card.each<hardware_summary>("hardware", hardware_of),
        .measurements = card.any("measurements"),
-       .checks = card.each<check_row>("checks", [](const object_reader& r) {
-         return check_row{.check_id = r.text("check_id"),
-                          .category = r.text("category"),
-                          .severity = r.text("severity"),
-                          .requirement = r.text("requirement"),
-                          .outcome = r.text("outcome"),
-                          .reason = r.text("reason")};
-       }),
-       .failures = card.each<finding_row>("failures", [](const object_reader& f) {
-         return finding_row{.check_id = f.text("check_id"),
-                            .outcome = f.text("outcome"),
-                            .severity = f.text("severity"),
-                            .requirement_text = f.text("requirement_text"),
-                            .check_source = f.text("check_source"),
-                            .reason = f.text("reason"),
-                            .reproduce = f.text("reproduce"),
-                            .evidence = f.any("evidence")};
-       }),
+       .checks = card.each<check_row>("checks",
+                                      [](const object_reader& r) {
+                                        return check_row{.check_id = r.text("check_id"),
+                                                         .category = r.text("category"),
+                                                         .severity = r.text("severity"),
+                                                         .requirement = r.text("requirement"),
+                                                         .outcome = r.text("outcome"),
+                                                         .reason = r.text("reason")};
+                                      }),
+       .failures = card.each<finding_row>("failures",
+                                          [](const object_reader& f) {
+                                            return finding_row{.check_id = f.text("check_id"),
+                                                               .outcome = f.text("outcome"),
+                                                               .severity = f.text("severity"),
+                                                               .requirement_text = f.text("requirement_text"),
+                                                               .check_source = f.text("check_source"),
+                                                               .reason = f.text("reason"),
+                                                               .reproduce = f.text("reproduce"),
+                                                               .evidence = f.any("evidence")};
+                                          }),
        .provenance = card.text("provenance")};
 }
 

@@ -14,8 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (doc.is_discarded()) return 0;
   try {
     (void)parse_sku(doc);
-  } catch (const sku_error&) {
-  }
+  } catch (const sku_error&) {}
   node_record node;
   try {
     node = doc.get<node_record>();

@@ -37,8 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)reports::render_markdown(reports::build_scorecard(clean));  // must not throw
     }
   }
-  const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) +
-                     (text.empty() || text.back() == '\n' ? 0 : 1);
+  const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + (text.empty() || text.back() == '\n' ? 0 : 1);
   NEOGRADE_ORACLE(records + skipped <= lines);
   return 0;
 }

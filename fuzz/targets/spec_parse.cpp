@@ -13,8 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     NEOGRADE_ORACLE(!parsed.error().what().empty());
     return 0;
   }
-  const template_vars vars{{"id", "i-1"}, {"instance_type", "gpu_1x_a100"}, {"region", "us-east-1"},
-                           {"name", "n"}, {"ssh_key_name", "k"}, {"public_key", "ssh-ed25519 AAAA"}};
+  const template_vars vars{{"id", "i-1"},         {"instance_type", "gpu_1x_a100"},  {"region", "us-east-1"}, {"name", "n"},
+                           {"ssh_key_name", "k"}, {"public_key", "ssh-ed25519 AAAA"}};
   for (const auto& [id, op] : parsed->operations) {
     (void)render_path(op.path, vars);
     if (op.body) (void)render_body(*op.body, vars);

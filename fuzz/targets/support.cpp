@@ -25,8 +25,8 @@ namespace {
 const std::vector<provider_spec>& specs() {
   static const std::vector<provider_spec> all = [] {
     std::vector<provider_spec> out;
-    for (auto text : {embedded::spec_lambda(), embedded::spec_runpod_graphql(), embedded::spec_vastai(),
-                      embedded::spec_digitalocean(), embedded::spec_crusoe()}) {
+    for (auto text : {embedded::spec_lambda(), embedded::spec_runpod_graphql(), embedded::spec_vastai(), embedded::spec_digitalocean(),
+                      embedded::spec_crusoe()}) {
       auto parsed = parse_spec(text, "embedded");
       if (!parsed) {
         std::fprintf(stderr, "embedded spec does not load: %s\n", parsed.error().what().c_str());

@@ -22,11 +22,8 @@ namespace neograde::fuzz_support {
 [[nodiscard]] provider_client& client(std::size_t i);
 [[nodiscard]] provider_client& client_named(std::string_view id);
 
-inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
-  return {reinterpret_cast<const char*>(data), size};
-}
+inline std::string_view as_text(const std::uint8_t* data, std::size_t size) { return {reinterpret_cast<const char*>(data), size}; }
 
 }  // namespace neograde::fuzz_support
 
-#define NEOGRADE_ORACLE(cond) \
-  ((cond) ? (void)0 : ::neograde::fuzz_support::oracle_failed(#cond, __FILE__, __LINE__))
+#define NEOGRADE_ORACLE(cond) ((cond) ? (void)0 : ::neograde::fuzz_support::oracle_failed(#cond, __FILE__, __LINE__))

@@ -20,8 +20,7 @@ namespace neograde::gpu_smoke::device::cuda {
 inline std::string error_text(const char* stage, const char* call, cudaError_t status) {
   std::string name(call);
   if (const auto paren = name.find('('); paren != std::string::npos) name.resize(paren);
-  return std::string(stage) + ": " + name + ": " + cudaGetErrorString(status) + " (" +
-         std::to_string(static_cast<int>(status)) + ")";
+  return std::string(stage) + ": " + name + ": " + cudaGetErrorString(status) + " (" + std::to_string(static_cast<int>(status)) + ")";
 }
 
 // Outcome of a helper that can fail; `error` has the same form as the results' `error`.
@@ -31,28 +30,25 @@ struct status {
 
 // Evaluates `call`; on failure sets `result.error` and returns `result` from the enclosing
 // function. `result` is any local with an `error` member (a result struct or `status`).
-#define NEOGRADE_CUDA_TRY_AS(result, stage, name, call)                                   \
-  do {                                                                                    \
-    if (const cudaError_t neograde_status_ = (call); neograde_status_ != cudaSuccess) {   \
-      result.error =                                                                      \
-          ::neograde::gpu_smoke::device::cuda::error_text(stage, name, neograde_status_); \
-      return result;                                                                      \
-    }                                                                                     \
+#define NEOGRADE_CUDA_TRY_AS(result, stage, name, call)                                              \
+  do {                                                                                               \
+    if (const cudaError_t neograde_status_ = (call); neograde_status_ != cudaSuccess) {              \
+      result.error = ::neograde::gpu_smoke::device::cuda::error_text(stage, name, neograde_status_); \
+      return result;                                                                                 \
+    }                                                                                                \
   } while (0)
 
 #define NEOGRADE_CUDA_TRY(result, stage, call) NEOGRADE_CUDA_TRY_AS(result, stage, #call, call)
 
 // After a kernel launch: a bad configuration or an earlier asynchronous fault.
-#define NEOGRADE_CUDA_LAUNCHED(result, stage, kernel) \
-  NEOGRADE_CUDA_TRY_AS(result, stage, "launch " kernel, cudaGetLastError())
+#define NEOGRADE_CUDA_LAUNCHED(result, stage, kernel) NEOGRADE_CUDA_TRY_AS(result, stage, "launch " kernel, cudaGetLastError())
 
 // Runs `release` with `device` current and restores the caller's device (frees must not depend
 // on which device the thread has selected when a scope ends).
 template <class F>
 void on_device(int device, F&& release) {
   int current = -1;
-  const bool switched = cudaGetDevice(&current) == cudaSuccess && current != device &&
-                        cudaSetDevice(device) == cudaSuccess;
+  const bool switched = cudaGetDevice(&current) == cudaSuccess && current != device && cudaSetDevice(device) == cudaSuccess;
   release();
   if (switched) (void)cudaSetDevice(current);
 }
@@ -65,9 +61,7 @@ class device_buffer {
   device_buffer(const device_buffer&) = delete;
   device_buffer& operator=(const device_buffer&) = delete;
   device_buffer(device_buffer&& other) noexcept
-      : ptr_(std::exchange(other.ptr_, nullptr)),
-        count_(std::exchange(other.count_, 0)),
-        device_(other.device_) {}
+      : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)), device_(other.device_) {}
   device_buffer& operator=(device_buffer&& other) noexcept {
     if (this != &other) {
       reset();
@@ -199,13 +193,8 @@ template <class Kernel>
 cudaError_t resident_blocks(Kernel kernel, int threads, int* blocks) {
   int device = 0, sms = 0, per_sm = 0;
   if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
-  if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-      e != cudaSuccess)
-    return e;
-  if (const cudaError_t e =
-          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
-      e != cudaSuccess)
-    return e;
+  if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess) return e;
+  if (const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0); e != cudaSuccess) return e;
   *blocks = std::max(sms, 1) * std::max(per_sm, 1);
   return cudaSuccess;
 }
@@ -224,8 +213,7 @@ inline double median(std::vector<double> values) {
   std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
   const double upper = values[mid];
   if (values.size() % 2 == 1) return upper;
-  const double lower =
-      *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
+  const double lower = *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
   return (lower + upper) / 2;
 }
 

@@ -39,8 +39,7 @@ constexpr auto kTickInterval = std::chrono::milliseconds(100);
 // Small integers in [-16, 16]: bf16 holds them exactly and every dot product of length <= 8192
 // is an integer below 2^24, so any correct FP32 accumulation gives the exact result.
 __global__ void fill_small_integers(bf16* x, std::size_t n, std::uint64_t seed) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::size_t{gridDim.x} * blockDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
     x[i] = __float2bfloat16(static_cast<float>(static_cast<int>(cuda::mix64(i ^ seed) % 33) - 16));
 }
 
@@ -52,8 +51,7 @@ struct __align__(128) wmma_tiles {
 // One 128 x 128 tile of D per block; A and B tiles double-buffered in shared memory with cp.async
 // (16-byte copies). Needs m, n multiples of 128 and k a multiple of 32.
 __global__ void __launch_bounds__(kWmmaThreads)
-    neograde_wmma(const bf16* __restrict__ a, const bf16* __restrict__ b, float* __restrict__ d,
-                  int m, int n, int k) {
+    neograde_wmma(const bf16* __restrict__ a, const bf16* __restrict__ b, float* __restrict__ d, int m, int n, int k) {
   __shared__ wmma_tiles tiles;
   const std::size_t row0 = static_cast<std::size_t>(blockIdx.x) * kTile;
   const std::size_t col0 = static_cast<std::size_t>(blockIdx.y) * kTile;
@@ -88,10 +86,8 @@ __global__ void __launch_bounds__(kWmmaThreads)
     for (int kk = 0; kk < kTileK; kk += 16) {
       wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> af[4];
       wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> bf[2];
-      for (int f = 0; f < 4; ++f)
-        wmma::load_matrix_sync(af[f], &tiles.a[stage][warp_row + f * 16][kk], kLd);
-      for (int g = 0; g < 2; ++g)
-        wmma::load_matrix_sync(bf[g], &tiles.b[stage][warp_col + g * 16][kk], kLd);
+      for (int f = 0; f < 4; ++f) wmma::load_matrix_sync(af[f], &tiles.a[stage][warp_row + f * 16][kk], kLd);
+      for (int g = 0; g < 2; ++g) wmma::load_matrix_sync(bf[g], &tiles.b[stage][warp_col + g * 16][kk], kLd);
       for (int f = 0; f < 4; ++f)
         for (int g = 0; g < 2; ++g) wmma::mma_sync(acc[f][g], af[f], bf[g], acc[f][g]);
     }
@@ -106,25 +102,21 @@ __global__ void __launch_bounds__(kWmmaThreads)
 }
 
 // Counts elements whose bits differ (the first result against the last).
-__global__ void count_differences(const float* x, const float* y, std::size_t n,
-                                  unsigned long long* count) {
+__global__ void count_differences(const float* x, const float* y, std::size_t n, unsigned long long* count) {
   const auto* xs = reinterpret_cast<const unsigned*>(x);
   const auto* ys = reinterpret_cast<const unsigned*>(y);
   unsigned long long local = 0;
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::size_t{gridDim.x} * blockDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
     local += xs[i] != ys[i] ? 1 : 0;
   if (local != 0) atomicAdd(count, local);
 }
 
 // One thread per sampled (i, j): an integer dot product on CUDA cores, exact for these inputs.
-__global__ void check_samples(const bf16* a, const bf16* b, const float* d, int m, int n, int k,
-                              unsigned long long* mismatches) {
+__global__ void check_samples(const bf16* a, const bf16* b, const float* d, int m, int n, int k, unsigned long long* mismatches) {
   const int s = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (s >= kSamples) return;
   const std::size_t i = cuda::mix64(2 * static_cast<std::uint64_t>(s)) % static_cast<unsigned>(m);
-  const std::size_t j =
-      cuda::mix64(2 * static_cast<std::uint64_t>(s) + 1) % static_cast<unsigned>(n);
+  const std::size_t j = cuda::mix64(2 * static_cast<std::uint64_t>(s) + 1) % static_cast<unsigned>(n);
   const auto* row = reinterpret_cast<const uint4*>(a + i * k);
   const auto* col = reinterpret_cast<const uint4*>(b + j * k);
   int sum = 0;
@@ -134,8 +126,7 @@ __global__ void check_samples(const bf16* a, const bf16* b, const float* d, int 
     const auto* pb = reinterpret_cast<const __nv_bfloat162*>(&vb);
     for (int h = 0; h < 4; ++h) {
       const float2 fa = __bfloat1622float2(pa[h]), fb = __bfloat1622float2(pb[h]);
-      sum += static_cast<int>(fa.x) * static_cast<int>(fb.x) +
-             static_cast<int>(fa.y) * static_cast<int>(fb.y);
+      sum += static_cast<int>(fa.x) * static_cast<int>(fb.x) + static_cast<int>(fa.y) * static_cast<int>(fb.y);
     }
   }
   if (static_cast<float>(sum) != d[j * m + i]) atomicAdd(mismatches, 1ull);
@@ -169,10 +160,8 @@ bool bind(void* so, const char* name, F& fn, std::string& missing) {
 
 cublaslt_library load_cublaslt() {
   std::vector<std::string> candidates;
-  if (const char* env = std::getenv("NEOGRADE_CUBLASLT"); env != nullptr && *env != '\0')
-    candidates.emplace_back(env);
-  for (const char* path :
-       {"libcublasLt.so.13", "libcublasLt.so.12", "/usr/local/cuda/lib64/libcublasLt.so.13"})
+  if (const char* env = std::getenv("NEOGRADE_CUBLASLT"); env != nullptr && *env != '\0') candidates.emplace_back(env);
+  for (const char* path : {"libcublasLt.so.13", "libcublasLt.so.12", "/usr/local/cuda/lib64/libcublasLt.so.13"})
     candidates.emplace_back(path);
 
   std::string failures;
@@ -234,14 +223,12 @@ const char* cublas_status_name(cublasStatus_t s) {
 }
 
 std::string cublas_error_text(const char* call, cublasStatus_t s) {
-  return std::string(call) + ": " + cublas_status_name(s) + " (" +
-         std::to_string(static_cast<int>(s)) + ")";
+  return std::string(call) + ": " + cublas_status_name(s) + " (" + std::to_string(static_cast<int>(s)) + ")";
 }
 
-#define NEOGRADE_LT_TRY(name, call)                                                        \
-  do {                                                                                     \
-    if (const cublasStatus_t neograde_lt_ = (call); neograde_lt_ != CUBLAS_STATUS_SUCCESS) \
-      return cublas_error_text(name, neograde_lt_);                                        \
+#define NEOGRADE_LT_TRY(name, call)                                                                                                      \
+  do {                                                                                                                                   \
+    if (const cublasStatus_t neograde_lt_ = (call); neograde_lt_ != CUBLAS_STATUS_SUCCESS) return cublas_error_text(name, neograde_lt_); \
   } while (0)
 
 // Handle, descriptors and heuristic candidates for the TN BF16 -> FP32 GEMM on the current
@@ -262,34 +249,25 @@ class lt_matmul {
   static constexpr int kMaxAlgos = 16;
 
   // Returns why cuBLASLt cannot run this GEMM, or nothing with up to `max_algos` candidates.
-  std::optional<std::string> prepare(int m, int n, int k, void* workspace,
-                                     std::size_t workspace_bytes, int max_algos) {
+  std::optional<std::string> prepare(int m, int n, int k, void* workspace, std::size_t workspace_bytes, int max_algos) {
     workspace_ = workspace;
     workspace_bytes_ = workspace_bytes;
     NEOGRADE_LT_TRY("cublasLtCreate", lib_.create(&handle_));
-    NEOGRADE_LT_TRY("cublasLtMatmulDescCreate",
-                    lib_.desc_create(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    NEOGRADE_LT_TRY("cublasLtMatmulDescCreate", lib_.desc_create(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     const cublasOperation_t op_a = CUBLAS_OP_T, op_b = CUBLAS_OP_N;
-    NEOGRADE_LT_TRY("cublasLtMatmulDescSetAttribute",
-                    lib_.desc_set(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof op_a));
-    NEOGRADE_LT_TRY("cublasLtMatmulDescSetAttribute",
-                    lib_.desc_set(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b));
-    NEOGRADE_LT_TRY("cublasLtMatrixLayoutCreate",
-                    lib_.layout_create(&a_layout_, CUDA_R_16BF, k, m, k));
-    NEOGRADE_LT_TRY("cublasLtMatrixLayoutCreate",
-                    lib_.layout_create(&b_layout_, CUDA_R_16BF, k, n, k));
-    NEOGRADE_LT_TRY("cublasLtMatrixLayoutCreate",
-                    lib_.layout_create(&d_layout_, CUDA_R_32F, m, n, m));
+    NEOGRADE_LT_TRY("cublasLtMatmulDescSetAttribute", lib_.desc_set(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof op_a));
+    NEOGRADE_LT_TRY("cublasLtMatmulDescSetAttribute", lib_.desc_set(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b));
+    NEOGRADE_LT_TRY("cublasLtMatrixLayoutCreate", lib_.layout_create(&a_layout_, CUDA_R_16BF, k, m, k));
+    NEOGRADE_LT_TRY("cublasLtMatrixLayoutCreate", lib_.layout_create(&b_layout_, CUDA_R_16BF, k, n, k));
+    NEOGRADE_LT_TRY("cublasLtMatrixLayoutCreate", lib_.layout_create(&d_layout_, CUDA_R_32F, m, n, m));
     NEOGRADE_LT_TRY("cublasLtMatmulPreferenceCreate", lib_.pref_create(&pref_));
     const std::uint64_t max_workspace = workspace_bytes;
     NEOGRADE_LT_TRY("cublasLtMatmulPreferenceSetAttribute",
-                    lib_.pref_set(pref_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_workspace,
-                                  sizeof max_workspace));
+                    lib_.pref_set(pref_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_workspace, sizeof max_workspace));
     cublasLtMatmulHeuristicResult_t results[kMaxAlgos] = {};
     int returned = 0;
-    NEOGRADE_LT_TRY("cublasLtMatmulAlgoGetHeuristic",
-                    lib_.heuristic(handle_, desc_, a_layout_, b_layout_, d_layout_, d_layout_,
-                                   pref_, std::clamp(max_algos, 1, kMaxAlgos), results, &returned));
+    NEOGRADE_LT_TRY("cublasLtMatmulAlgoGetHeuristic", lib_.heuristic(handle_, desc_, a_layout_, b_layout_, d_layout_, d_layout_, pref_,
+                                                                     std::clamp(max_algos, 1, kMaxAlgos), results, &returned));
     for (int i = 0; i < returned; ++i)
       if (results[i].state == CUBLAS_STATUS_SUCCESS && results[i].workspaceSize <= workspace_bytes)
         algos_.push_back(candidate{results[i].algo});
@@ -299,11 +277,10 @@ class lt_matmul {
 
   [[nodiscard]] std::size_t algorithms() const { return algos_.size(); }
 
-  cublasStatus_t run(std::size_t algo, const bf16* a, const bf16* b, float* d,
-                     cudaStream_t s) const {
+  cublasStatus_t run(std::size_t algo, const bf16* a, const bf16* b, float* d, cudaStream_t s) const {
     const float alpha = 1.0f, beta = 0.0f;
-    return lib_.matmul(handle_, desc_, &alpha, a, a_layout_, b, b_layout_, &beta, d, d_layout_, d,
-                       d_layout_, &algos_[algo].algo, workspace_, workspace_bytes_, s);
+    return lib_.matmul(handle_, desc_, &alpha, a, a_layout_, b, b_layout_, &beta, d, d_layout_, d, d_layout_, &algos_[algo].algo,
+                       workspace_, workspace_bytes_, s);
   }
 
  private:
@@ -348,8 +325,7 @@ struct gemm_operands {
 std::optional<std::string> round_size(const char* stage, int requested, int* size) {
   *size = requested / kTile * kTile;
   if (*size < kTile)
-    return std::string(stage) + ": GEMM size must be at least " + std::to_string(kTile) + ", got " +
-           std::to_string(requested);
+    return std::string(stage) + ": GEMM size must be at least " + std::to_string(kTile) + ", got " + std::to_string(requested);
   return std::nullopt;
 }
 
@@ -362,8 +338,7 @@ void maybe_tick(const std::function<void()>& on_tick, clock_type::time_point& la
 }
 
 // Waits for `event` by polling, so that on_tick keeps its 100 ms rhythm while the GPU works.
-cudaError_t wait_ticking(cudaEvent_t event, const std::function<void()>& on_tick,
-                         clock_type::time_point& last_tick) {
+cudaError_t wait_ticking(cudaEvent_t event, const std::function<void()>& on_tick, clock_type::time_point& last_tick) {
   for (;;) {
     const cudaError_t e = cudaEventQuery(event);
     if (e != cudaErrorNotReady) {
@@ -428,15 +403,13 @@ gemm_result gemm(int dev, int size, double seconds, const std::function<void()>&
   auto launch = [&]() -> cuda::status {
     cuda::status st;
     if (lt) {
-      if (const cublasStatus_t ls = lt->run(0, ops.a.get(), ops.b.get(), ops.d.get(), s);
-          ls != CUBLAS_STATUS_SUCCESS) {
+      if (const cublasStatus_t ls = lt->run(0, ops.a.get(), ops.b.get(), ops.d.get(), s); ls != CUBLAS_STATUS_SUCCESS) {
         lt_failure = cublas_error_text("cublasLtMatmul", ls);
         st.error = std::string(stage) + ": " + lt_failure;
       }
       return st;
     }
-    neograde_wmma<<<wmma_grid, kWmmaThreads, 0, s>>>(ops.a.get(), ops.b.get(), ops.d.get(), m, n,
-                                                     k);
+    neograde_wmma<<<wmma_grid, kWmmaThreads, 0, s>>>(ops.a.get(), ops.b.get(), ops.d.get(), m, n, k);
     NEOGRADE_CUDA_LAUNCHED(st, stage, "neograde_wmma");
     return st;
   };
@@ -463,8 +436,7 @@ gemm_result gemm(int dev, int size, double seconds, const std::function<void()>&
   if (cuda::status st = run_batch(1); st.error) return fail(st);
   NEOGRADE_CUDA_TRY(result, stage, timer.stop(s));
   NEOGRADE_CUDA_TRY(result, stage, timer.elapsed_ms(&single_ms));
-  const int batch =
-      static_cast<int>(std::clamp(kBatchTargetMs / std::max(single_ms, 1e-3), 1.0, 1000.0));
+  const int batch = static_cast<int>(std::clamp(kBatchTargetMs / std::max(single_ms, 1e-3), 1.0, 1000.0));
 
   // Warm-up (clocks and power reach steady state): about 1 s, never longer than the run itself.
   auto last_tick = clock_type::now();
@@ -487,9 +459,7 @@ gemm_result gemm(int dev, int size, double seconds, const std::function<void()>&
     NEOGRADE_CUDA_TRY(result, stage, timer.read_ms(&ms));
     if (ms > 0) tflops.push_back(flops * batch / (ms * 1e-3) / 1e12);
     if (result.batches++ == 0) {  // keep the first result for the consistency check
-      NEOGRADE_CUDA_TRY(
-          result, stage,
-          cudaMemcpyAsync(first_d.get(), ops.d.get(), ops.d.bytes(), cudaMemcpyDeviceToDevice, s));
+      NEOGRADE_CUDA_TRY(result, stage, cudaMemcpyAsync(first_d.get(), ops.d.get(), ops.d.bytes(), cudaMemcpyDeviceToDevice, s));
     }
     maybe_tick(on_tick, last_tick);
   }
@@ -499,15 +469,12 @@ gemm_result gemm(int dev, int size, double seconds, const std::function<void()>&
   NEOGRADE_CUDA_TRY(result, stage, cudaMemsetAsync(counters.get(), 0, counters.bytes(), s));
   int blocks = 0;
   NEOGRADE_CUDA_TRY(result, stage, cuda::resident_blocks(count_differences, 256, &blocks));
-  count_differences<<<blocks, 256, 0, s>>>(first_d.get(), ops.d.get(), ops.d.size(),
-                                           counters.get());
+  count_differences<<<blocks, 256, 0, s>>>(first_d.get(), ops.d.get(), ops.d.size(), counters.get());
   NEOGRADE_CUDA_LAUNCHED(result, stage, "count_differences");
-  check_samples<<<kSamples / 256, 256, 0, s>>>(ops.a.get(), ops.b.get(), ops.d.get(), m, n, k,
-                                               counters.get() + 1);
+  check_samples<<<kSamples / 256, 256, 0, s>>>(ops.a.get(), ops.b.get(), ops.d.get(), m, n, k, counters.get() + 1);
   NEOGRADE_CUDA_LAUNCHED(result, stage, "check_samples");
   unsigned long long host[2] = {};
-  NEOGRADE_CUDA_TRY(result, stage,
-                    cudaMemcpyAsync(host, counters.get(), sizeof host, cudaMemcpyDeviceToHost, s));
+  NEOGRADE_CUDA_TRY(result, stage, cudaMemcpyAsync(host, counters.get(), sizeof host, cudaMemcpyDeviceToHost, s));
   NEOGRADE_CUDA_TRY(result, stage, cudaStreamSynchronize(s));
   result.consistent = host[0] == 0;
   result.checked_elements = kSamples;
@@ -548,8 +515,7 @@ reference_result reference(int dev, int gemm_size) {
     NEOGRADE_CUDA_TRY(result, stage, cudaMemsetAsync(src.get(), 0x5a, bytes, s));
     auto copy = [&]() -> cuda::status {
       cuda::status st;
-      NEOGRADE_CUDA_TRY(st, stage,
-                        cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, s));
+      NEOGRADE_CUDA_TRY(st, stage, cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, s));
       return st;
     };
     std::vector<double> times;
@@ -590,8 +556,7 @@ reference_result reference(int dev, int gemm_size) {
     bool runs = true;
     auto matmul = [&]() -> cuda::status {
       cuda::status st;
-      if (lt.run(algo, ops.a.get(), ops.b.get(), ops.d.get(), s) != CUBLAS_STATUS_SUCCESS)
-        runs = false;
+      if (lt.run(algo, ops.a.get(), ops.b.get(), ops.d.get(), s) != CUBLAS_STATUS_SUCCESS) runs = false;
       return st;
     };
     for (int warm = 0; warm < 2 && runs; ++warm) (void)matmul();
@@ -607,8 +572,7 @@ reference_result reference(int dev, int gemm_size) {
       times.push_back(ms);
     }
     const double ms = cuda::median(times);
-    if (runs && ms > 0)
-      result.gemm_best_tflops = std::max(result.gemm_best_tflops, flops / (ms * 1e-3) / 1e12);
+    if (runs && ms > 0) result.gemm_best_tflops = std::max(result.gemm_best_tflops, flops / (ms * 1e-3) / 1e12);
   }
   return result;
 }

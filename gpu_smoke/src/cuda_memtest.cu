@@ -31,18 +31,15 @@ struct first_bad {
   unsigned long long count;
 };
 
-__global__ void write_pattern(std::uint64_t* words, std::size_t n, std::uint64_t base, int pattern,
-                              int pass) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::size_t{gridDim.x} * blockDim.x)
+__global__ void write_pattern(std::uint64_t* words, std::size_t n, std::uint64_t base, int pattern, int pass) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
     words[i] = pattern_word(pattern, base + i, pass);
 }
 
-__global__ void verify_pattern(const std::uint64_t* words, std::size_t n, std::uint64_t base,
-                               int pattern, int pass, int chunk, first_bad* bad) {
+__global__ void verify_pattern(const std::uint64_t* words, std::size_t n, std::uint64_t base, int pattern, int pass, int chunk,
+                               first_bad* bad) {
   unsigned long long local = 0;
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::size_t{gridDim.x} * blockDim.x) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
     const std::uint64_t expected = pattern_word(pattern, base + i, pass);
     const std::uint64_t got = words[i];
     if (got == expected) continue;
@@ -59,9 +56,8 @@ __global__ void verify_pattern(const std::uint64_t* words, std::size_t n, std::u
 
 std::string describe(int pattern, const first_bad& bad) {
   char text[192];
-  std::snprintf(text, sizeof text,
-                "pattern %s, chunk %d, word %llu: wrote 0x%016llx read 0x%016llx",
-                kPatternNames[pattern], bad.chunk, bad.word, bad.wrote, bad.read);
+  std::snprintf(text, sizeof text, "pattern %s, chunk %d, word %llu: wrote 0x%016llx read 0x%016llx", kPatternNames[pattern], bad.chunk,
+                bad.word, bad.wrote, bad.read);
   return text;
 }
 
@@ -99,8 +95,8 @@ memtest_result memtest(int dev, double fraction, double budget_s) {
     chunks.push_back(std::move(chunk));
   }
   if (chunks.empty()) {
-    result.error = "memtest: nothing to test (fraction " + std::to_string(fraction) + " of " +
-                   std::to_string(free_bytes / cuda::kMiB) + " MiB free)";
+    result.error =
+        "memtest: nothing to test (fraction " + std::to_string(fraction) + " of " + std::to_string(free_bytes / cuda::kMiB) + " MiB free)";
     return result;
   }
   result.tested_mib = static_cast<double>(held) / static_cast<double>(cuda::kMiB);
@@ -113,23 +109,20 @@ memtest_result memtest(int dev, double fraction, double budget_s) {
       NEOGRADE_CUDA_TRY(result, stage, cudaMemsetAsync(bad.get(), 0, bad.bytes(), s));
       std::uint64_t base = 0;
       for (const auto& chunk : chunks) {
-        write_pattern<<<blocks, kThreads, 0, s>>>(chunk.get(), chunk.size(), base, pattern,
-                                                  result.passes);
+        write_pattern<<<blocks, kThreads, 0, s>>>(chunk.get(), chunk.size(), base, pattern, result.passes);
         NEOGRADE_CUDA_LAUNCHED(result, stage, "write_pattern");
         base += chunk.size();
       }
       // Verified after every chunk is written, so each word sits in memory a while.
       base = 0;
       for (std::size_t c = 0; c < chunks.size(); ++c) {
-        verify_pattern<<<blocks, kThreads, 0, s>>>(chunks[c].get(), chunks[c].size(), base, pattern,
-                                                   result.passes, static_cast<int>(c), bad.get());
+        verify_pattern<<<blocks, kThreads, 0, s>>>(chunks[c].get(), chunks[c].size(), base, pattern, result.passes, static_cast<int>(c),
+                                                   bad.get());
         NEOGRADE_CUDA_LAUNCHED(result, stage, "verify_pattern");
         base += chunks[c].size();
       }
       first_bad found{};
-      NEOGRADE_CUDA_TRY(
-          result, stage,
-          cudaMemcpyAsync(&found, bad.get(), sizeof found, cudaMemcpyDeviceToHost, s));
+      NEOGRADE_CUDA_TRY(result, stage, cudaMemcpyAsync(&found, bad.get(), sizeof found, cudaMemcpyDeviceToHost, s));
       NEOGRADE_CUDA_TRY(result, stage, cudaStreamSynchronize(s));
       if (found.count != 0) {
         result.errors += static_cast<long long>(found.count);

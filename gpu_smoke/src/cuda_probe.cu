@@ -7,9 +7,7 @@
 namespace neograde::gpu_smoke::device {
 namespace {
 
-void append_error(probe_result& result, const std::string& text) {
-  result.error = result.error ? *result.error + "; " + text : text;
-}
+void append_error(probe_result& result, const std::string& text) { result.error = result.error ? *result.error + "; " + text : text; }
 
 // Fills `out` for device `index`; stops at the first failing query.
 cuda::status query_device(int index, info& out) {
@@ -31,15 +29,13 @@ cuda::status query_device(int index, info& out) {
   int sm_khz = 0, mem_khz = 0, bus_bits = 0;
   NEOGRADE_CUDA_TRY(s, stage, cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, index));
   NEOGRADE_CUDA_TRY(s, stage, cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, index));
-  NEOGRADE_CUDA_TRY(s, stage,
-                    cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, index));
+  NEOGRADE_CUDA_TRY(s, stage, cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, index));
   out.max_sm_clock_mhz = sm_khz / 1000;
   out.max_mem_clock_mhz = mem_khz / 1000;
   out.bus_width_bits = bus_bits;
 
   char bus_id[64] = {};
-  NEOGRADE_CUDA_TRY(s, stage,
-                    cudaDeviceGetPCIBusId(bus_id, static_cast<int>(sizeof bus_id), index));
+  NEOGRADE_CUDA_TRY(s, stage, cudaDeviceGetPCIBusId(bus_id, static_cast<int>(sizeof bus_id), index));
   out.pci_bus_id = bus_id;
   return s;
 }
@@ -59,8 +55,7 @@ probe_result probe() {
     (void)cudaGetLastError();
     // No device, or no driver at all. A driver that is present but too old (35), or a system not
     // yet initialised (802, Fabric Manager), is a real error on a GPU machine.
-    result.no_device =
-        e == cudaErrorNoDevice || (e == cudaErrorInsufficientDriver && result.driver_version == 0);
+    result.no_device = e == cudaErrorNoDevice || (e == cudaErrorInsufficientDriver && result.driver_version == 0);
     append_error(result, cuda::error_text("probe", "cudaGetDeviceCount", e));
     return result;
   }

@@ -17,8 +17,7 @@ constexpr double kTriadScalar = 0.4;  // BabelStream's scalar
 constexpr int kSamples = 512;         // STREAM elements checked on the host
 
 __global__ void stream_init(double* a, double* b, double* c, std::size_t n) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::size_t{gridDim.x} * blockDim.x) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
     a[i] = 1.0;
     b[i] = 2.0;
     c[i] = 0.0;
@@ -26,28 +25,22 @@ __global__ void stream_init(double* a, double* b, double* c, std::size_t n) {
 }
 
 __global__ void stream_copy(const double* __restrict__ a, double* __restrict__ c, std::size_t n) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::size_t{gridDim.x} * blockDim.x)
-    c[i] = a[i];
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) c[i] = a[i];
 }
 
 // An explicit fma, so that the host can reproduce every result bit for bit.
-__global__ void stream_triad(double* __restrict__ a, const double* __restrict__ b,
-                             const double* __restrict__ c, double scalar, std::size_t n) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::size_t{gridDim.x} * blockDim.x)
+__global__ void stream_triad(double* __restrict__ a, const double* __restrict__ b, const double* __restrict__ c, double scalar,
+                             std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
     a[i] = fma(scalar, c[i], b[i]);
 }
 
 // Copies a[], b[], c[] at kSamples hashed positions (plus the first and last) into
 // out[3][kSamples].
-__global__ void stream_gather(const double* a, const double* b, const double* c, std::size_t n,
-                              double* out) {
+__global__ void stream_gather(const double* a, const double* b, const double* c, std::size_t n, double* out) {
   const int s = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (s >= kSamples) return;
-  const std::size_t i = s == 0   ? 0
-                        : s == 1 ? n - 1
-                                 : cuda::mix64(static_cast<std::uint64_t>(s)) % n;
+  const std::size_t i = s == 0 ? 0 : s == 1 ? n - 1 : cuda::mix64(static_cast<std::uint64_t>(s)) % n;
   out[s] = a[i];
   out[kSamples + s] = b[i];
   out[2 * kSamples + s] = c[i];
@@ -55,23 +48,18 @@ __global__ void stream_gather(const double* a, const double* b, const double* c,
 
 // The pattern for PCIe and peer copies: word i holds mix64(i ^ seed).
 __global__ void fill_words(std::uint64_t* words, std::size_t n, std::uint64_t seed) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::size_t{gridDim.x} * blockDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
     words[i] = cuda::mix64(i ^ seed);
 }
 
-__global__ void count_bad_words(const std::uint64_t* words, std::size_t n, std::uint64_t seed,
-                                unsigned long long* bad) {
+__global__ void count_bad_words(const std::uint64_t* words, std::size_t n, std::uint64_t seed, unsigned long long* bad) {
   unsigned long long local = 0;
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
-       i += std::size_t{gridDim.x} * blockDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
     local += words[i] != cuda::mix64(i ^ seed) ? 1 : 0;
   if (local != 0) atomicAdd(bad, local);
 }
 
-double gbs(std::size_t bytes, double ms) {
-  return ms > 0 ? static_cast<double>(bytes) / (ms * 1e6) : 0;
-}
+double gbs(std::size_t bytes, double ms) { return ms > 0 ? static_cast<double>(bytes) / (ms * 1e6) : 0; }
 
 }  // namespace
 
@@ -133,13 +121,10 @@ stream_result stream(int dev, int repeats, double budget_s) {
     if (timed && run + 1 >= min_runs && cuda::seconds_since(start) > budget_s) break;
   }
 
-  stream_gather<<<(kSamples + kThreads - 1) / kThreads, kThreads, 0, s>>>(a.get(), b.get(), c.get(),
-                                                                          n, samples.get());
+  stream_gather<<<(kSamples + kThreads - 1) / kThreads, kThreads, 0, s>>>(a.get(), b.get(), c.get(), n, samples.get());
   NEOGRADE_CUDA_LAUNCHED(result, stage, "stream_gather");
   std::vector<double> host(3 * kSamples);
-  NEOGRADE_CUDA_TRY(
-      result, stage,
-      cudaMemcpyAsync(host.data(), samples.get(), samples.bytes(), cudaMemcpyDeviceToHost, s));
+  NEOGRADE_CUDA_TRY(result, stage, cudaMemcpyAsync(host.data(), samples.get(), samples.bytes(), cudaMemcpyDeviceToHost, s));
   NEOGRADE_CUDA_TRY(result, stage, cudaStreamSynchronize(s));
 
   // Replay: c = a, then a = fma(s, c, b), `iterations` times from a = 1, b = 2, c = 0.
@@ -149,9 +134,7 @@ stream_result stream(int dev, int repeats, double budget_s) {
     expect_a = std::fma(kTriadScalar, expect_c, 2.0);
   }
   bool ok = true;
-  for (int i = 0; i < kSamples; ++i)
-    ok = ok && host[i] == expect_a && host[kSamples + i] == 2.0 &&
-         host[2 * kSamples + i] == expect_c;
+  for (int i = 0; i < kSamples; ++i) ok = ok && host[i] == expect_a && host[kSamples + i] == 2.0 && host[2 * kSamples + i] == expect_c;
 
   result.repeats = static_cast<int>(copy_ms.size());
   result.copy_gbs = gbs(2 * n * sizeof(double), cuda::median(copy_ms));
@@ -186,8 +169,7 @@ pcie_result pcie(int dev, int mib, int repeats, double budget_s) {
   const std::size_t bytes = sent.bytes();
   const cudaStream_t s = stream.get();
 
-  auto time_copy = [&](void* dst, const void* src, cudaMemcpyKind kind,
-                       double* ms) -> cuda::status {
+  auto time_copy = [&](void* dst, const void* src, cudaMemcpyKind kind, double* ms) -> cuda::status {
     cuda::status st;
     NEOGRADE_CUDA_TRY(st, stage, timer.start(s));
     NEOGRADE_CUDA_TRY(st, stage, cudaMemcpyAsync(dst, src, bytes, kind, s));
@@ -200,13 +182,11 @@ pcie_result pcie(int dev, int mib, int repeats, double budget_s) {
   const auto start = clock_type::now();
   for (int run = -1; run < max_runs; ++run) {
     double up = 0, down = 0;
-    if (cuda::status st = time_copy(on_device.get(), sent.get(), cudaMemcpyHostToDevice, &up);
-        st.error) {
+    if (cuda::status st = time_copy(on_device.get(), sent.get(), cudaMemcpyHostToDevice, &up); st.error) {
       result.error = st.error;
       return result;
     }
-    if (cuda::status st = time_copy(received.get(), on_device.get(), cudaMemcpyDeviceToHost, &down);
-        st.error) {
+    if (cuda::status st = time_copy(received.get(), on_device.get(), cudaMemcpyDeviceToHost, &down); st.error) {
       result.error = st.error;
       return result;
     }
@@ -218,11 +198,8 @@ pcie_result pcie(int dev, int mib, int repeats, double budget_s) {
 
   // A clean round trip into a cleared buffer, compared with what was sent.
   std::memset(received.get(), 0, bytes);
-  NEOGRADE_CUDA_TRY(result, stage,
-                    cudaMemcpyAsync(on_device.get(), sent.get(), bytes, cudaMemcpyHostToDevice, s));
-  NEOGRADE_CUDA_TRY(
-      result, stage,
-      cudaMemcpyAsync(received.get(), on_device.get(), bytes, cudaMemcpyDeviceToHost, s));
+  NEOGRADE_CUDA_TRY(result, stage, cudaMemcpyAsync(on_device.get(), sent.get(), bytes, cudaMemcpyHostToDevice, s));
+  NEOGRADE_CUDA_TRY(result, stage, cudaMemcpyAsync(received.get(), on_device.get(), bytes, cudaMemcpyDeviceToHost, s));
   NEOGRADE_CUDA_TRY(result, stage, cudaStreamSynchronize(s));
   result.verified = std::memcmp(sent.get(), received.get(), bytes) == 0;
 
@@ -302,9 +279,7 @@ p2p_result p2p(int from, int to, int mib, int repeats) {
   count_bad_words<<<to_blocks, kThreads, 0, ts>>>(dst.get(), words, kSeed, bad.get());
   NEOGRADE_CUDA_LAUNCHED(result, stage, "count_bad_words");
   unsigned long long mismatches = 0;
-  NEOGRADE_CUDA_TRY(
-      result, stage,
-      cudaMemcpyAsync(&mismatches, bad.get(), sizeof mismatches, cudaMemcpyDeviceToHost, ts));
+  NEOGRADE_CUDA_TRY(result, stage, cudaMemcpyAsync(&mismatches, bad.get(), sizeof mismatches, cudaMemcpyDeviceToHost, ts));
   NEOGRADE_CUDA_TRY(result, stage, cudaStreamSynchronize(ts));
   result.verified = mismatches == 0;
   NEOGRADE_CUDA_TRY(result, stage, cudaSetDevice(from));

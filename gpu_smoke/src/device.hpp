@@ -76,7 +76,7 @@ struct pcie_result {
 // samples power, clocks and throttle reasons with NVML).
 struct gemm_result {
   double tflops = 0;
-  std::string implementation;  // "cublaslt" or "neograde_wmma"
+  std::string implementation;   // "cublaslt" or "neograde_wmma"
   std::string cublaslt_status;  // "loaded <path>" or why it could not be used
   int size = 0;
   int batches = 0;
@@ -92,8 +92,8 @@ struct gemm_result {
 struct memtest_result {
   double tested_mib = 0;
   int passes = 0;
-  long long errors = 0;           // words that read back wrong
-  std::string first_error;        // "pattern P, chunk C, word W: wrote X read Y" when errors > 0
+  long long errors = 0;     // words that read back wrong
+  std::string first_error;  // "pattern P, chunk C, word W: wrote X read Y" when errors > 0
   std::optional<std::string> error;
 };
 [[nodiscard]] memtest_result memtest(int dev, double fraction, double budget_s);

@@ -80,14 +80,22 @@ options parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--expect") o.expect.sku = value(i);
-    else if (a == "--count") o.expect.count = integer(i, 1, 64);
-    else if (a == "--out") o.out = value(i);
-    else if (a == "--skus") o.skus_dir = value(i);
-    else if (a == "--regrade") o.regrade = value(i);
-    else if (a == "--reference") o.reference = true;
-    else if (a == "--list-skus") o.list_skus = true;
-    else if (a == "--gemm-size") o.gemm_size = integer(i, 256, 16384) / 128 * 128;
-    else if (a == "--gemm-seconds") o.gemm_seconds = integer(i, 1, 120);
+    else if (a == "--count")
+      o.expect.count = integer(i, 1, 64);
+    else if (a == "--out")
+      o.out = value(i);
+    else if (a == "--skus")
+      o.skus_dir = value(i);
+    else if (a == "--regrade")
+      o.regrade = value(i);
+    else if (a == "--reference")
+      o.reference = true;
+    else if (a == "--list-skus")
+      o.list_skus = true;
+    else if (a == "--gemm-size")
+      o.gemm_size = integer(i, 256, 16384) / 128 * 128;
+    else if (a == "--gemm-seconds")
+      o.gemm_seconds = integer(i, 1, 120);
     else if (a == "--help" || a == "-h") {
       std::cout << usage;
       std::exit(exit_pass);
@@ -207,8 +215,13 @@ class smoke {
         gemm_samples(i, samples[i]);
         if (fail("gemm", i, r.error)) continue;
         put(i, "gemm_bf16", r.tflops, "TFLOPS",
-            {{"implementation", r.implementation}, {"cublaslt", r.cublaslt_status}, {"size", r.size}, {"batches", r.batches},
-             {"checked_elements", r.checked_elements}, {"mismatches", r.mismatches}, {"consistent", r.consistent}});
+            {{"implementation", r.implementation},
+             {"cublaslt", r.cublaslt_status},
+             {"size", r.size},
+             {"batches", r.batches},
+             {"checked_elements", r.checked_elements},
+             {"mismatches", r.mismatches},
+             {"consistent", r.consistent}});
       }
     }
     stage("gemm", o_.gemm_seconds + 10, t);
@@ -269,8 +282,7 @@ class smoke {
     note_link(g, samples);
     if (any_reason) g.throttle_during_gemm = reasons;
     if (!power.empty())
-      put(i, "power_during_gemm", median(power), "W",
-          {{"samples", power.size()}, {"max", *std::max_element(power.begin(), power.end())}});
+      put(i, "power_during_gemm", median(power), "W", {{"samples", power.size()}, {"max", *std::max_element(power.begin(), power.end())}});
     if (!clock.empty())
       put(i, "sm_clock_during_gemm", median(clock), "MHz",
           {{"samples", clock.size()}, {"min", *std::min_element(clock.begin(), clock.end())}});
@@ -333,8 +345,8 @@ class smoke {
       auto& m = node_.gpus[i].measurements;
       auto compare = [&](const char* ours, double theirs, const char* what) {
         if (auto it = m.find(ours); it != m.end() && theirs > 0)
-          it->second.detail["reference"] = {{"what", what}, {"value", theirs},
-                                            {"ratio", std::round(1000 * it->second.value / theirs) / 1000}};
+          it->second.detail["reference"] = {
+              {"what", what}, {"value", theirs}, {"ratio", std::round(1000 * it->second.value / theirs) / 1000}};
       };
       compare("hbm_copy", r.memcpy_d2d_gbs, "cudaMemcpy device to device, 2 x bytes / time");
       compare("gemm_bf16", r.gemm_best_tflops,
@@ -409,7 +421,8 @@ int main(int argc, char** argv) {
     doc.update(origin);
     const auto text = doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
     if (o.out.empty()) std::cout << text << std::flush;
-    else write_atomic(o.out, text);
+    else
+      write_atomic(o.out, text);
     std::cerr << gs::summary_text(node, v);
     if (v.status == "no_gpu") return exit_no_gpu;
     return v.status == "pass" ? exit_pass : exit_fail;

@@ -198,8 +198,7 @@ void library::inventory(device d, gpu_record& g) const {
     unsigned sbe = 0, dbe = 0;
     int pend = 0;
     const ret a = f_->retired_pages(d, 0, &sbe, nullptr), b = f_->retired_pages(d, 1, &dbe, nullptr);
-    if ((a == success || a == insufficient_size) && (b == success || b == insufficient_size) &&
-        f_->retired_pending(d, &pend) == success)
+    if ((a == success || a == insufficient_size) && (b == success || b == insufficient_size) && f_->retired_pending(d, &pend) == success)
       g.retired = retired_pages{sbe, dbe, pend != 0};
   }
   unsigned corr = 0, unc = 0, is_pending = 0, failure = 0;

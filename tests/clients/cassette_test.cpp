@@ -24,8 +24,7 @@ namespace {
 class temp_path {
  public:
   explicit temp_path(const std::string& name)
-      : path_(std::filesystem::temp_directory_path() /
-              ("neograde-cassette-" + std::to_string(::getpid()) + "-" + name + ".jsonl")) {
+      : path_(std::filesystem::temp_directory_path() / ("neograde-cassette-" + std::to_string(::getpid()) + "-" + name + ".jsonl")) {
     std::filesystem::remove(path_);
   }
   ~temp_path() {
@@ -57,9 +56,8 @@ cassette_header test_header() {
 }
 
 // One recorded exchange answered with a response; a request with a body says it is JSON.
-recorded_exchange recorded(std::size_t seq, std::string method, std::string url, std::string body, int status,
-                           std::string response_body, double t_ms = 0, double duration_ms = 1,
-                           header_list response_headers = {{"Content-Type", "application/json"}}) {
+recorded_exchange recorded(std::size_t seq, std::string method, std::string url, std::string body, int status, std::string response_body,
+                           double t_ms = 0, double duration_ms = 1, header_list response_headers = {{"Content-Type", "application/json"}}) {
   recorded_exchange e;
   e.seq = seq;
   e.t_ms = t_ms;
@@ -191,7 +189,8 @@ TEST(Cassette, SecretsNeverReachTheFile) {
   auto o = fast_options();
   record_into(o, writer);
   http::client c(o, r);
-  (void)c.send({"POST", s.url("/v1/keys?api_key=" + key),
+  (void)c.send({"POST",
+                s.url("/v1/keys?api_key=" + key),
                 {{"Authorization", "Bearer " + key}, {"Content-Type", "application/json"}},
                 R"({"api_key":")" + key + R"(","name":"n"})"});
   c.add_secret(later);
@@ -242,10 +241,10 @@ TEST(CassetteReplay, ADifferentBodyFails) {
   EXPECT_EQ(r.error().code, http::client_errc::replay_mismatch);
   const auto& message = r.error().detail;
   EXPECT_NE(message.find("request #1"), std::string::npos) << message;
-  EXPECT_NE(message.find(R"(expected POST http://api.test/b [Content-Type: application/json] (body "{\"n\":1}"))"),
-            std::string::npos) << message;
-  EXPECT_NE(message.find(R"(got POST http://api.test/b [Content-Type: application/json] (body "{\"n\":2}"))"),
-            std::string::npos) << message;
+  EXPECT_NE(message.find(R"(expected POST http://api.test/b [Content-Type: application/json] (body "{\"n\":1}"))"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find(R"(got POST http://api.test/b [Content-Type: application/json] (body "{\"n\":2}"))"), std::string::npos)
+      << message;
   EXPECT_EQ(rp->used(), 1u);
 }
 
@@ -280,7 +279,8 @@ TEST(CassetteReplay, AnExhaustedCassetteFailsClearly) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, http::client_errc::replay_mismatch);
   EXPECT_NE(r.error().detail.find("request #2: the cassette has no more exchanges (it recorded 2), got GET http://api.test/a"),
-            std::string::npos) << r.error().detail;
+            std::string::npos)
+      << r.error().detail;
   EXPECT_EQ(rp->failure(), r.error().detail);
   EXPECT_EQ(rp->used(), 2u);
 }
@@ -299,8 +299,8 @@ TEST(CassetteReplay, RecordedTransportErrorsComeBack) {
 }
 
 TEST(CassetteReplay, RetriesReplayAsRecorded) {
-  auto busy = recorded(0, "GET", "http://api.test/busy", "", 503, "{}", 0, 10,
-                       {{"Content-Type", "application/json"}, {"Retry-After", "2"}});
+  auto busy =
+      recorded(0, "GET", "http://api.test/busy", "", 503, "{}", 0, 10, {{"Content-Type", "application/json"}, {"Retry-After", "2"}});
   auto ok = recorded(1, "GET", "http://api.test/busy", "", 200, R"({"ok":true})", 2012, 5);
   auto rp = replayer_of({busy, ok});
   auto o = replaying(rp);
@@ -322,8 +322,8 @@ TEST(CassetteReplay, RetriesReplayAsRecorded) {
 }
 
 TEST(CassetteClock, FollowsTheRecordingAndSleepsVirtually) {
-  auto rp = replayer_of({recorded(0, "GET", "http://api.test/a", "", 200, "{}", 1000, 50),
-                         recorded(1, "GET", "http://api.test/b", "", 200, "{}", 100, 10)});
+  auto rp = replayer_of(
+      {recorded(0, "GET", "http://api.test/a", "", 200, "{}", 1000, 50), recorded(1, "GET", "http://api.test/b", "", 200, "{}", 100, 10)});
   run_clock& clock = *rp;
   EXPECT_EQ(clock.now(), rp->start());
   http::client c(replaying(rp));
@@ -436,7 +436,8 @@ TEST(CassetteParse, UnknownVersionIsAnError) {
   EXPECT_EQ(parse_error(line), "line 1: unsupported cassette version 2 (this neograde reads version 1)");
   line.replace(line.find("\"version\":2"), 11, "\"version\":\"1\"");
   EXPECT_EQ(parse_error(line), "line 1: \"version\" must be an integer");
-  EXPECT_EQ(parse_error(R"({"cassette":"vcr","version":1})" "\n"),
+  EXPECT_EQ(parse_error(R"({"cassette":"vcr","version":1})"
+                        "\n"),
             "line 1: not a neograde cassette (\"cassette\" is not \"neograde\")");
 }
 
@@ -466,25 +467,29 @@ TEST(CassetteParse, OversizeIsRefused) {
 
 TEST(CassetteParse, WrongOrMissingFieldsAreErrors) {
   const auto header = to_jsonl(test_header());
-  EXPECT_EQ(parse_error(header + R"({"seq":0,"t_ms":0,"duration_ms":1,"response":{"status":200,"headers":[],"body":""}})" "\n"),
+  EXPECT_EQ(parse_error(header + R"({"seq":0,"t_ms":0,"duration_ms":1,"response":{"status":200,"headers":[],"body":""}})"
+                                 "\n"),
             "line 2: missing \"request\"");
   const std::string request = R"("request":{"method":"GET","url":"u","headers":[],"body":""})";
   EXPECT_EQ(parse_error(header + R"({"seq":"0","t_ms":0,"duration_ms":1,)" + request + "}\n"),
             "line 2: \"seq\" must be a non-negative integer");
   EXPECT_EQ(parse_error(header + R"({"seq":0,"t_ms":-1,"duration_ms":1,)" + request + "}\n"),
             "line 2: \"t_ms\" must be a number from 0 to 1e12 (milliseconds)");
-  EXPECT_EQ(parse_error(header + R"({"seq":0,"t_ms":0,"duration_ms":1,)" + request + "}\n"),
-            "line 2: missing \"response\" (or \"error\")");
+  EXPECT_EQ(parse_error(header + R"({"seq":0,"t_ms":0,"duration_ms":1,)" + request + "}\n"), "line 2: missing \"response\" (or \"error\")");
   EXPECT_EQ(parse_error(header + R"({"seq":0,"t_ms":0,"duration_ms":1,)" + request +
-                        R"(,"response":{"status":42,"headers":[],"body":""}})" "\n"),
+                        R"(,"response":{"status":42,"headers":[],"body":""}})"
+                        "\n"),
             "line 2: \"response.status\" must be an integer from 100 to 999");
   EXPECT_EQ(parse_error(header + R"({"seq":0,"t_ms":0,"duration_ms":1,)" + request +
-                        R"(,"response":{"status":200,"headers":[["a"]],"body":""}})" "\n"),
+                        R"(,"response":{"status":200,"headers":[["a"]],"body":""}})"
+                        "\n"),
             "line 2: \"response.headers\" must be an array of [name, value] string pairs");
   EXPECT_EQ(parse_error(header + R"({"seq":0,"t_ms":0,"duration_ms":1,)" + request +
-                        R"(,"error":{"code":"exploded","detail":""}})" "\n"),
+                        R"(,"error":{"code":"exploded","detail":""}})"
+                        "\n"),
             "line 2: unknown error code \"exploded\"");
-  EXPECT_EQ(parse_error(header + R"({"seq":0,"t_ms":0,"duration_ms":1,"request":{"method":1,"url":"u","headers":[],"body":""}})" "\n"),
+  EXPECT_EQ(parse_error(header + R"({"seq":0,"t_ms":0,"duration_ms":1,"request":{"method":1,"url":"u","headers":[],"body":""}})"
+                                 "\n"),
             "line 2: \"request.method\" must be a string");
 }
 

@@ -35,9 +35,9 @@ using test::scripted_server;
 
 namespace {
 
-constexpr std::size_t cap = 1024 * 1024;           // max_body_bytes in every case
-constexpr auto give_up_bound = 10s;                 // "gives up", not "is fast"
-constexpr long rss_growth_bound_kib = 64 * 1024;    // 64 MiB
+constexpr std::size_t cap = 1024 * 1024;          // max_body_bytes in every case
+constexpr auto give_up_bound = 10s;               // "gives up", not "is fast"
+constexpr long rss_growth_bound_kib = 64 * 1024;  // 64 MiB
 
 http::client_options hostile_options() {
   http::client_options o;
@@ -100,8 +100,7 @@ std::string offers_with_price(const std::string& price) {
 
 // The server counts a handshake a moment after the client has finished its side.
 bool handshakes_reach(const hostile_server& s, int n) {
-  for (auto end = std::chrono::steady_clock::now() + 2s; std::chrono::steady_clock::now() < end;
-       std::this_thread::sleep_for(10ms))
+  for (auto end = std::chrono::steady_clock::now() + 2s; std::chrono::steady_clock::now() < end; std::this_thread::sleep_for(10ms))
     if (s.handshakes() >= n) return true;
   return false;
 }
@@ -141,7 +140,7 @@ TEST(Hostile, SlowlorisHeadersTimeOutWithinTheReadDeadline) {
   EXPECT_EQ(r.error().code, http::client_errc::timeout) << r.error().message();
   EXPECT_NE(r.error().message().find("reading the response"), std::string::npos) << r.error().message();
   EXPECT_LT(b.elapsed(), give_up_bound);  // 1 s here; a deadline restarted per byte takes ~21 s
-  EXPECT_GE(s.bytes_sent(), 3u);  // bytes did keep coming while the client waited
+  EXPECT_GE(s.bytes_sent(), 3u);          // bytes did keep coming while the client waited
 }
 
 // 3. TCP accepted, then not a byte: the ClientHello is never answered.
@@ -282,7 +281,7 @@ TEST(HostileBody, DeeplyNestedJsonIsRefusedNotRecursedInto) {
 // 10. Numbers beyond double's range, as JSON numbers and as numeric strings: an offer's price is
 // absent or finite, never inf or NaN (a NaN price would poison cheapest_offer's comparisons).
 TEST(HostileBody, HugeNumbersGiveNoPriceOrAFiniteOne) {
-  const std::vector<std::string> prices = {"1e999999", "-1e999999", "123456789012345678901234567890",
+  const std::vector<std::string> prices = {"1e999999",   "-1e999999",   "123456789012345678901234567890",
                                            R"("1e400")", R"("-1e400")", R"("1e-400")"};
   std::vector<scripted_reply> replies;
   for (const auto& p : prices) replies.push_back({scripted_server::response(200, offers_with_price(p))});
@@ -325,11 +324,10 @@ TEST(HostileBody, NonFiniteNumericStringsGiveNoPrice) {
 
 // 11. Duplicate member names (RFC 8259 §4: "SHOULD be unique"): the last one wins, every time.
 TEST(HostileBody, DuplicateKeysKeepTheLastDeterministically) {
-  const std::string body =
-      R"({"data":{"gpu_1x_a10":{"instance_type":{"name":"first","price_cents_per_hour":100},)"
-      R"("instance_type":{"name":"second","price_cents_per_hour":200},"regions_with_capacity_available":[]}},)"
-      R"("data":{"gpu_1x_a10":{"instance_type":{"name":"third","price_cents_per_hour":300},)"
-      R"("instance_type":{"name":"fourth","price_cents_per_hour":400},"regions_with_capacity_available":[]}}})";
+  const std::string body = R"({"data":{"gpu_1x_a10":{"instance_type":{"name":"first","price_cents_per_hour":100},)"
+                           R"("instance_type":{"name":"second","price_cents_per_hour":200},"regions_with_capacity_available":[]}},)"
+                           R"("data":{"gpu_1x_a10":{"instance_type":{"name":"third","price_cents_per_hour":300},)"
+                           R"("instance_type":{"name":"fourth","price_cents_per_hour":400},"regions_with_capacity_available":[]}}})";
   scripted_server s({{scripted_server::response(200, body)}, {scripted_server::response(200, body)}});
   provider_client pc(test::spec("lambda"), s.url(""), "key-one", hostile_options());
   for (int i = 0; i < 2; ++i) {
@@ -370,8 +368,8 @@ TEST(Hostile, NulByteInAHeaderValueIsABadResponse) {
 // and reject the message) is refused; an obs-fold (RFC 9112 §5.2: replace it with a space) is kept
 // without its line break.
 TEST(Hostile, BareCrOrObsFoldInAHeaderLeavesNoLineBreak) {
-  scripted_server s({{ok_head + "X-Echo: a\rb\r\nContent-Length: 2\r\n\r\n{}"},
-                     {ok_head + "X-Echo: a\r\n b\r\nContent-Length: 2\r\n\r\n{}"}});
+  scripted_server s(
+      {{ok_head + "X-Echo: a\rb\r\nContent-Length: 2\r\n\r\n{}"}, {ok_head + "X-Echo: a\r\n b\r\nContent-Length: 2\r\n\r\n{}"}});
   http::client c(hostile_options());
   auto bare_cr = c.send({"GET", s.url(), {}, {}});
   ASSERT_FALSE(bare_cr.has_value()) << "kept " << bare_cr->header("X-Echo");
@@ -405,8 +403,7 @@ TEST(Hostile, CurlReproductionOfALineBreakIsOneLine) {
 TEST(HostileBody, GzipBombIsKeptCompressed) {
   const auto bomb = test::gzip_bomb();
   ASSERT_LT(bomb.size(), 128u * 1024);
-  scripted_server s({{ok_head + "Content-Encoding: gzip\r\nContent-Length: " + std::to_string(bomb.size()) +
-                      "\r\n\r\n" + bomb}});
+  scripted_server s({{ok_head + "Content-Encoding: gzip\r\nContent-Length: " + std::to_string(bomb.size()) + "\r\n\r\n" + bomb}});
   http::client c(hostile_options());
   bounds b;
   auto r = c.send({"GET", s.url(), {}, {}});
@@ -447,8 +444,7 @@ TEST(Hostile, Http09StyleReplyIsABadResponse) {
   record_error(r);
   ASSERT_FALSE(r.has_value()) << "status " << r->status;
   // No status line ever comes: the connection ends inside the start line ("partial message").
-  EXPECT_TRUE(r.error().code == http::client_errc::bad_response || r.error().code == http::client_errc::read_failed)
-      << r.error().message();
+  EXPECT_TRUE(r.error().code == http::client_errc::bad_response || r.error().code == http::client_errc::read_failed) << r.error().message();
   EXPECT_NE(r.error().message().find("partial message"), std::string::npos) << r.error().message();
   EXPECT_LT(b.elapsed(), give_up_bound);
 }
@@ -596,9 +592,10 @@ TEST(HttpClientFraming, NotModifiedIgnoresContentLength) {
 // Interim responses (100 Continue, 103 Early Hints, one with a stray Content-Length) before the
 // final one: the final one is returned, and the connection stays in step.
 TEST(HttpClientFraming, InterimResponsesAreSkipped) {
-  hostile_server s(other_then_get("HTTP/1.1 100 Continue\r\n\r\n"
-                                  "HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\nContent-Length: 5\r\n\r\n" +
-                                  scripted_server::response(201, R"({"id":"i-1"})")));
+  hostile_server s(
+      other_then_get("HTTP/1.1 100 Continue\r\n\r\n"
+                     "HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\nContent-Length: 5\r\n\r\n" +
+                     scripted_server::response(201, R"({"id":"i-1"})")));
   http::client c(hostile_options());
   auto r = c.send({"GET", s.url("/instances/i-1"), {}, {}});
   record_error(r);

@@ -122,7 +122,8 @@ TEST(HttpClientRetry, BacksOffExponentiallyWithoutRetryAfterAndGivesUp) {
 // A caller can say which 429/503 answers are not worth a retry (a 503 that is a capacity refusal).
 TEST(HttpClientRetry, AnAnswerTheCallerCallsFinalIsNotRetried) {
   scripted_server s({{scripted_server::response(503, R"({"message": "no capacity"})")},
-                     {scripted_server::response(503, "{}")}, {scripted_server::response(503, "{}")},
+                     {scripted_server::response(503, "{}")},
+                     {scripted_server::response(503, "{}")},
                      {scripted_server::response(200, "{}")}});
   std::vector<std::chrono::milliseconds> waits;
   auto o = fast_options();
@@ -224,8 +225,8 @@ TEST(ParseResponse, FramesInterimAndContentlessResponsesAsAConnectionDoes) {
   EXPECT_EQ(interim->status, 200);
   EXPECT_EQ(interim->body, "{}");
   EXPECT_TRUE(interim->header("Link").empty());
-  for (const char* contentless : {"HTTP/1.1 204 No Content\r\nContent-Length: 1000\r\n\r\n",
-                                  "HTTP/1.1 304 Not Modified\r\nContent-Length: 1000\r\n\r\n"}) {
+  for (const char* contentless :
+       {"HTTP/1.1 204 No Content\r\nContent-Length: 1000\r\n\r\n", "HTTP/1.1 304 Not Modified\r\nContent-Length: 1000\r\n\r\n"}) {
     auto r = http::parse_response(contentless);
     ASSERT_TRUE(r.has_value()) << contentless << r.error().message();
     EXPECT_TRUE(r->body.empty()) << contentless;

@@ -94,7 +94,8 @@ void expect_instance(const provider_spec& spec, const instance& got, const nlohm
   if (got.provider_status.empty()) {
     EXPECT_TRUE(spec.absent_state.has_value()) << where << ": a null or absent status has no declared meaning";
   } else {
-    EXPECT_TRUE(spec.states.contains(got.provider_status)) << where << ": status \"" << got.provider_status << "\" is not in the vocabulary";
+    EXPECT_TRUE(spec.states.contains(got.provider_status))
+        << where << ": status \"" << got.provider_status << "\" is not in the vocabulary";
   }
 }
 
@@ -142,9 +143,8 @@ TEST_P(PayloadCorpus, MapsThroughTheSpecAsTheSourceSays) {
   const auto* op = spec.operation(nlohmann::json(op_name).get<operation_id>());
   ASSERT_NE(op, nullptr) << where << ": the spec has no operation " << op_name;
   const bool is_text = p.body.extension() == ".txt";
-  http::response res{meta.at("http_status").get<int>(),
-                     {{"Content-Type", is_text ? "text/plain" : spec.errors.content_type}},
-                     read_file(p.body)};
+  http::response res{
+      meta.at("http_status").get<int>(), {{"Content-Type", is_text ? "text/plain" : spec.errors.content_type}}, read_file(p.body)};
   auto r = interpret_response(spec, op, res);
   provider_client c(spec, "http://127.0.0.1:1", "payload-corpus-key");
   const auto& want = meta.at("expect");

@@ -85,13 +85,8 @@ namespace {
 // launch parameter read from the enclosing item.
 provider_spec rows_spec() {
   auto doc = test::spec_json("lambda");
-  doc["offer_fields"] = {{"rows", "/machines"},
-                         {"instance_type", "/label"},
-                         {"region", "/dc"},
-                         {"gpu", "/gpuModel"},
-                         {"available", "/isAvailable"},
-                         {"price_per_hour_usd", "/price"},
-                         {"template_id", "^/id"}};
+  doc["offer_fields"] = {{"rows", "/machines"},         {"instance_type", "/label"},      {"region", "/dc"},      {"gpu", "/gpuModel"},
+                         {"available", "/isAvailable"}, {"price_per_hour_usd", "/price"}, {"template_id", "^/id"}};
   auto s = parse_spec(doc.dump(), "rows.json");
   if (!s) throw std::runtime_error(s.error().what());
   return std::move(*s);
@@ -178,12 +173,12 @@ TEST(OfferSelection, PinsAndRefusalsNarrowTheChoice) {
 // needs of a row (offer_requirements).
 TEST(OfferRows, LevelsSummedPricesAndRequirements) {
   auto doc = test::spec_json("lambda");
-  doc["offer_fields"] = {{"rows", "/sites"},
-                         {"instance_type", "^/id"},
-                         {"region", "/id"},
-                         {"available", {{"pointer", "/stock"}, {"levels", {"NONE", "LOW", "HIGH"}}}},
-                         {"price_per_hour_usd",
-                          {{"pointer", "/gpu"}, {"type", "string"}, {"plus", {{{"pointer", "/cpu"}, {"times", 4}}}}}}};
+  doc["offer_fields"] = {
+      {"rows", "/sites"},
+      {"instance_type", "^/id"},
+      {"region", "/id"},
+      {"available", {{"pointer", "/stock"}, {"levels", {"NONE", "LOW", "HIGH"}}}},
+      {"price_per_hour_usd", {{"pointer", "/gpu"}, {"type", "string"}, {"plus", {{{"pointer", "/cpu"}, {"times", 4}}}}}}};
   doc["offer_requirements"] = {{{"pointer", "/min_cpu"}, {"at_most", 4}, {"why", "the launch sends 4 vCPUs"}}};
   auto spec = parse_spec(doc.dump(), "levels.json");
   ASSERT_TRUE(spec.has_value()) << spec.error().what();

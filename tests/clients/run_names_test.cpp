@@ -20,10 +20,10 @@ TEST(RunNames, ARunsNamesCarryItsIdAndAreRecognisedBySweeps) {
 
   EXPECT_TRUE(is_run_name(run_name_prefix(id) + "lc"));
   EXPECT_TRUE(is_run_name("neograde-0a1b2c3d-key"));
-  EXPECT_FALSE(is_run_name("neograde-0a1b2c3d-"));         // no role
-  EXPECT_FALSE(is_run_name("neograde-0A1B2C3D-lc"));       // not lower-case hex
-  EXPECT_FALSE(is_run_name("neograde-0a1b2c3-lc"));        // seven digits
-  EXPECT_FALSE(is_run_name("neograde-0a1b2c3dd-lc"));      // nine
+  EXPECT_FALSE(is_run_name("neograde-0a1b2c3d-"));     // no role
+  EXPECT_FALSE(is_run_name("neograde-0A1B2C3D-lc"));   // not lower-case hex
+  EXPECT_FALSE(is_run_name("neograde-0a1b2c3-lc"));    // seven digits
+  EXPECT_FALSE(is_run_name("neograde-0a1b2c3dd-lc"));  // nine
   EXPECT_FALSE(is_run_name("production-0a1b2c3d-lc"));
   EXPECT_FALSE(is_run_name("xneograde-0a1b2c3d-lc"));
 }

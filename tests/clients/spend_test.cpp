@@ -30,7 +30,10 @@ std::filesystem::path fresh_path(const std::string& name) {
 }
 
 live_rules live(const std::filesystem::path& journal, int max_instances, double max_spend) {
-  return live_rules{.live = true, .budget = {.max_instances = max_instances, .max_spend_usd = max_spend}, .journal = journal, .billed_seconds_per_instance = 3600};  // an hour billed per instance
+  return live_rules{.live = true,
+                    .budget = {.max_instances = max_instances, .max_spend_usd = max_spend},
+                    .journal = journal,
+                    .billed_seconds_per_instance = 3600};  // an hour billed per instance
 }
 
 }  // namespace
@@ -39,12 +42,37 @@ TEST(Journal, RoundTripsAndTracksWhatIsOutstanding) {
   const auto path = fresh_path("round-trip.jsonl");
   {
     journal j(path);
-    j.append({.event = journal_event::intent, .run_id = "run1", .provider = "lambda", .base_url = "https://x:443/v1", .name = "neograde-run1-lc", .instance_type = "gpu_1x_a10", .price_per_hour_usd = 0.75});
-    j.append({.event = journal_event::created, .run_id = "run1", .provider = "lambda", .base_url = "https://x:443/v1", .name = "neograde-run1-lc", .id = "i-1"});
-    j.append({.event = journal_event::intent, .run_id = "run1", .provider = "lambda", .base_url = "https://x:443/v1", .name = "neograde-run1-extra"});
-    j.append({.event = journal_event::intent, .run_id = "run1", .provider = "lambda", .base_url = "https://x:443/v1", .name = "neograde-run1-val"});
-    j.append({.event = journal_event::refused, .run_id = "run1", .provider = "lambda", .base_url = "https://x:443/v1", .name = "neograde-run1-val", .detail = "HTTP 400"});
-    j.append({.event = journal_event::intent, .run_id = "run2", .provider = "vastai", .base_url = "https://y:443", .name = "neograde-run2-lc"});
+    j.append({.event = journal_event::intent,
+              .run_id = "run1",
+              .provider = "lambda",
+              .base_url = "https://x:443/v1",
+              .name = "neograde-run1-lc",
+              .instance_type = "gpu_1x_a10",
+              .price_per_hour_usd = 0.75});
+    j.append({.event = journal_event::created,
+              .run_id = "run1",
+              .provider = "lambda",
+              .base_url = "https://x:443/v1",
+              .name = "neograde-run1-lc",
+              .id = "i-1"});
+    j.append({.event = journal_event::intent,
+              .run_id = "run1",
+              .provider = "lambda",
+              .base_url = "https://x:443/v1",
+              .name = "neograde-run1-extra"});
+    j.append({.event = journal_event::intent,
+              .run_id = "run1",
+              .provider = "lambda",
+              .base_url = "https://x:443/v1",
+              .name = "neograde-run1-val"});
+    j.append({.event = journal_event::refused,
+              .run_id = "run1",
+              .provider = "lambda",
+              .base_url = "https://x:443/v1",
+              .name = "neograde-run1-val",
+              .detail = "HTTP 400"});
+    j.append(
+        {.event = journal_event::intent, .run_id = "run2", .provider = "vastai", .base_url = "https://y:443", .name = "neograde-run2-lc"});
   }
   auto read = read_journal(path);
   ASSERT_EQ(read.entries.size(), 6u);
@@ -59,8 +87,18 @@ TEST(Journal, RoundTripsAndTracksWhatIsOutstanding) {
   EXPECT_EQ(open[1].id, "i-1");
   {
     journal j(path);
-    j.append({.event = journal_event::deleted, .run_id = "run1", .provider = "lambda", .base_url = "https://x:443/v1", .name = "neograde-run1-lc", .id = "i-1"});
-    j.append({.event = journal_event::deleted, .run_id = "sweep", .provider = "lambda", .base_url = "https://x:443/v1", .name = "neograde-run1-extra", .id = "i-2"});
+    j.append({.event = journal_event::deleted,
+              .run_id = "run1",
+              .provider = "lambda",
+              .base_url = "https://x:443/v1",
+              .name = "neograde-run1-lc",
+              .id = "i-1"});
+    j.append({.event = journal_event::deleted,
+              .run_id = "sweep",
+              .provider = "lambda",
+              .base_url = "https://x:443/v1",
+              .name = "neograde-run1-extra",
+              .id = "i-2"});
   }
   EXPECT_TRUE(outstanding(read_journal(path).entries, "lambda", "https://x:443/v1").empty());
   EXPECT_EQ(outstanding(read_journal(path).entries, "vastai", "https://y:443").size(), 1u);
@@ -195,8 +233,7 @@ struct lambda_account {
     client.emplace(spec, emu.base_url(), "key-one");
     (void)client->add_ssh_key("k", "ssh-ed25519 AAAA test");
   }
-  static emulator::model_options options(emulator::quirk_set quirks, double time_scale,
-                                         std::function<emulator::clock::time_point()> now) {
+  static emulator::model_options options(emulator::quirk_set quirks, double time_scale, std::function<emulator::clock::time_point()> now) {
     emulator::model_options m;
     m.api_keys = {"key-one"};
     m.time_scale = time_scale;

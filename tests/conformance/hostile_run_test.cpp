@@ -45,7 +45,9 @@ std::vector<hostile_case> cases() {
       {"invalid_utf8_and_nul", reply_200(invalid_utf8_and_nul)},
       {"garbage_status_line", "HTTP/1.1 OK FINE\r\nConnection: close\r\n\r\n{}"},
       {"http09_body_only", "{\"data\":[]}"},
-      {"html_error_page", "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/html\r\nConnection: close\r\nContent-Length: 23\r\n\r\n<html>Oops: crash</html>"},
+      {"html_error_page",
+       "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/html\r\nConnection: close\r\nContent-Length: 23\r\n\r\n<html>Oops: "
+       "crash</html>"},
   };
 }
 

@@ -32,8 +32,7 @@ struct matrix_run {
   std::size_t live_after = 0;
 };
 
-matrix_run run_against(const provider_spec& spec, emulator::quirk_set quirks, bool allow_spend = true,
-                       double scale = time_scale) {
+matrix_run run_against(const provider_spec& spec, emulator::quirk_set quirks, bool allow_spend = true, double scale = time_scale) {
   // The run and its emulator share a virtual clock: boots, polls, retries and the rate limit's
   // refills come out the same however fast or busy the machine is (issue 19).
   virtual_clock time;
@@ -61,7 +60,6 @@ const check_outcome& outcome_of(const conformance::run_report& r, const std::str
     if (o.check_id == id) return o;
   throw std::runtime_error("no outcome for " + id);
 }
-
 
 }  // namespace
 
@@ -93,7 +91,6 @@ TEST_P(CleanEmulator, PassesEveryCheckAndLeavesNothingRunning) {
   EXPECT_TRUE(run.report.measurements.contains("time_to_running_s"));
   EXPECT_TRUE(run.report.measurements.contains("time_to_gone_s"));
 }
-
 
 std::vector<clean_case> clean_cases() {
   std::vector<clean_case> out;
@@ -320,7 +317,8 @@ class Replay : public ::testing::Test {
     emu.start();
     base_url_ = emu.base_url();
     const auto path = std::filesystem::temp_directory_path() / ("neograde-replay-" + std::to_string(::getpid()) + ".jsonl");
-    session s(spec, {.base_url = base_url_, .api_key = m.api_keys[0], .second_api_key = m.api_keys[1], .run_id = "replay00", .record = path});
+    session s(spec,
+              {.base_url = base_url_, .api_key = m.api_keys[0], .second_api_key = m.api_keys[1], .run_id = "replay00", .record = path});
     recorded_ = conformance::run(s, {});
     return path;  // the emulator stops here: a replay that touched the network would fail
   }

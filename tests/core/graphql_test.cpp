@@ -65,9 +65,9 @@ TEST(GraphqlParse, VariablesAliasesFragmentsAndComments) {
 }
 
 TEST(GraphqlParse, BrokenDocumentsAreErrorsWithAnOffset) {
-  for (const char* text : {"", "{", "query { pod(input: {id: \"x}) { id } }", "{ a(b: $) }", "{ ...missing }",
-                           "fragment f on T { ...f } { ...f }", "{ a(b: 1.) }", "{ a(b: \"\\q\") }", "mutation",
-                           "{ a(b: \"\\ud800\") }", "subscription S { a } }", "{ a(b: 12abc) }"}) {
+  for (const char* text :
+       {"", "{", "query { pod(input: {id: \"x}) { id } }", "{ a(b: $) }", "{ ...missing }", "fragment f on T { ...f } { ...f }",
+        "{ a(b: 1.) }", "{ a(b: \"\\q\") }", "mutation", "{ a(b: \"\\ud800\") }", "subscription S { a } }", "{ a(b: 12abc) }"}) {
     auto r = graphql::parse(text);
     EXPECT_FALSE(r.doc.has_value()) << text;
     EXPECT_EQ(r.error.rfind("at offset ", 0), 0u) << text << ": " << r.error;

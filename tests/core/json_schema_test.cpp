@@ -25,9 +25,7 @@ TEST(JsonSchema, PointerTokensAreEscaped) {
   EXPECT_EQ(v.front().pointer, "/a~1b");
 }
 
-TEST(JsonSchema, UnusableSchemaThrowsInvalidArgument) {
-  EXPECT_THROW(json_schema(json::parse(R"({"type": 5})")), std::invalid_argument);
-}
+TEST(JsonSchema, UnusableSchemaThrowsInvalidArgument) { EXPECT_THROW(json_schema(json::parse(R"({"type": 5})")), std::invalid_argument); }
 
 TEST(JsonSchema, NumbersBeyondInt64AreValidatedWithoutOverflow) {
   // Found by fuzzing: valijson's multipleOf check converted 2.4e106 to int64_t (undefined).

@@ -11,9 +11,7 @@ TEST(ParseJson, RejectsExcessiveDepthBeforeParsing) {
   EXPECT_FALSE(parse_json("[[[1]]]", 2).has_value());
 }
 
-TEST(ParseJson, BracketsInsideStringsDoNotCount) {
-  EXPECT_TRUE(parse_json(R"({"a":"[[[[[[\"]]]"})", 2).has_value());
-}
+TEST(ParseJson, BracketsInsideStringsDoNotCount) { EXPECT_TRUE(parse_json(R"({"a":"[[[[[[\"]]]"})", 2).has_value()); }
 
 TEST(ParseJson, SyntaxErrorsAreNullopt) {
   EXPECT_FALSE(parse_json("{\"a\":").has_value());
@@ -33,8 +31,11 @@ TEST(JsonPointer, FindAndSet) {
 TEST(DumpJson, BytesThatAreNotUtf8BecomeReplacementCharacters) {
   // Found by fuzzing the emulator: a request path with a stray 0x90 byte, echoed in an error
   // message, made nlohmann::json::dump throw.
-  const nlohmann::json doc{{"message", std::string("no such type M\x90" "e")}};
-  EXPECT_EQ(dump_json(doc), "{\"message\":\"no such type M\xEF\xBF\xBD" "e\"}");
+  const nlohmann::json doc{{"message", std::string("no such type M\x90"
+                                                   "e")}};
+  EXPECT_EQ(dump_json(doc),
+            "{\"message\":\"no such type M\xEF\xBF\xBD"
+            "e\"}");
   EXPECT_EQ(dump_json(nlohmann::json::array({1}), 1), "[\n 1\n]");
 }
 

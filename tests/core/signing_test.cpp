@@ -27,8 +27,8 @@ TEST(Signing, CrusoeAuthorizationMatchesDstacksIndependentComputation) {
   EXPECT_NE(*hmac_authorization(scheme, "AKEXAMPLE", secret, "POST", "/projects/p1/compute/vms/instances", "offset=0&limit=10",
                                 "2026-12-01T08:00:00+00:00"),
             *authorization);
-  EXPECT_NE(*hmac_authorization(scheme, "AKEXAMPLE", base64url_encode("another secret"), "GET",
-                                "/projects/p1/compute/vms/instances", "offset=0&limit=10", "2026-12-01T08:00:00+00:00"),
+  EXPECT_NE(*hmac_authorization(scheme, "AKEXAMPLE", base64url_encode("another secret"), "GET", "/projects/p1/compute/vms/instances",
+                                "offset=0&limit=10", "2026-12-01T08:00:00+00:00"),
             *authorization);
   EXPECT_FALSE(hmac_authorization(scheme, "AKEXAMPLE", "", "GET", "/x", "", "t").has_value());  // no secret
 }

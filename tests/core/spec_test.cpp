@@ -115,8 +115,7 @@ provider_spec with_variables(const nlohmann::json& variables) {
 }
 
 const nlohmann::json project_and_image = {
-    {"project_id", {{"emulator", "placeholder-project"}, {"env", "TEST_PROJECT_ID"}, {"required", true},
-                    {"description", "the project"}}},
+    {"project_id", {{"emulator", "placeholder-project"}, {"env", "TEST_PROJECT_ID"}, {"required", true}, {"description", "the project"}}},
     {"image", {{"default", "ubuntu-22.04"}, {"emulator", "emu-image"}, {"env", "TEST_IMAGE"}, {"description", "image"}}},
     {"ssh_user", {{"env", "TEST_SSH_USER"}, {"description", "optional, no value anywhere"}}},
     {"api_path", "/v1"}};
@@ -169,9 +168,7 @@ TEST(SpecVariables, EmulatorRunsTakeTheEmulatorsValuesUnlessSet) {
   EXPECT_EQ(r.unknown, std::vector<std::string>{"typo"});
 }
 
-TEST(SpecVariables, ADeclarationNeedsADescription) {
-  EXPECT_THROW(with_variables({{"project_id", {{"env", "X"}}}}), std::runtime_error);
-}
+TEST(SpecVariables, ADeclarationNeedsADescription) { EXPECT_THROW(with_variables({{"project_id", {{"env", "X"}}}}), std::runtime_error); }
 
 TEST(SpecStates, AbsentStatusHasTheDeclaredMeaning) {
   auto doc = test::spec_json("lambda");

@@ -35,8 +35,8 @@ std::string raw_exchange(std::uint16_t port, const std::string& bytes) {
 }
 
 std::string request(const std::string& method, const std::string& target, bool last = false) {
-  return method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer key-a\r\n" +
-         (last ? "Connection: close\r\n" : "") + "\r\n";
+  return method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer key-a\r\n" + (last ? "Connection: close\r\n" : "") +
+         "\r\n";
 }
 
 // One response as it came on the wire: its head (through the blank line) and what follows it by
@@ -95,8 +95,8 @@ class EmulatorFraming : public ::testing::Test {
 // GET's content, as most servers send it, and nothing follows its blank line but the next answer.
 TEST_F(EmulatorFraming, HeadCarriesTheLengthOfGetAndNoContent) {
   start();
-  const auto wire = raw_exchange(emu_->port(), request("GET", "/api/v1/instances") + request("HEAD", "/api/v1/instances") +
-                                                   request("GET", "/api/v1/instances", true));
+  const auto wire = raw_exchange(
+      emu_->port(), request("GET", "/api/v1/instances") + request("HEAD", "/api/v1/instances") + request("GET", "/api/v1/instances", true));
   const auto responses = split(wire, {false, true, false});
   ASSERT_TRUE(responses.has_value()) << wire;
   const auto& get = (*responses)[0];

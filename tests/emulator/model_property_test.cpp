@@ -125,8 +125,10 @@ RC_GTEST_PROP(LambdaModelProperty, RandomOperationSequencesMatchTheModel, ()) {
       if (m.instances[id] == phase::terminated && r.status == 404) continue;  // gone after its linger
       RC_ASSERT(r.status == 200);
       const auto status = json::parse(r.body)["data"]["status"].get<std::string>();
-      static const std::map<phase, std::string> words{{phase::booting, "booting"}, {phase::active, "active"},
-                                                      {phase::restarting, "booting"}, {phase::terminating, "terminating"},
+      static const std::map<phase, std::string> words{{phase::booting, "booting"},
+                                                      {phase::active, "active"},
+                                                      {phase::restarting, "booting"},
+                                                      {phase::terminating, "terminating"},
                                                       {phase::terminated, "terminated"}};
       const auto p = m.instances[id];
       RC_ASSERT(status == words.at(p));

@@ -27,8 +27,7 @@ class LambdaModel : public ::testing::Test {
     model_ = std::make_unique<provider_model>(spec_, o);
   }
 
-  http::response call(const std::string& method, const std::string& path, const std::string& body = {},
-                      const std::string& key = "key-a") {
+  http::response call(const std::string& method, const std::string& path, const std::string& body = {}, const std::string& key = "key-a") {
     http::request r{method, "/api/v1" + path, {}, body};
     if (!key.empty()) r.headers.emplace_back("Authorization", "Bearer " + key);
     return model_->handle(r);
@@ -45,11 +44,9 @@ class LambdaModel : public ::testing::Test {
     EXPECT_EQ(r.status, 200) << r.body;
     return body(r)["data"]["id"];
   }
-  std::string launch(const std::string& type = "gpu_1x_a10", const std::string& region = "us-east-1",
-                     const std::string& key = "key-a") {
+  std::string launch(const std::string& type = "gpu_1x_a10", const std::string& region = "us-east-1", const std::string& key = "key-a") {
     auto r = call("POST", "/instance-operations/launch",
-                  json{{"region_name", region}, {"instance_type_name", type}, {"ssh_key_names", {"k"}}, {"name", "n"}}.dump(),
-                  key);
+                  json{{"region_name", region}, {"instance_type_name", type}, {"ssh_key_names", {"k"}}, {"name", "n"}}.dump(), key);
     EXPECT_EQ(r.status, 200) << r.body;
     return r.status == 200 ? body(r)["data"]["instance_ids"][0].get<std::string>() : "";
   }
@@ -68,8 +65,7 @@ struct bearer_model {
     o.api_keys = {"key-a"};
     return o;
   }
-  http::response call(const std::string& method, const std::string& path, const std::string& body = {},
-                      const std::string& key = "key-a") {
+  http::response call(const std::string& method, const std::string& path, const std::string& body = {}, const std::string& key = "key-a") {
     http::request r{method, path, {}, body};
     if (!key.empty()) r.headers.emplace_back("Authorization", "Bearer " + key);
     return model.handle(r);
@@ -286,8 +282,7 @@ TEST(SignedRequests, ATimestampFarFromNowIsRefusedNotOverflowed) {
   o.api_keys = make_api_keys(test::spec("crusoe"), 1);
   provider_model model(test::spec("crusoe"), o);
   for (const char* stamp : {"4052-11-29T18:01:07Z", "0007-01-01T00:00:00Z", "2026-13-45T99:99:99Z"}) {
-    http::request r{"GET", model.base_path() + "/capacities", {{"X-Crusoe-Timestamp", stamp},
-                                                              {"Authorization", "Bearer 1.0:a:b"}}, {}};
+    http::request r{"GET", model.base_path() + "/capacities", {{"X-Crusoe-Timestamp", stamp}, {"Authorization", "Bearer 1.0:a:b"}}, {}};
     EXPECT_EQ(model.handle(r).status, 401) << stamp;
   }
 }
@@ -301,13 +296,11 @@ TEST(ModelActions, ARestartActionCompletesWhenTheInstanceIsBack) {
   o.api_keys = {"key-a", "key-b"};
   o.now = [&] { return now; };
   provider_model model(spec, o);
-  auto call = [&](const std::string& method, const std::string& path, const std::string& body = {},
-                  const std::string& key = "key-a") {
+  auto call = [&](const std::string& method, const std::string& path, const std::string& body = {}, const std::string& key = "key-a") {
     http::request r{method, path, {{"Authorization", "Bearer " + key}}, body};
     return model.handle(r);
   };
-  auto launched = call("POST", "/v2/droplets",
-                       R"({"name": "n", "region": "tor1", "size": "gpu-h100x1-80gb", "image": "gpu-h100x1-base"})");
+  auto launched = call("POST", "/v2/droplets", R"({"name": "n", "region": "tor1", "size": "gpu-h100x1-80gb", "image": "gpu-h100x1-base"})");
   ASSERT_EQ(launched.status, 202) << launched.body;
   const auto droplet = json::parse(launched.body)["droplet"]["id"].dump();
   now += 1h;  // booted
@@ -336,9 +329,9 @@ TEST(ModelDigitalOcean, KeysCarryTheirFingerprintAndTheAccountIsServed) {
     return m.call(method, path, body, key);
   };
   // ssh-keygen -l -E md5 of this key: MD5:14:a2:7d:75:47:30:0c:0b:2a:6c:7d:e0:17:fa:65:cb
-  auto added = call("POST", "/v2/account/keys",
-                    R"({"name": "k", "public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHlngHXef6Ji0H/0TmcVoQz5Zr1GqDb+2RccHAdN1sRn test"})",
-                    "key-a");
+  auto added = call(
+      "POST", "/v2/account/keys",
+      R"({"name": "k", "public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHlngHXef6Ji0H/0TmcVoQz5Zr1GqDb+2RccHAdN1sRn test"})", "key-a");
   ASSERT_EQ(added.status, 201) << added.body;
   EXPECT_EQ(json::parse(added.body)["ssh_key"]["fingerprint"], "14:a2:7d:75:47:30:0c:0b:2a:6c:7d:e0:17:fa:65:cb");
   auto account = call("GET", "/v2/account", {}, "key-a");
@@ -414,7 +407,8 @@ TEST(ModelActions, ACrusoeCreateOperationIsReadAloneUntilItSucceeds) {
     gmtime_r(&t, &tm);
     std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
     auto auth = hmac_authorization(spec.auth.schemes.front(), credentials.first, credentials.second, method, rel, "", stamp);
-    return model.handle(http::request{method, model.base_path() + rel, {{"X-Crusoe-Timestamp", stamp}, {"Authorization", auth.value_or("")}}, body});
+    return model.handle(
+        http::request{method, model.base_path() + rel, {{"X-Crusoe-Timestamp", stamp}, {"Authorization", auth.value_or("")}}, body});
   };
   const std::string project = "/projects/" + spec.variables.at("project_id");
   auto created = call("POST", project + "/compute/vms/instances",
@@ -439,7 +433,8 @@ TEST(ModelPagination, VoltageParkListsSayWhetherEarlierPagesExist) {
   o.api_keys = {"key-a"};
   provider_model model(spec, o);
   auto list = [&](const std::string& query) {
-    auto r = model.handle(http::request{"GET", model.base_path() + "/organization/ssh-keys?" + query, {{"Authorization", "Bearer key-a"}}, {}});
+    auto r =
+        model.handle(http::request{"GET", model.base_path() + "/organization/ssh-keys?" + query, {{"Authorization", "Bearer key-a"}}, {}});
     EXPECT_EQ(r.status, 200) << r.body;
     return json::parse(r.body);
   };
@@ -471,7 +466,8 @@ TEST(ModelLeniency, VastServesItsPublicSearchAndTrailingSlashes) {
   ASSERT_EQ(names.status, 200);
   EXPECT_FALSE(json::parse(names.body)["gpu_names"].empty());
   // An id that is not an integer is refused for its form, as documented (emulator.malformed_id).
-  for (const auto& [method, path] : {std::pair{"GET", "/api/v0/instances/neograde-none/"}, {"DELETE", "/api/v0/instances/x1/"},
+  for (const auto& [method, path] : {std::pair{"GET", "/api/v0/instances/neograde-none/"},
+                                     {"DELETE", "/api/v0/instances/x1/"},
                                      {"PUT", "/api/v0/instances/reboot/abc/"}}) {
     auto r = call(method, path, {}, "key-a");
     EXPECT_EQ(r.status, 400) << method << " " << path << ": " << r.body;
@@ -484,8 +480,6 @@ TEST(ModelLeniency, VastServesItsPublicSearchAndTrailingSlashes) {
   EXPECT_EQ(call("POST", "/api/v0/ssh/", R"({"ssh_key": "x"})", "").status, 401);  // not anonymous
 }
 
-
-
 // The ports a launch asks Vast.ai to publish, as Docker -p options in env (dstack asks for
 // `-p 10022:10022` and reads ports['10022/tcp'][0]['HostPort'], finding VAST-ports), are in the
 // instance's ports map beside SSH's 22/tcp, each on a host port of its own.
@@ -497,8 +491,8 @@ TEST(ModelLeniency, VastPublishesThePortsALaunchAsksFor) {
   for (const auto& t : spec.emulator.at("instance_types")) asks.push_back("/api/v0/asks/" + t.at("name").get<std::string>() + "/");
   ASSERT_GE(asks.size(), 3u);
   for (const auto& env : {json{{"-p 10022:10022", "1"}, {"-e FOO", "bar"}}, json("-e FOO=bar -p 10022:10022 -p 8080/udp")}) {
-    auto launched = m.call("PUT", asks.at(env.is_string() ? 1 : 0),
-                           json{{"image", "vastai/base-image"}, {"label", "ports"}, {"env", env}}.dump());
+    auto launched =
+        m.call("PUT", asks.at(env.is_string() ? 1 : 0), json{{"image", "vastai/base-image"}, {"label", "ports"}, {"env", env}}.dump());
     ASSERT_EQ(launched.status, 200) << launched.body;
     const auto id = json::parse(launched.body)["new_contract"].dump();
     auto got = m.call("GET", "/api/v0/instances/" + id + "/");
@@ -517,7 +511,6 @@ TEST(ModelLeniency, VastPublishesThePortsALaunchAsksFor) {
   auto got = m.call("GET", "/api/v0/instances/" + json::parse(plain.body)["new_contract"].dump() + "/");
   EXPECT_EQ(json::parse(got.body)["instances"]["ports"].size(), 1u) << got.body;
 }
-
 
 // Cudo's key endpoints, which its own Python client and dstack's back-end call (finding
 // CUDO-sshkeys): served from static routes, with credentials only.
@@ -548,9 +541,7 @@ TEST(ModelLeniency, RunPodServesOnlyItsCatalogueQueryAnonymously) {
 // exactly the fields it selects, under its aliases (findings RPG-inline-args, RPG-selection).
 TEST(ModelGraphql, InlineArgumentsAndExactlyTheSelectedFields) {
   bearer_model m(test::spec("runpod-graphql"));
-  auto post = [&](const std::string& query) {
-    return m.call("POST", m.model.base_path() + "/graphql", json{{"query", query}}.dump());
-  };
+  auto post = [&](const std::string& query) { return m.call("POST", m.model.base_path() + "/graphql", json{{"query", query}}.dump()); };
   auto created = post(R"(mutation { podFindAndDeployOnDemand(input: {cloudType: SECURE, gpuCount: 1, name: "rp",
       imageName: "runpod/pytorch:x", gpuTypeId: "NVIDIA GeForce RTX 4090", containerDiskInGb: 50, ports: "22/tcp",
       startSsh: true, supportPublicIp: true}) { id imageName desiredStatus } })");
@@ -604,10 +595,11 @@ TEST(ModelGraphql, CatalogueRootsAndLowestPriceAsGpuhuntReadsThem) {
   EXPECT_FALSE(types["gpuTypes"].empty());
   EXPECT_TRUE(types["gpuTypes"][0]["maxGpuCount"].is_number_integer());
   // query_pod_types, with lowestPrice's input as a variable
-  const auto pods = anonymous(R"(query GpuTypes($lowestPriceInput: GpuLowestPriceInput, $gpuTypesInput: GpuTypeFilter) {
+  const auto pods =
+      anonymous(R"(query GpuTypes($lowestPriceInput: GpuLowestPriceInput, $gpuTypesInput: GpuTypeFilter) {
       gpuTypes(input: $gpuTypesInput) { lowestPrice(input: $lowestPriceInput) { minimumBidPrice uninterruptablePrice
       minVcpu minMemory stockStatus } id nodeGroupDatacenters { id } clusterPrice securePrice communityPrice memoryInGb } })",
-                              {{"gpuTypesInput", {{"cluster", false}}}, {"lowestPriceInput", {{"gpuCount", 2}, {"dataCenterId", "US-KS-2"}}}});
+                {{"gpuTypesInput", {{"cluster", false}}}, {"lowestPriceInput", {{"gpuCount", 2}, {"dataCenterId", "US-KS-2"}}}});
   ASSERT_FALSE(pods["gpuTypes"].empty()) << pods;
   for (const auto& t : pods["gpuTypes"]) {
     ASSERT_TRUE(t["lowestPrice"].is_object()) << t;
@@ -621,7 +613,8 @@ TEST(ModelGraphql, CatalogueRootsAndLowestPriceAsGpuhuntReadsThem) {
   EXPECT_EQ(dcs.size(), 1u) << dcs;
   EXPECT_EQ(dcs["dataCenters"].size(), types["dataCenters"].size());
   const auto flavors = anonymous(R"(query CpuFlavors($dataCenterId: String!) { cpuFlavors { id displayName
-      specifics(input: { dataCenterId: $dataCenterId }) { stockStatus securePrice } } })", {{"dataCenterId", "US-KS-2"}});
+      specifics(input: { dataCenterId: $dataCenterId }) { stockStatus securePrice } } })",
+                                 {{"dataCenterId", "US-KS-2"}});
   EXPECT_TRUE(flavors["cpuFlavors"].is_array()) << flavors;
   // A root the spec does not serve is not answered as if it were a catalogue root.
   auto mixed = m.call("POST", m.model.base_path() + "/graphql", json{{"query", "query { dataCenters { id } myself { id } }"}}.dump(), "");

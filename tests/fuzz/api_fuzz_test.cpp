@@ -60,39 +60,61 @@ std::string describe(const fuzz::fuzz_report& r) {
   return s.empty() ? " none" : s;
 }
 
-
 struct reachable {
   const char* quirk;
-  const char* oracle;  // the finding must be fuzz.<oracle>.*
+  const char* oracle;         // the finding must be fuzz.<oracle>.*
   double scale = time_scale;  // slower where the defect only shows while an instance is terminating
 };
 
 // Every quirk fuzzing reaches, with the oracle that must find it (on Lambda's emulator).
 const std::vector<reachable>& reachable_quirks() {
   static const std::vector<reachable> all{
-      {"auth_missing_accepted", "auth_bypass"},     {"invalid_key_accepted", "auth_bypass"},
-      {"query_key_accepted", "auth_bypass"},        {"malformed_json_500", "server_error"},
-      {"malformed_auth_500", "server_error"},       {"terminate_500", "server_error"},
-      {"head_500", "server_error"},                 {"options_500", "server_error"},
-      {"empty_body_500", "server_error"},           {"non_object_body_500", "server_error"},
-      {"terminate_unknown_500", "server_error"},    {"restart_unknown_500", "server_error"},
-      {"validation_500", "server_error"},           {"long_name_500", "server_error"},
-      {"unicode_500", "server_error"},              {"double_terminate_500", "server_error", 0.01},
-      {"html_errors", "error_envelope"},            {"stack_traces", "internal_details"},
-      {"undocumented_error_code", "undocumented_code"}, {"success_text_plain", "content_type"},
-      {"unknown_type_accepted", "negative_accepted"}, {"unknown_region_accepted", "negative_accepted"},
-      {"missing_field_accepted", "negative_accepted"}, {"empty_key_name_accepted", "negative_accepted"},
-      {"unknown_id_200", "negative_accepted"},      {"unknown_path_200", "negative_accepted"},
-      {"key_delete_unknown_200", "negative_accepted"}, {"offers_schema_drift", "response_schema"},
-      {"instance_schema_drift", "response_schema"}, {"launch_schema_drift", "response_schema"},
-      {"terminate_schema_drift", "response_schema"}, {"launch_without_id", "lost_instance"},
-      {"get_not_found", "lost_instance"},           {"list_omits_instances", "lost_instance"},
-      {"unknown_status_word", "status_vocabulary"}, {"status_words_upper_case", "status_vocabulary"},
-      {"wrong_type_delivered", "wrong_instance"},   {"list_get_disagree", "wrong_instance"},
-      {"flapping", "state_regressed"},              {"cross_tenant_read", "cross_account"},
-      {"cross_tenant_list", "cross_account"},       {"cross_tenant_actions", "cross_account"},
-      {"existence_leak_403", "cross_account"},      {"cross_tenant_keys", "cross_account"},
-      {"key_not_listed", "key_model"},              {"key_delete_ignored", "key_model"},
+      {"auth_missing_accepted", "auth_bypass"},
+      {"invalid_key_accepted", "auth_bypass"},
+      {"query_key_accepted", "auth_bypass"},
+      {"malformed_json_500", "server_error"},
+      {"malformed_auth_500", "server_error"},
+      {"terminate_500", "server_error"},
+      {"head_500", "server_error"},
+      {"options_500", "server_error"},
+      {"empty_body_500", "server_error"},
+      {"non_object_body_500", "server_error"},
+      {"terminate_unknown_500", "server_error"},
+      {"restart_unknown_500", "server_error"},
+      {"validation_500", "server_error"},
+      {"long_name_500", "server_error"},
+      {"unicode_500", "server_error"},
+      {"double_terminate_500", "server_error", 0.01},
+      {"html_errors", "error_envelope"},
+      {"stack_traces", "internal_details"},
+      {"undocumented_error_code", "undocumented_code"},
+      {"success_text_plain", "content_type"},
+      {"unknown_type_accepted", "negative_accepted"},
+      {"unknown_region_accepted", "negative_accepted"},
+      {"missing_field_accepted", "negative_accepted"},
+      {"empty_key_name_accepted", "negative_accepted"},
+      {"unknown_id_200", "negative_accepted"},
+      {"unknown_path_200", "negative_accepted"},
+      {"key_delete_unknown_200", "negative_accepted"},
+      {"offers_schema_drift", "response_schema"},
+      {"instance_schema_drift", "response_schema"},
+      {"launch_schema_drift", "response_schema"},
+      {"terminate_schema_drift", "response_schema"},
+      {"launch_without_id", "lost_instance"},
+      {"get_not_found", "lost_instance"},
+      {"list_omits_instances", "lost_instance"},
+      {"unknown_status_word", "status_vocabulary"},
+      {"status_words_upper_case", "status_vocabulary"},
+      {"wrong_type_delivered", "wrong_instance"},
+      {"list_get_disagree", "wrong_instance"},
+      {"flapping", "state_regressed"},
+      {"cross_tenant_read", "cross_account"},
+      {"cross_tenant_list", "cross_account"},
+      {"cross_tenant_actions", "cross_account"},
+      {"existence_leak_403", "cross_account"},
+      {"cross_tenant_keys", "cross_account"},
+      {"key_not_listed", "key_model"},
+      {"key_delete_ignored", "key_model"},
       {"ghost_after_terminate", "ghost_instance"},
   };
   return all;
@@ -185,7 +207,6 @@ TEST(FuzzSeed, TheSameSeedFindsTheSameThingsTheSameWay) {
     EXPECT_EQ(a.report.findings[i].check_id, b.report.findings[i].check_id);
     EXPECT_EQ(a.report.findings[i].measurements["minimal_reproduction"], b.report.findings[i].measurements["minimal_reproduction"]);
   }
-
 }
 
 TEST(FuzzBudget, NeverSendsMoreThanMaxRequestsAndShrinksWithinIt) {
@@ -199,8 +220,8 @@ TEST(FuzzBudget, StopsWhereStopWhenSays) {
   const auto& spec = test::spec("lambda");
   auto all = run_fuzz(spec, {"malformed_json_500", "html_errors", "unicode_500"}, 3, 1500);
   ASSERT_GE(all.report.findings.size(), 2u) << describe(all.report);
-  auto first = run_fuzz(spec, {"malformed_json_500", "html_errors", "unicode_500"}, 3, 1500, time_scale,
-                        [](const check_outcome&) { return true; });
+  auto first =
+      run_fuzz(spec, {"malformed_json_500", "html_errors", "unicode_500"}, 3, 1500, time_scale, [](const check_outcome&) { return true; });
   ASSERT_EQ(first.report.findings.size(), 1u) << describe(first.report);
   EXPECT_EQ(first.report.findings[0].check_id, all.report.findings[0].check_id);
   EXPECT_LT(first.report.measurements["requests"].get<long>(), all.report.measurements["requests"].get<long>());

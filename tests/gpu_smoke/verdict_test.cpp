@@ -55,21 +55,25 @@ TEST_P(Fixtures, FailExactlyTheChecksTheFaultBreaks) {
 
 INSTANTIATE_TEST_SUITE_P(
     Verdict, Fixtures,
-    ::testing::Values(
-        fault_case{"healthy-h100-sxm-8gpu", h100x8, "pass", {}},
-        fault_case{"pcie-sold-as-sxm", {"h100-sxm5-80gb", 1}, "fail",
-                   {"gpu.sku@0", "gpu.nvlink@0", "gpu.power_limit@0", "gpu.hbm_copy@0", "gpu.hbm_triad@0", "gpu.gemm_bf16@0"}},
-        fault_case{"power-capped", h100x8, "fail", {"gpu.power_limit@3", "gpu.gemm_bf16@3", "node.uniformity.gemm_bf16"}},
-        fault_case{"uncorrectable-ecc", h100x8, "fail", {"gpu.ecc_errors@1"}},
-        fault_case{"mig-on", h100x8, "fail", {"gpu.mig@0"}},
-        fault_case{"one-gpu-missing", h100x8, "fail", {"node.gpu_count"}},
-        fault_case{"degraded-nvlink", h100x8, "fail",
-                   {"gpu.nvlink@5", "gpu.p2p.5_to_0@5", "gpu.p2p.5_to_1@5", "gpu.p2p.5_to_2@5", "gpu.p2p.5_to_3@5",
-                    "gpu.p2p.5_to_4@5", "gpu.p2p.5_to_6@5", "gpu.p2p.5_to_7@5", "gpu.p2p.0_to_5@0", "gpu.p2p.1_to_5@1",
-                    "gpu.p2p.2_to_5@2", "gpu.p2p.3_to_5@3", "gpu.p2p.4_to_5@4", "gpu.p2p.6_to_5@6", "gpu.p2p.7_to_5@7"}},
-        fault_case{"pcie-gen3-x8", h100x8, "fail", {"gpu.pcie_link@2", "gpu.h2d@2", "gpu.d2h@2"}},
-        fault_case{"thermal-throttling", h100x8, "fail", {"gpu.throttle@6", "gpu.gemm_bf16@6", "node.uniformity.gemm_bf16"}},
-        fault_case{"no-gpu", h100x8, "no_gpu", {}}),
+    ::testing::Values(fault_case{"healthy-h100-sxm-8gpu", h100x8, "pass", {}},
+                      fault_case{
+                          "pcie-sold-as-sxm",
+                          {"h100-sxm5-80gb", 1},
+                          "fail",
+                          {"gpu.sku@0", "gpu.nvlink@0", "gpu.power_limit@0", "gpu.hbm_copy@0", "gpu.hbm_triad@0", "gpu.gemm_bf16@0"}},
+                      fault_case{"power-capped", h100x8, "fail", {"gpu.power_limit@3", "gpu.gemm_bf16@3", "node.uniformity.gemm_bf16"}},
+                      fault_case{"uncorrectable-ecc", h100x8, "fail", {"gpu.ecc_errors@1"}},
+                      fault_case{"mig-on", h100x8, "fail", {"gpu.mig@0"}},
+                      fault_case{"one-gpu-missing", h100x8, "fail", {"node.gpu_count"}},
+                      fault_case{"degraded-nvlink",
+                                 h100x8,
+                                 "fail",
+                                 {"gpu.nvlink@5", "gpu.p2p.5_to_0@5", "gpu.p2p.5_to_1@5", "gpu.p2p.5_to_2@5", "gpu.p2p.5_to_3@5",
+                                  "gpu.p2p.5_to_4@5", "gpu.p2p.5_to_6@5", "gpu.p2p.5_to_7@5", "gpu.p2p.0_to_5@0", "gpu.p2p.1_to_5@1",
+                                  "gpu.p2p.2_to_5@2", "gpu.p2p.3_to_5@3", "gpu.p2p.4_to_5@4", "gpu.p2p.6_to_5@6", "gpu.p2p.7_to_5@7"}},
+                      fault_case{"pcie-gen3-x8", h100x8, "fail", {"gpu.pcie_link@2", "gpu.h2d@2", "gpu.d2h@2"}},
+                      fault_case{"thermal-throttling", h100x8, "fail", {"gpu.throttle@6", "gpu.gemm_bf16@6", "node.uniformity.gemm_bf16"}},
+                      fault_case{"no-gpu", h100x8, "no_gpu", {}}),
     [](const auto& info) {
       std::string n = info.param.fixture;
       for (auto& ch : n)
@@ -96,8 +100,8 @@ TEST(Verdict, HealthyNodeIsGradedAgainstTheDatasheet) {
   ASSERT_NE(h2d, nullptr);
   EXPECT_NEAR(*h2d->datasheet, 63.0, 0.05);
   // Every GPU has its checks: identity, health, correctness.
-  for (const char* id : {"gpu.sku", "gpu.memory", "gpu.ecc_errors", "gpu.row_remap", "gpu.mig", "gpu.power_limit",
-                         "gpu.pcie_link", "gpu.nvlink", "gpu.throttle", "gpu.gemm_result", "gpu.memtest"})
+  for (const char* id : {"gpu.sku", "gpu.memory", "gpu.ecc_errors", "gpu.row_remap", "gpu.mig", "gpu.power_limit", "gpu.pcie_link",
+                         "gpu.nvlink", "gpu.throttle", "gpu.gemm_result", "gpu.memtest"})
     for (int g = 0; g < 8; ++g) EXPECT_TRUE(with(v, grade::pass).contains(std::string(id) + "@" + std::to_string(g))) << id << g;
 }
 
@@ -161,8 +165,8 @@ TEST(Verdict, PendingRemapsRetirementsAndEccOffFail) {
   node.gpus[2].retired->pending = true;
   node.gpus[3].ecc_enabled = false;
   const auto v = grade_node(node, catalogue::builtin(), h100x8);
-  EXPECT_THAT(with(v, grade::fail), UnorderedElementsAreArray(std::set<std::string>{
-                                        "gpu.row_remap@0", "gpu.row_remap@1", "gpu.retired_pages@2", "gpu.ecc_enabled@3"}));
+  EXPECT_THAT(with(v, grade::fail), UnorderedElementsAreArray(std::set<std::string>{"gpu.row_remap@0", "gpu.row_remap@1",
+                                                                                    "gpu.retired_pages@2", "gpu.ecc_enabled@3"}));
 }
 
 TEST(Verdict, MissingNvmlLeavesHealthChecksSkippedNotPassed) {
@@ -218,8 +222,8 @@ TEST(Document, SummaryNamesEveryFailure) {
 
 TEST(Catalogue, HoldsEveryOrderedSkuWithSources) {
   const auto& c = catalogue::builtin();
-  for (const char* id : {"a100-sxm4-80gb", "a100-pcie-80gb", "h100-sxm5-80gb", "h100-pcie-80gb", "h100-nvl-94gb",
-                         "h200-sxm-141gb", "b200", "l40s", "l4", "a10", "rtx-4090", "rtx-6000-ada"}) {
+  for (const char* id : {"a100-sxm4-80gb", "a100-pcie-80gb", "h100-sxm5-80gb", "h100-pcie-80gb", "h100-nvl-94gb", "h200-sxm-141gb", "b200",
+                         "l40s", "l4", "a10", "rtx-4090", "rtx-6000-ada"}) {
     const auto* s = c.find(id);
     ASSERT_NE(s, nullptr) << id;
     for (const char* figure : {"memory.bandwidth_gbs", "bf16_dense_tflops", "pci_device_ids", "sm_count", "power_limit_w"})

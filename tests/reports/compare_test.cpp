@@ -9,20 +9,19 @@ using nlohmann::json;
 namespace {
 
 json outcome(const std::string& id, const std::string& severity, const std::string& result) {
-  return {{"record", "outcome"}, {"check_id", id}, {"category", id.substr(0, id.find('.'))},
-          {"severity", severity}, {"outcome", result}, {"reason", result + " because"}, {"evidence", json::array()}};
+  return {{"record", "outcome"},      {"check_id", id},    {"category", id.substr(0, id.find('.'))},
+          {"severity", severity},     {"outcome", result}, {"reason", result + " because"},
+          {"evidence", json::array()}};
 }
 
 run_record run(const std::string& provider, const std::string& started, std::vector<json> outcomes,
                const std::string& source = "emulated") {
-  return {{{"record", "header"}, {"provider", provider}, {"display_name", provider}, {"source", source},
-           {"started_at", started}},
+  return {{{"record", "header"}, {"provider", provider}, {"display_name", provider}, {"source", source}, {"started_at", started}},
           std::move(outcomes),
           json{{"record", "footer"}, {"measurements", {{"time_to_running_s", 1.0}}}}};
 }
 
-const scorecard& card_of(const std::vector<scorecard>& cards, const std::string& provider,
-                         const std::string& source = "emulated") {
+const scorecard& card_of(const std::vector<scorecard>& cards, const std::string& provider, const std::string& source = "emulated") {
   for (const auto& c : cards)
     if (c.provider.id == provider && c.source == source) return c;
   throw std::runtime_error("no card for " + provider);
@@ -45,17 +44,17 @@ TEST(Merge, LatestOutcomeWinsAndChangesAreFlaky) {
   ASSERT_EQ(cards.size(), 1u);
   const auto& c = cards[0];
   EXPECT_EQ(c.runs, 3);
-  EXPECT_EQ(outcome_in(c, "a.x.y"), "fail");  // the 12:00 run, though read second
-  EXPECT_EQ(outcome_in(c, "b.x.y"), "pass");  // only the first run had it
+  EXPECT_EQ(outcome_in(c, "a.x.y"), "fail");                     // the 12:00 run, though read second
+  EXPECT_EQ(outcome_in(c, "b.x.y"), "pass");                     // only the first run had it
   EXPECT_EQ(outcome_in(c, "fuzz.server_error.launch"), "fail");  // a fuzz run combines
   EXPECT_EQ(c.flaky_checks, std::vector<std::string>{"a.x.y"});
   EXPECT_EQ(c.counts.at("fail"), 2);
 }
 
 TEST(Merge, SourcesAndProvidersStayApart) {
-  const auto cards = merge_scorecards({run("p", "1", {outcome("a.x.y", "high", "pass")}),
-                                       run("p", "2", {outcome("a.x.y", "high", "fail")}, "live"),
-                                       run("q", "3", {outcome("a.x.y", "high", "pass")})});
+  const auto cards =
+      merge_scorecards({run("p", "1", {outcome("a.x.y", "high", "pass")}), run("p", "2", {outcome("a.x.y", "high", "fail")}, "live"),
+                        run("q", "3", {outcome("a.x.y", "high", "pass")})});
   ASSERT_EQ(cards.size(), 3u);
   EXPECT_EQ(outcome_in(card_of(cards, "p"), "a.x.y"), "pass");
   EXPECT_EQ(outcome_in(card_of(cards, "p", "live"), "a.x.y"), "fail");
@@ -87,8 +86,8 @@ TEST(Diff, RegressionsImprovementsAndOtherChanges) {
 
 TEST(Diff, ANewFailureIsARegressionWhateverCameBefore) {
   const auto before = merge_scorecards({run("p", "1", {outcome("a.x.y", "low", "skipped"), outcome("z.x.y", "low", "pass")})});
-  const auto after = merge_scorecards({run("p", "2", {outcome("a.x.y", "low", "fail"), outcome("b.x.y", "low", "fail"),
-                                                      outcome("z.x.y", "low", "pass")})});
+  const auto after = merge_scorecards(
+      {run("p", "2", {outcome("a.x.y", "low", "fail"), outcome("b.x.y", "low", "fail"), outcome("z.x.y", "low", "pass")})});
   for (const auto& c : diff_scorecards(before, after)) {
     if (!c.check_id.empty()) {
       EXPECT_EQ(c.kind, "regression") << c.check_id;

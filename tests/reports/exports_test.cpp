@@ -28,13 +28,19 @@ using nlohmann::json;
 namespace {
 
 json outcome(const std::string& id, const std::string& severity, const std::string& result, const std::string& reason = "r") {
-  return {{"record", "outcome"}, {"check_id", id}, {"category", id.substr(0, id.find('.'))}, {"severity", severity},
-          {"requirement", "MUST"}, {"outcome", result}, {"reason", reason}, {"evidence", json::array()}};
+  return {{"record", "outcome"},  {"check_id", id},           {"category", id.substr(0, id.find('.'))},
+          {"severity", severity}, {"requirement", "MUST"},    {"outcome", result},
+          {"reason", reason},     {"evidence", json::array()}};
 }
 
 run_record run(std::vector<json> outcomes, std::string source = "emulated", bool fictional = false) {
-  return {{{"record", "header"}, {"provider", "p"}, {"display_name", "P Cloud"}, {"fictional", fictional},
-           {"source", source}, {"base_url", "https://api.p.example"}, {"started_at", "2026-11-29T00:00:00Z"}},
+  return {{{"record", "header"},
+           {"provider", "p"},
+           {"display_name", "P Cloud"},
+           {"fictional", fictional},
+           {"source", source},
+           {"base_url", "https://api.p.example"},
+           {"started_at", "2026-11-29T00:00:00Z"}},
           std::move(outcomes),
           json{{"record", "footer"}, {"finished_at", "2026-11-29T00:01:00Z"}, {"measurements", {{"time_to_running_s", 1.5}}}},
           {}};
@@ -61,10 +67,10 @@ json failure_with_evidence(const std::string& id, const std::string& severity) {
 
 // Every kind of outcome once: one pass, two failures (fail, warn), one error, four skips.
 scorecard every_outcome_card() {
-  return build_scorecard(run({outcome("a.x.pass", "high", "pass"), failure_with_evidence("b.x.fail", "high"),
-                              outcome("c.x.warn", "medium", "warn"), outcome("d.x.err", "critical", "errored"),
-                              outcome("e.x.skip", "low", "skipped"), outcome("f.x.cap", "high", "no_capacity"),
-                              outcome("g.x.quota", "high", "quota"), outcome("h.x.rl", "high", "rate_limited")}));
+  return build_scorecard(
+      run({outcome("a.x.pass", "high", "pass"), failure_with_evidence("b.x.fail", "high"), outcome("c.x.warn", "medium", "warn"),
+           outcome("d.x.err", "critical", "errored"), outcome("e.x.skip", "low", "skipped"), outcome("f.x.cap", "high", "no_capacity"),
+           outcome("g.x.quota", "high", "quota"), outcome("h.x.rl", "high", "rate_limited")}));
 }
 
 std::size_t count(std::string_view haystack, std::string_view needle) {
@@ -79,9 +85,7 @@ std::size_t count(std::string_view haystack, std::string_view needle) {
 // control characters but tab, LF and CR. Returns "" when well-formed, else what is wrong.
 std::string well_formed(std::string_view x) {
   std::size_t i = 0;
-  const auto name_char = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '-' || c == '.';
-  };
+  const auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '-' || c == '.'; };
   const auto reference_ok = [&](std::size_t at) {
     const auto end = x.find(';', at);
     if (end == std::string_view::npos) return false;
@@ -183,16 +187,30 @@ run_record written_run() {
                             .allow_spend = true,
                             .offer_selection = {{"instance_type", "gpu_1x_a10"}, {"region", "us-east-1"}},
                             .timing_overrides = {{"time_to_gone_s", {{"value", 20.0}, {"spec", 300.0}}}}});
-    neograde::check_descriptor pass{"auth.token.missing_is_401", "auth", neograde::severity::critical,
-                                    neograde::requirement_level::must, "d", "It MUST answer 401.", "RFC 6750", "q"};
+    neograde::check_descriptor pass{"auth.token.missing_is_401",
+                                    "auth",
+                                    neograde::severity::critical,
+                                    neograde::requirement_level::must,
+                                    "d",
+                                    "It MUST answer 401.",
+                                    "RFC 6750",
+                                    "q"};
     auto fail = pass;
     fail.id = "lifecycle.instance.gone_after_terminate";
     fail.category = "lifecycle";
     neograde::check_outcome o{.check_id = pass.id, .result = neograde::outcome::pass, .reason = "HTTP 401", .duration_ms = 3};
     w.outcome(pass, o);
     o = {.check_id = fail.id, .result = neograde::outcome::fail, .reason = "still running", .duration_ms = 1.5};
-    o.evidence = {neograde::exchange{"DELETE", "http://127.0.0.1:1/api/v1/instances/i-1", {{"Authorization", "<redacted>"}}, "",
-                                     200, {{"Content-Type", "application/json"}}, "{}", 1.25, "", "without credentials"}};
+    o.evidence = {neograde::exchange{"DELETE",
+                                     "http://127.0.0.1:1/api/v1/instances/i-1",
+                                     {{"Authorization", "<redacted>"}},
+                                     "",
+                                     200,
+                                     {{"Content-Type", "application/json"}},
+                                     "{}",
+                                     1.25,
+                                     "",
+                                     "without credentials"}};
     o.reproduce = "curl -sS -X DELETE http://127.0.0.1:1/api/v1/instances/i-1";
     w.outcome(fail, o);
     w.hardware(json::parse(R"({"status": "pass", "reason": "all checks pass", "address": "10.0.0.1", "time_to_ssh_s": 41,
@@ -221,22 +239,33 @@ std::vector<std::pair<std::string, scorecard>> cards_of_every_kind() {
 
   auto hardware = run({outcome("a.x.y", "high", "pass")});
   hardware.hardware.push_back(
-      {{"record", "hardware"}, {"status", "fail"}, {"reason", "gpu.sku [GPU 0]: delivered NVIDIA H100 PCIe"},
-       {"address", "10.0.0.1"}, {"instance", {{"id", "i-1"}, {"type", "gpu_8x_h100_sxm5"}}}, {"time_to_ssh_s", 41.2},
-       {"smoke", {{"status", "fail"},
-                  {"gpus", {{{"index", 0}, {"name", "NVIDIA H100 PCIe"}, {"sku", "h100-pcie-80gb"},
-                             {"measurements", {{"hbm_triad", {{"value", 1812.0}, {"unit", "GB/s"}, {"pct_of_datasheet", 54.1},
-                                                              {"verdict", "fail"}}},
-                                               {"memtest", {{"value", 0.0}, {"unit", "errors"}, {"pct_of_datasheet", nullptr},
-                                                            {"verdict", ""}}}}}}}},
-                  {"checks", {{{"id", "gpu.sku"}, {"gpu", 0}, {"verdict", "fail"}, {"message", "delivered PCIe"}},
-                              {{"id", "gpu.clock"}, {"gpu", nullptr}, {"verdict", "warn"}, {"message", "slow"}},
-                              {{"id", "gpu.mig"}, {"gpu", 0}, {"verdict", "pass"}, {"message", "MIG off"}}}}}}});
+      {{"record", "hardware"},
+       {"status", "fail"},
+       {"reason", "gpu.sku [GPU 0]: delivered NVIDIA H100 PCIe"},
+       {"address", "10.0.0.1"},
+       {"instance", {{"id", "i-1"}, {"type", "gpu_8x_h100_sxm5"}}},
+       {"time_to_ssh_s", 41.2},
+       {"smoke",
+        {{"status", "fail"},
+         {"gpus",
+          {{{"index", 0},
+            {"name", "NVIDIA H100 PCIe"},
+            {"sku", "h100-pcie-80gb"},
+            {"measurements",
+             {{"hbm_triad", {{"value", 1812.0}, {"unit", "GB/s"}, {"pct_of_datasheet", 54.1}, {"verdict", "fail"}}},
+              {"memtest", {{"value", 0.0}, {"unit", "errors"}, {"pct_of_datasheet", nullptr}, {"verdict", ""}}}}}}}},
+         {"checks",
+          {{{"id", "gpu.sku"}, {"gpu", 0}, {"verdict", "fail"}, {"message", "delivered PCIe"}},
+           {{"id", "gpu.clock"}, {"gpu", nullptr}, {"verdict", "warn"}, {"message", "slow"}},
+           {{"id", "gpu.mig"}, {"gpu", 0}, {"verdict", "pass"}, {"message", "MIG off"}}}}}}});
   auto hostile_hardware = run({});
   hostile_hardware.hardware.push_back(
-      {{"record", "hardware"}, {"status", 7}, {"reason", json::array()}, {"instance", "i"},
-       {"smoke", {{"gpus", {1, "x", {{"index", "zero"}, {"measurements", {{"m", 3}}}}}},
-                  {"checks", {{{"verdict", "fail"}, {"id", 9}}, "junk"}}}}});
+      {{"record", "hardware"},
+       {"status", 7},
+       {"reason", json::array()},
+       {"instance", "i"},
+       {"smoke",
+        {{"gpus", {1, "x", {{"index", "zero"}, {"measurements", {{"m", 3}}}}}}, {"checks", {{{"verdict", "fail"}, {"id", 9}}, "junk"}}}}});
 
   return {
       {"every outcome", every_outcome_card()},

@@ -12,23 +12,36 @@ using nlohmann::json;
 namespace {
 
 json outcome(const std::string& id, const std::string& severity, const std::string& result, const std::string& reason = "r") {
-  return {{"record", "outcome"}, {"check_id", id}, {"category", id.substr(0, id.find('.'))},
-          {"severity", severity}, {"outcome", result}, {"reason", reason}, {"evidence", json::array()}};
+  return {{"record", "outcome"},      {"check_id", id},    {"category", id.substr(0, id.find('.'))},
+          {"severity", severity},     {"outcome", result}, {"reason", reason},
+          {"evidence", json::array()}};
 }
 
 json exchange(const std::string& url, const std::string& body = "{}") {
-  return {{"method", "GET"}, {"url", url}, {"status", 200}, {"error", ""}, {"request_body", ""},
+  return {{"method", "GET"},
+          {"url", url},
+          {"status", 200},
+          {"error", ""},
+          {"request_body", ""},
           {"request_headers", json::array({json::array({"Accept", "application/json"}), json::array({"Authorization", "<redacted>"})})},
-          {"response_headers", json::array({json::array({"Content-Type", "application/json"})})}, {"response_body", body}};
+          {"response_headers", json::array({json::array({"Content-Type", "application/json"})})},
+          {"response_body", body}};
 }
 
 scorecard card(const std::string& id, const std::string& name, std::vector<json> outcomes, std::string source = "emulated") {
-  run_record r{{{"record", "header"}, {"provider", id}, {"display_name", name}, {"source", source},
-                {"base_url", "https://api." + id + ".example/v1"}, {"docs_url", "https://docs." + id + ".example"},
-                {"started_at", "2026-11-29T00:00:00Z"}, {"spec_version", "1.0.0"}, {"suite_version", "0.1.0"}},
-               std::move(outcomes),
-               json{{"record", "footer"}, {"measurements", {{"time_to_running_s", 1.5}, {"latency_read_ms", {{"p50", 2.0}, {"p95", 9.0}}}}}},
-               {}};
+  run_record r{
+      {{"record", "header"},
+       {"provider", id},
+       {"display_name", name},
+       {"source", source},
+       {"base_url", "https://api." + id + ".example/v1"},
+       {"docs_url", "https://docs." + id + ".example"},
+       {"started_at", "2026-11-29T00:00:00Z"},
+       {"spec_version", "1.0.0"},
+       {"suite_version", "0.1.0"}},
+      std::move(outcomes),
+      json{{"record", "footer"}, {"measurements", {{"time_to_running_s", 1.5}, {"latency_read_ms", {{"p50", 2.0}, {"p95", 9.0}}}}}},
+      {}};
   return build_scorecard(r);
 }
 
@@ -79,8 +92,9 @@ TEST(HtmlReport, LeaderboardGoesWorstToBestThenUnscored) {
 }
 
 TEST(HtmlReport, MatrixHasACellPerProviderAndCheck) {
-  const auto one = card("one", "One", {outcome("auth.token.missing_is_401", "critical", "pass", "HTTP 401"),
-                                       outcome("lifecycle.instance.gone", "critical", "fail", "still running")});
+  const auto one = card("one", "One",
+                        {outcome("auth.token.missing_is_401", "critical", "pass", "HTTP 401"),
+                         outcome("lifecycle.instance.gone", "critical", "fail", "still running")});
   const auto two = card("two", "Two", {outcome("auth.token.missing_is_401", "critical", "rate_limited", "HTTP 429")});
   const auto matrix = section(render_html({one, two}, "now"), "matrix");
   EXPECT_NE(matrix.find("data-provider=\"one\""), std::string::npos);
@@ -228,9 +242,9 @@ TEST(HtmlReport, WrongTypedFieldsRenderWithoutThrowing) {
   hostile.timing_overrides = json::array({1});
   hostile.measurements = json::parse(R"({"nested": {"deep": {"deeper": {"deepest": {"x": 1}}}}, "bad": "text", "n": null})");
   hostile.checks = {{}, {.check_id = "a.b.c", .outcome = "[]", .reason = "7"}};
-  hostile.failures = {{.evidence = "x"},
-                      {.outcome = "fail",
-                       .evidence = json::parse(R"([1, {"request_headers": [[1, 2], "h", []], "response_headers": {"X": 1},
+  hostile.failures = {
+      {.evidence = "x"},
+      {.outcome = "fail", .evidence = json::parse(R"([1, {"request_headers": [[1, 2], "h", []], "response_headers": {"X": 1},
                                                        "status": "200", "response_body": 7}])")}};
   hostile.hardware = {{.instance = "i"}, {.instance = json::array(), .gpus = {{.measurements = {{}}}}, .problems = {{}}}};
   hostile.categories = {{"a", {}}, {"b", {.counts = {{"pass", 1}}}}};

@@ -12,8 +12,8 @@ using namespace neograde::reports;
 
 namespace {
 std::filesystem::path temp_dir() {
-  auto d = std::filesystem::temp_directory_path() / ("neograde-results-" + std::to_string(::getpid()) + "-" +
-                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  auto d = std::filesystem::temp_directory_path() /
+           ("neograde-results-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d;
@@ -59,8 +59,10 @@ TEST(ResultsFile, DeliberateEvidenceIsMarkedAndOrdinaryEvidenceIsNot) {
 
 TEST(ResultsFile, ReadersTolerateATornLastLine) {
   const auto path = temp_dir() / "results.jsonl";
-  std::ofstream(path) << R"({"record":"header","provider":"p"})" << "\n"
-                      << R"({"record":"outcome","check_id":"a.b.c","outcome":"pass"})" << "\n"
+  std::ofstream(path) << R"({"record":"header","provider":"p"})"
+                      << "\n"
+                      << R"({"record":"outcome","check_id":"a.b.c","outcome":"pass"})"
+                      << "\n"
                       << R"({"record":"outcome","check_id":"a.b.d","outc)";
   std::size_t skipped = 0;
   auto runs = read_results(path, &skipped);

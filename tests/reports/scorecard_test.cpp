@@ -8,13 +8,19 @@ using nlohmann::json;
 namespace {
 
 json outcome(const std::string& id, const std::string& severity, const std::string& result) {
-  return {{"record", "outcome"}, {"check_id", id}, {"category", id.substr(0, id.find('.'))},
-          {"severity", severity}, {"outcome", result}, {"reason", "r"}, {"evidence", json::array()}};
+  return {{"record", "outcome"},      {"check_id", id},    {"category", id.substr(0, id.find('.'))},
+          {"severity", severity},     {"outcome", result}, {"reason", "r"},
+          {"evidence", json::array()}};
 }
 
 run_record run(std::vector<json> outcomes, std::string source = "emulated", bool fictional = false) {
-  return {{{"record", "header"}, {"provider", "p"}, {"display_name", "P Cloud"}, {"fictional", fictional},
-           {"source", source}, {"base_url", "https://api.p.example"}, {"started_at", "2026-11-29T00:00:00Z"}},
+  return {{{"record", "header"},
+           {"provider", "p"},
+           {"display_name", "P Cloud"},
+           {"fictional", fictional},
+           {"source", source},
+           {"base_url", "https://api.p.example"},
+           {"started_at", "2026-11-29T00:00:00Z"}},
           std::move(outcomes),
           json{{"record", "footer"}, {"measurements", {{"time_to_running_s", 1.5}}}}};
 }
@@ -69,9 +75,15 @@ TEST(Scorecard, EveryOutputCarriesItsProvenance) {
 // The Markdown evidence says which request was sent wrong on purpose.
 TEST(Scorecard, DeliberateEvidenceIsLabelled) {
   auto o = outcome("a.x.y", "high", "fail");
-  o["evidence"] = json::array({{{"method", "GET"}, {"url", "https://api.p.example/v1/x"}, {"request_headers", json::array()},
-                                {"request_body", ""}, {"status", 200}, {"response_headers", json::array()},
-                                {"response_body", "{}"}, {"duration_ms", 1}, {"error", ""},
+  o["evidence"] = json::array({{{"method", "GET"},
+                                {"url", "https://api.p.example/v1/x"},
+                                {"request_headers", json::array()},
+                                {"request_body", ""},
+                                {"status", 200},
+                                {"response_headers", json::array()},
+                                {"response_body", "{}"},
+                                {"duration_ms", 1},
+                                {"error", ""},
                                 {"deliberate", "without credentials"}}});
   const auto md = render_markdown(build_scorecard(run({o})));
   EXPECT_NE(md.find("(deliberately invalid: without credentials)\nGET https://api.p.example/v1/x"), std::string::npos) << md;
@@ -98,14 +110,22 @@ TEST(ScorecardIndex, OrdersWorstFirst) {
 
 TEST(Scorecard, HardwareSectionFromTheSmokeTestsDocument) {
   auto r = run({outcome("a.x.y", "high", "pass")});
-  r.hardware.push_back({{"record", "hardware"}, {"status", "fail"}, {"reason", "gpu.sku [GPU 0]: delivered NVIDIA H100 PCIe"},
-                        {"instance", {{"id", "i-1"}, {"type", "gpu_8x_h100_sxm5"}}}, {"time_to_ssh_s", 41.2},
-                        {"smoke", {{"status", "fail"},
-                                   {"gpus", {{{"index", 0}, {"name", "NVIDIA H100 PCIe"}, {"sku", "h100-pcie-80gb"},
-                                              {"measurements", {{"hbm_triad", {{"value", 1812.0}, {"unit", "GB/s"},
-                                                                               {"pct_of_datasheet", 54.1}, {"verdict", "fail"}}}}}}}},
-                                   {"checks", {{{"id", "gpu.sku"}, {"gpu", 0}, {"verdict", "fail"}, {"message", "delivered | PCIe"}},
-                                               {{"id", "gpu.mig"}, {"gpu", 0}, {"verdict", "pass"}, {"message", "MIG off"}}}}}}});
+  r.hardware.push_back(
+      {{"record", "hardware"},
+       {"status", "fail"},
+       {"reason", "gpu.sku [GPU 0]: delivered NVIDIA H100 PCIe"},
+       {"instance", {{"id", "i-1"}, {"type", "gpu_8x_h100_sxm5"}}},
+       {"time_to_ssh_s", 41.2},
+       {"smoke",
+        {{"status", "fail"},
+         {"gpus",
+          {{{"index", 0},
+            {"name", "NVIDIA H100 PCIe"},
+            {"sku", "h100-pcie-80gb"},
+            {"measurements", {{"hbm_triad", {{"value", 1812.0}, {"unit", "GB/s"}, {"pct_of_datasheet", 54.1}, {"verdict", "fail"}}}}}}}},
+         {"checks",
+          {{{"id", "gpu.sku"}, {"gpu", 0}, {"verdict", "fail"}, {"message", "delivered | PCIe"}},
+           {{"id", "gpu.mig"}, {"gpu", 0}, {"verdict", "pass"}, {"message", "MIG off"}}}}}}});
   const auto card = build_scorecard(r);
   ASSERT_EQ(card.hardware.size(), 1u);
   const auto& hw = card.hardware[0];
@@ -122,9 +142,13 @@ TEST(Scorecard, HardwareSectionFromTheSmokeTestsDocument) {
 
 TEST(Scorecard, HostileHardwareDocumentIsReadFieldByField) {
   auto r = run({});
-  r.hardware.push_back({{"record", "hardware"}, {"status", 7}, {"reason", json::array()}, {"instance", "i"},
-                        {"smoke", {{"gpus", {1, "x", {{"index", "zero"}, {"measurements", {{"m", 3}}}}}},
-                                   {"checks", {{{"verdict", "fail"}, {"id", 9}}, "junk"}}}}});
+  r.hardware.push_back(
+      {{"record", "hardware"},
+       {"status", 7},
+       {"reason", json::array()},
+       {"instance", "i"},
+       {"smoke",
+        {{"gpus", {1, "x", {{"index", "zero"}, {"measurements", {{"m", 3}}}}}}, {"checks", {{{"verdict", "fail"}, {"id", 9}}, "junk"}}}}});
   const auto card = build_scorecard(r);
   const auto& hw = card.hardware.at(0);
   EXPECT_EQ(hw.status, "");

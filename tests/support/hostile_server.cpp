@@ -66,8 +66,6 @@ bio_ptr memory_bio(const std::string& pem) {
   return b;
 }
 
-
-
 }  // namespace
 
 // --- connection ---------------------------------------------------------------------------
@@ -177,8 +175,7 @@ void hostile_connection::reset() {
 
 // --- server -------------------------------------------------------------------------------
 
-hostile_server::hostile_server(hostile_behaviour behaviour, std::optional<tls_setup> tls)
-    : behaviour_(std::move(behaviour)) {
+hostile_server::hostile_server(hostile_behaviour behaviour, std::optional<tls_setup> tls) : behaviour_(std::move(behaviour)) {
   if (tls) {
     ignore_sigpipe();
     ctx_ptr ctx(SSL_CTX_new(TLS_server_method()));
@@ -206,8 +203,7 @@ hostile_server::hostile_server(hostile_behaviour behaviour, std::optional<tls_se
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = 0;
-  if (listener_ < 0 || ::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::listen(listener_, 16) != 0) {
+  if (listener_ < 0 || ::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(listener_, 16) != 0) {
     if (listener_ >= 0) ::close(listener_);
     SSL_CTX_free(tls_);
     throw std::runtime_error("hostile_server: cannot listen");
@@ -229,9 +225,7 @@ std::string hostile_server::url(const std::string& path) const {
   return (tls_ != nullptr ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(port_) + path;
 }
 
-std::string hostile_server::https_url(const std::string& path) const {
-  return "https://127.0.0.1:" + std::to_string(port_) + path;
-}
+std::string hostile_server::https_url(const std::string& path) const { return "https://127.0.0.1:" + std::to_string(port_) + path; }
 
 std::vector<std::string> hostile_server::requests() const {
   std::lock_guard lock(mu_);
@@ -301,8 +295,7 @@ hostile_behaviour hostile_server::endless_chunked(std::size_t chunk) {
     std::snprintf(size, sizeof size, "%zx\r\n", chunk);
     const std::string one = size + std::string(chunk, 'x') + "\r\n";
     if (!c.send("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")) return;
-    while (c.send(one)) {
-    }
+    while (c.send(one)) {}
   };
 }
 
@@ -352,7 +345,8 @@ std::string probe_tls(std::uint16_t port, int version, int security_level) {
   ssl_ptr ssl(SSL_new(ctx.get()));
   ERR_clear_error();
   if (!ssl || SSL_set_fd(ssl.get(), fd) != 1 || SSL_connect(ssl.get()) != 1) result = openssl_reason("handshake failed");
-  else (void)SSL_shutdown(ssl.get());
+  else
+    (void)SSL_shutdown(ssl.get());
   ssl.reset();
   ::close(fd);
   return result;

@@ -78,9 +78,9 @@ class hostile_server {
   [[nodiscard]] std::string url(const std::string& path = "/") const;
   [[nodiscard]] std::string https_url(const std::string& path = "/") const;
   [[nodiscard]] int connections() const { return connections_; }
-  [[nodiscard]] int handshakes() const { return handshakes_; }  // TLS handshakes completed
+  [[nodiscard]] int handshakes() const { return handshakes_; }          // TLS handshakes completed
   [[nodiscard]] std::size_t bytes_sent() const { return bytes_sent_; }  // over all connections
-  [[nodiscard]] std::vector<std::string> requests() const;  // request heads read (not empty ones)
+  [[nodiscard]] std::vector<std::string> requests() const;              // request heads read (not empty ones)
 
   // Ready-made behaviours. Each reads the request head first.
   // Sends `head`, then `filler` over and over, one byte every `interval`, for at most `budget`;

@@ -32,9 +32,7 @@ scripted_server::~scripted_server() {
   thread_.join();
 }
 
-std::string scripted_server::url(const std::string& path) const {
-  return "http://127.0.0.1:" + std::to_string(port_) + path;
-}
+std::string scripted_server::url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port_) + path; }
 
 std::vector<std::string> scripted_server::requests() const {
   std::lock_guard lock(mu_);
@@ -79,8 +77,7 @@ void scripted_server::serve() {
       }
       if (!open || stopping_) break;
       std::size_t body_len = 0;
-      if (auto cl = data.find("Content-Length: "); cl != std::string::npos && cl < head_end)
-        body_len = std::stoul(data.substr(cl + 16));
+      if (auto cl = data.find("Content-Length: "); cl != std::string::npos && cl < head_end) body_len = std::stoul(data.substr(cl + 16));
       while (data.size() < head_end + 4 + body_len && readable(conn, 1000)) {
         auto n = ::recv(conn, buf, sizeof buf, 0);
         if (n <= 0) break;
@@ -91,7 +88,8 @@ void scripted_server::serve() {
         std::lock_guard lock(mu_);
         requests_.push_back(data);
         if (next_ < replies_.size()) reply = replies_[next_++];
-        else reply = {response(500, "no more scripted replies"), true, false};
+        else
+          reply = {response(500, "no more scripted replies"), true, false};
       }
       if (reply.silent) {
         while (!stopping_) (void)readable(conn, 50);

@@ -14,9 +14,7 @@
 
 namespace neograde::test {
 
-inline std::string spec_path(const std::string& provider) {
-  return std::string(NEOGRADE_TEST_SPECS_DIR) + "/" + provider + ".json";
-}
+inline std::string spec_path(const std::string& provider) { return std::string(NEOGRADE_TEST_SPECS_DIR) + "/" + provider + ".json"; }
 
 inline const provider_spec& spec(const std::string& provider) {
   static std::map<std::string, provider_spec> cache;

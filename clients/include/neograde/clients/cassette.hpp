@@ -44,7 +44,7 @@ struct cassette_header {
   result_source recorded_source = result_source::unknown;  // emulated or live
   double time_scale = 1.0;
   std::string recorded_at;  // ISO 8601 UTC; the writer fills it when empty
-  int accounts = 1;  // 2 when a second account's requests are in it (--second-api-key)
+  int accounts = 1;         // 2 when a second account's requests are in it (--second-api-key)
 };
 
 struct recorded_exchange {

@@ -46,8 +46,7 @@ struct transport_error {
   [[nodiscard]] std::string message() const;
 };
 
-[[noreturn]] void throw_exception_from_error(const transport_error& e,
-                                             const boost::source_location& loc);
+[[noreturn]] void throw_exception_from_error(const transport_error& e, const boost::source_location& loc);
 
 // What a replay answers in place of the network: the recorded response or transport error, and
 // how long the recorded exchange took.
@@ -64,13 +63,13 @@ struct client_options {
   std::chrono::milliseconds read_timeout{60'000};
   std::size_t max_body_bytes = 16 * 1024 * 1024;
   std::size_t max_header_bytes = 64 * 1024;
-  int max_retries = 3;                            // on 429 and 503
+  int max_retries = 3;  // on 429 and 503
   // Whether a 429 or 503 answer is worth retrying (default: every one).
   std::function<bool(const response&)> retryable;
   std::chrono::milliseconds max_retry_wait{30'000};  // cap on one Retry-After wait
-  std::string extra_ca_file;                      // trusted in addition to the system store
+  std::string extra_ca_file;                         // trusted in addition to the system store
   std::string user_agent = "neograde/0.1";
-  std::size_t transcript_limit = 10'000;          // exchanges kept, oldest dropped first
+  std::size_t transcript_limit = 10'000;  // exchanges kept, oldest dropped first
   // Replaces the sleep between retries (tests); default sleeps the calling thread.
   std::function<void(std::chrono::milliseconds)> sleep;
   // Called before every request is sent, retries included: request budgets and politeness
@@ -112,8 +111,7 @@ class client {
 
 // Parses one complete HTTP/1.1 response from bytes, with the client's size limits and the same
 // error mapping as a response read from a connection (used by fuzzing and replay).
-[[nodiscard]] boost::system::result<response, transport_error> parse_response(std::string_view bytes,
-                                                                             const client_options& options = {});
+[[nodiscard]] boost::system::result<response, transport_error> parse_response(std::string_view bytes, const client_options& options = {});
 
 // Seconds to wait from a Retry-After value (delay-seconds or an HTTP-date); nullopt if invalid.
 [[nodiscard]] std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value);

@@ -75,7 +75,7 @@ struct journaled_instance {
 };
 
 // The instances of `provider` at `base_url` with an intent or a created id and no deletion.
-[[nodiscard]] std::vector<journaled_instance> outstanding(const std::vector<journal_entry>& entries,
-                                                          const std::string& provider, const std::string& base_url);
+[[nodiscard]] std::vector<journaled_instance> outstanding(const std::vector<journal_entry>& entries, const std::string& provider,
+                                                          const std::string& base_url);
 
 }  // namespace neograde

@@ -30,10 +30,10 @@ struct call_result {
   std::optional<http::response> response;
   std::optional<http::transport_error> transport;
   std::optional<std::string> not_sent;  // a create the spend ledger refused: why (nothing was sent)
-  std::optional<nlohmann::json> json;  // the body, when it parsed as JSON
-  std::optional<api_error> error;      // for non-success statuses, read through the envelope
-  exchange evidence;                   // redacted request and response
-  bool success = false;                // status is one the operation declares as success
+  std::optional<nlohmann::json> json;   // the body, when it parsed as JSON
+  std::optional<api_error> error;       // for non-success statuses, read through the envelope
+  exchange evidence;                    // redacted request and response
+  bool success = false;                 // status is one the operation declares as success
 
   [[nodiscard]] int status() const { return response ? response->status : 0; }
   [[nodiscard]] std::string content_type() const;
@@ -44,8 +44,7 @@ struct call_result {
 // Reads a response the way the client does for operation `op` (null: an undeclared request):
 // the body as JSON, success by the declared statuses and the spec's in-body errors, the error
 // envelope. Leaves `evidence` empty.
-[[nodiscard]] call_result interpret_response(const provider_spec& spec, const operation_spec* op,
-                                             http::response r);
+[[nodiscard]] call_result interpret_response(const provider_spec& spec, const operation_spec* op, http::response r);
 
 template <class T>
 struct typed_result {
@@ -71,26 +70,25 @@ struct offer_selection {
   std::size_t rows = 0, not_gpu = 0, unavailable = 0, misfit = 0, unpriced = 0, unpinned = 0, refused = 0;
   [[nodiscard]] nlohmann::json to_json() const;
 };
-[[nodiscard]] offer_selection select_offer(const provider_spec& spec, const std::vector<offer>& rows,
-                                           const offer_pins& pins, const std::vector<std::string>& refused_keys = {});
+[[nodiscard]] offer_selection select_offer(const provider_spec& spec, const std::vector<offer>& rows, const offer_pins& pins,
+                                           const std::vector<std::string>& refused_keys = {});
 
 class provider_client {
  public:
-  provider_client(const provider_spec& spec, std::string base_url, std::string api_key,
-                  http::client_options options = {});
+  provider_client(const provider_spec& spec, std::string base_url, std::string api_key, http::client_options options = {});
 
   [[nodiscard]] const provider_spec& spec() const { return spec_; }
   [[nodiscard]] const std::string& base_url() const { return base_url_; }
 
   // One declared operation with template variables ({id} in the path, {{var}} in the body).
   // `query` is appended to the path ("page=2&per_page=20").
-  [[nodiscard]] call_result call(operation_id op, const template_vars& vars = {},
-                                 auth_mode auth = auth_mode::key, const std::string& query = {});
+  [[nodiscard]] call_result call(operation_id op, const template_vars& vars = {}, auth_mode auth = auth_mode::key,
+                                 const std::string& query = {});
   // A request outside the declared operations (unknown paths, wrong methods, broken bodies).
   // `as`: read the response as this operation's (its success statuses); unknown: 200 only.
-  [[nodiscard]] call_result raw(const std::string& method, const std::string& path,
-                                const std::string& body = {}, const std::string& content_type = {},
-                                auth_mode auth = auth_mode::key, operation_id as = operation_id::unknown);
+  [[nodiscard]] call_result raw(const std::string& method, const std::string& path, const std::string& body = {},
+                                const std::string& content_type = {}, auth_mode auth = auth_mode::key,
+                                operation_id as = operation_id::unknown);
 
   // Every offer row of the (possibly paginated) catalogue.
   [[nodiscard]] typed_result<std::vector<offer>> list_offers();
@@ -129,8 +127,7 @@ class provider_client {
                                                                std::vector<std::size_t>* page_sizes = nullptr);
 
   // The elements of a collection at `pointer` (an array, or an object's values).
-  [[nodiscard]] std::vector<nlohmann::json> collection(const nlohmann::json& doc, const std::string& pointer,
-                                                       bool object_values) const;
+  [[nodiscard]] std::vector<nlohmann::json> collection(const nlohmann::json& doc, const std::string& pointer, bool object_values) const;
 
   // Set when the target identified itself as neograde's emulator (a response header).
   [[nodiscard]] bool target_is_emulator() const { return emulator_; }
@@ -152,8 +149,7 @@ class provider_client {
   std::function<void(operation_id, const call_result&)> observer;
 
  private:
-  call_result finish(boost::system::result<http::response, http::transport_error> res,
-                     const operation_spec* op);
+  call_result finish(boost::system::result<http::response, http::transport_error> res, const operation_spec* op);
   call_result send(http::request req, const operation_spec* op, auth_mode auth);
   header_list auth_headers(auth_mode auth, const http::request& req);
   std::optional<std::string> access_token(bool refresh);

@@ -37,11 +37,11 @@ struct session_options {
   bool read_only = false;      // create nothing, even where it costs nothing (the emulator)
   // Live mode's rules (budget, journal, confirmed teardown) also on loopback: how they are tested.
   bool treat_as_live = false;
-  spend_budget budget;         // live mode only
+  spend_budget budget;  // live mode only
   std::filesystem::path journal = default_journal_path();
-  std::string run_id;          // names what the run creates; empty: a new one (run_names.hpp)
+  std::string run_id;  // names what the run creates; empty: a new one (run_names.hpp)
   http::client_options http;
-  offer_pins pins;             // --instance-type, --region: which offer rows the run may launch
+  offer_pins pins;  // --instance-type, --region: which offer rows the run may launch
   // Provider time an instance is held beyond billed_seconds_estimate's quarter hour
   // (--remote-exec: its SSH wait and smoke test), for the budget.
   double extra_hold_s = 0;

@@ -22,8 +22,7 @@ struct spend_permission {
 };
 
 // `treat_as_live`: apply the rules of a remote host to a loopback one (testing live mode).
-[[nodiscard]] spend_permission spend_permission_for(const std::string& base_url, bool allow_spend_flag,
-                                                    bool treat_as_live = false);
+[[nodiscard]] spend_permission spend_permission_for(const std::string& base_url, bool allow_spend_flag, bool treat_as_live = false);
 // Whether live mode's rules apply: any non-loopback target, or `treat_as_live`.
 [[nodiscard]] bool is_live_target(const std::string& base_url, bool treat_as_live);
 // The --allow-spend a command runs with: as given, and always on a target that is not live (a
@@ -44,7 +43,7 @@ struct spend_budget {
 struct live_rules {
   bool live = false;
   spend_budget budget;
-  std::filesystem::path journal;       // the append-only journal (journal.hpp); live only
+  std::filesystem::path journal;           // the append-only journal (journal.hpp); live only
   double billed_seconds_per_instance = 0;  // how long one instance is expected to be billed
 };
 
@@ -66,8 +65,7 @@ enum class journal_event;
 class spend_ledger {
  public:
   // Opens the journal when live (throws std::runtime_error when it cannot).
-  spend_ledger(spend_permission permission, live_rules rules, std::string run_id, std::string provider,
-               std::string base_url);
+  spend_ledger(spend_permission permission, live_rules rules, std::string run_id, std::string provider, std::string base_url);
   ~spend_ledger();
   spend_ledger(const spend_ledger&) = delete;
   spend_ledger& operator=(const spend_ledger&) = delete;
@@ -110,8 +108,7 @@ class spend_ledger {
  private:
   // Appends to the journal (live only); throws when it cannot. record() is for the events after
   // a request: it never throws, since the intent before it is already on disk.
-  void write(journal_event event, const std::string& name, const std::string& id, const std::string& type,
-             const std::string& detail);
+  void write(journal_event event, const std::string& name, const std::string& id, const std::string& type, const std::string& detail);
   void record(journal_event event, const std::string& name, const std::string& id, const std::string& type,
               const std::string& detail) noexcept;
   // Counts a create that may exist (answered or not) and returns its instance type.

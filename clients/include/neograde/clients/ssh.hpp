@@ -17,7 +17,7 @@ struct process_result {
   bool timed_out = false;  // killed at the deadline
   std::string out, err;    // at most the caps given; `truncated` says when more came
   bool truncated = false;
-  std::string error;       // set when it could not be started
+  std::string error;  // set when it could not be started
 };
 
 struct process_options {

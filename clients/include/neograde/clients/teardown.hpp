@@ -14,14 +14,14 @@
 namespace neograde {
 
 struct teardown_target {
-  std::string id;    // empty: look it up by name in the instance list
+  std::string id;  // empty: look it up by name in the instance list
   std::string name;
 };
 
 struct teardown_options {
   std::chrono::milliseconds confirm_within{300'000};  // how long termination may take to show
   std::chrono::milliseconds poll{5'000};
-  bool dry_run = false;  // find and report, terminate nothing
+  bool dry_run = false;        // find and report, terminate nothing
   run_clock* clock = nullptr;  // null: the real one
   // An instance whose reads cannot settle, polls in a row: an undocumented status word, or read
   // gone by get while the list still shows it (a ghost). When every instance left is such a one,
@@ -36,18 +36,17 @@ struct teardown_result {
     std::string name;
     std::string status;  // the provider's last word, or "gone (404)", or why it is unknown
   };
-  std::vector<item> confirmed;   // terminated or unknown to the provider
-  std::vector<item> leftovers;   // still there (or unknown) when the time was up; dry run: found
+  std::vector<item> confirmed;     // terminated or unknown to the provider
+  std::vector<item> leftovers;     // still there (or unknown) when the time was up; dry run: found
   std::vector<exchange> evidence;  // the last read of each leftover
-  bool list_failed = false;      // the instance list could not be read (leftovers may be missing)
+  bool list_failed = false;        // the instance list could not be read (leftovers may be missing)
 };
 
 // Terminates `known` and every listed instance `also` selects (e.g. by the run's name prefix),
 // then polls each until it reads terminated or 404; journals through the client's ledger.
 // Never throws.
 [[nodiscard]] teardown_result terminate_and_confirm(provider_client& client, std::vector<teardown_target> known,
-                                                    const std::function<bool(const instance&)>& also,
-                                                    const teardown_options& options);
+                                                    const std::function<bool(const instance&)>& also, const teardown_options& options);
 
 // Whether a read of one instance says it no longer exists: 404 or 410, or the spec's own
 // not-found error (RunPod's GraphQL answers 200 with an error), or a successful read whose object is

@@ -19,8 +19,8 @@ namespace neograde::conformance {
 // the launching checks are listed as skipped with that reason.
 struct readiness {
   bool ready = false;
-  std::vector<std::string> problems;  // why the run is not ready (empty when it is)
-  std::vector<std::string> lines;     // the whole assessment, one statement a line
+  std::vector<std::string> problems;              // why the run is not ready (empty when it is)
+  std::vector<std::string> lines;                 // the whole assessment, one statement a line
   nlohmann::json doc = nlohmann::json::object();  // the same, as data
 };
 

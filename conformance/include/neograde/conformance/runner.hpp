@@ -18,11 +18,11 @@ namespace neograde::conformance {
 // terminating, and keep its JSON as the run's hardware record. The key it logs in with is the
 // session's (session_options::ssh_identity).
 struct remote_exec_options {
-  std::string binary;    // the neograde-gpu-smoke to copy
+  std::string binary;  // the neograde-gpu-smoke to copy
   std::string user = "ubuntu";
   int port = 22;
   std::vector<std::string> smoke_args;  // e.g. --expect h100-sxm5-80gb --count 8
-  double ssh_wait_s = 600;   // how long after "running" SSH may take to answer
+  double ssh_wait_s = 600;              // how long after "running" SSH may take to answer
   double smoke_timeout_s = 300;
   // Provider time the instance is held for this beyond a run's usual hold (the budget's).
   [[nodiscard]] double extra_hold_s() const { return ssh_wait_s + smoke_timeout_s; }

@@ -13,56 +13,55 @@ namespace neograde {
 
 enum class severity { unknown, critical, high, medium, low };
 NLOHMANN_JSON_SERIALIZE_ENUM(severity, {
-  {severity::unknown, "unknown"},
-  {severity::critical, "critical"},
-  {severity::high, "high"},
-  {severity::medium, "medium"},
-  {severity::low, "low"},
-})
+                                           {severity::unknown, "unknown"},
+                                           {severity::critical, "critical"},
+                                           {severity::high, "high"},
+                                           {severity::medium, "medium"},
+                                           {severity::low, "low"},
+                                       })
 
 enum class requirement_level { unknown, must, should };
 NLOHMANN_JSON_SERIALIZE_ENUM(requirement_level, {
-  {requirement_level::unknown, "unknown"},
-  {requirement_level::must, "MUST"},
-  {requirement_level::should, "SHOULD"},
-})
+                                                    {requirement_level::unknown, "unknown"},
+                                                    {requirement_level::must, "MUST"},
+                                                    {requirement_level::should, "SHOULD"},
+                                                })
 
 // pass/fail/warn/errored/skipped as Bowtie and Autobahn keep them apart; no_capacity, quota and
 // rate_limited are provider conditions, not defects (PerfKitBenchmarker's statuses).
 enum class outcome { unknown, pass, fail, warn, errored, skipped, no_capacity, quota, rate_limited };
 NLOHMANN_JSON_SERIALIZE_ENUM(outcome, {
-  {outcome::unknown, "unknown"},
-  {outcome::pass, "pass"},
-  {outcome::fail, "fail"},
-  {outcome::warn, "warn"},
-  {outcome::errored, "errored"},
-  {outcome::skipped, "skipped"},
-  {outcome::no_capacity, "no_capacity"},
-  {outcome::quota, "quota"},
-  {outcome::rate_limited, "rate_limited"},
-})
+                                          {outcome::unknown, "unknown"},
+                                          {outcome::pass, "pass"},
+                                          {outcome::fail, "fail"},
+                                          {outcome::warn, "warn"},
+                                          {outcome::errored, "errored"},
+                                          {outcome::skipped, "skipped"},
+                                          {outcome::no_capacity, "no_capacity"},
+                                          {outcome::quota, "quota"},
+                                          {outcome::rate_limited, "rate_limited"},
+                                      })
 
 // Where the results come from. Every output states it.
 enum class result_source { unknown, emulated, live, replay };
 NLOHMANN_JSON_SERIALIZE_ENUM(result_source, {
-  {result_source::unknown, "unknown"},
-  {result_source::emulated, "emulated"},
-  {result_source::live, "live"},
-  {result_source::replay, "replay"},
-})
+                                                {result_source::unknown, "unknown"},
+                                                {result_source::emulated, "emulated"},
+                                                {result_source::live, "live"},
+                                                {result_source::replay, "replay"},
+                                            })
 
 struct check_descriptor {
-  std::string id;           // <area>.<resource>.<behaviour>, never reused
+  std::string id;  // <area>.<resource>.<behaviour>, never reused
   std::string category;
   severity level = severity::unknown;
   requirement_level requirement = requirement_level::unknown;
   std::string description;  // present tense, an action
   std::string requirement_text;
-  std::string source;       // RFC section, provider doc, or the incident it comes from
-  std::string quirk;        // the emulator quirk that makes it fail
+  std::string source;  // RFC section, provider doc, or the incident it comes from
+  std::string quirk;   // the emulator quirk that makes it fail
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(check_descriptor, id, category, level, requirement,
-                                   description, requirement_text, source, quirk)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(check_descriptor, id, category, level, requirement, description, requirement_text, source, quirk)
 
 // One HTTP request and its response (or transport error), already redacted.
 struct exchange {

@@ -16,8 +16,7 @@ namespace neograde {
 
 // Parses text as JSON, refusing documents nested deeper than max_depth before the
 // (recursive) parser sees them. Returns nullopt on any syntax error or excess depth.
-[[nodiscard]] std::optional<nlohmann::json> parse_json(std::string_view text,
-                                                       std::size_t max_depth = 256);
+[[nodiscard]] std::optional<nlohmann::json> parse_json(std::string_view text, std::size_t max_depth = 256);
 
 // Serialises JSON that may hold text from outside (a provider's bytes, a request path): bytes
 // that are not UTF-8 become U+FFFD instead of an exception. Use it for every such document.
@@ -26,12 +25,10 @@ namespace neograde {
 // Resolves an RFC 6901 pointer; nullptr when the pointer is malformed or does not resolve. A
 // token "[key=value]" on an array selects its first element whose member `key` is `value`
 // (a string, or a number or boolean as JSON writes it): "/networks/v4/[type=public]/ip_address".
-[[nodiscard]] const nlohmann::json* find_pointer(const nlohmann::json& doc,
-                                                 std::string_view pointer) noexcept;
+[[nodiscard]] const nlohmann::json* find_pointer(const nlohmann::json& doc, std::string_view pointer) noexcept;
 
 // Reads a scalar at pointer as text: strings as-is, numbers and booleans printed.
-[[nodiscard]] std::optional<std::string> string_at(const nlohmann::json& doc,
-                                                   std::string_view pointer);
+[[nodiscard]] std::optional<std::string> string_at(const nlohmann::json& doc, std::string_view pointer);
 
 // Escapes one reference token for a JSON pointer (RFC 6901: '~' -> ~0, '/' -> ~1).
 [[nodiscard]] std::string pointer_escape(std::string_view token);

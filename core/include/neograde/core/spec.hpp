@@ -23,7 +23,7 @@ namespace neograde {
 struct field_path {
   std::string pointer;
   std::optional<std::string> each;
-  double scale = 1;  // canonical number = provider number * scale
+  double scale = 1;         // canonical number = provider number * scale
   bool as_string = false;   // the provider writes the number as a decimal string
   bool as_integer = false;  // the provider writes the value (an id) as a JSON integer
   bool omit_null = false;   // an absent value is left out rather than written as null
@@ -41,14 +41,14 @@ struct field_path {
 
 enum class auth_scheme { unknown, bearer, basic_username, header, query, oauth2_client_credentials, hmac_sha256 };
 NLOHMANN_JSON_SERIALIZE_ENUM(auth_scheme, {
-  {auth_scheme::unknown, "unknown"},
-  {auth_scheme::bearer, "bearer"},
-  {auth_scheme::basic_username, "basic_username"},
-  {auth_scheme::header, "header"},
-  {auth_scheme::query, "query"},
-  {auth_scheme::oauth2_client_credentials, "oauth2_client_credentials"},
-  {auth_scheme::hmac_sha256, "hmac_sha256"},
-})
+                                              {auth_scheme::unknown, "unknown"},
+                                              {auth_scheme::bearer, "bearer"},
+                                              {auth_scheme::basic_username, "basic_username"},
+                                              {auth_scheme::header, "header"},
+                                              {auth_scheme::query, "query"},
+                                              {auth_scheme::oauth2_client_credentials, "oauth2_client_credentials"},
+                                              {auth_scheme::hmac_sha256, "hmac_sha256"},
+                                          })
 
 // One way a provider accepts credentials. Composite credentials ("client_id:client_secret" for
 // OAuth2, "access_key:secret_key" for HMAC) travel as one key string with a colon.
@@ -83,32 +83,29 @@ struct error_spec {
   nlohmann::json envelope_schema;
   std::string code_pointer;
   std::string message_pointer;
-  nlohmann::json body_template;                 // how the provider renders an error (emulator)
-  std::optional<std::string> in_success_body;   // errors reported inside 2xx bodies (GraphQL "/errors")
+  nlohmann::json body_template;                // how the provider renders an error (emulator)
+  std::optional<std::string> in_success_body;  // errors reported inside 2xx bodies (GraphQL "/errors")
   std::map<std::string, error_kind> kinds;
-  std::vector<std::string> no_capacity_codes;   // provider conditions, not defects
+  std::vector<std::string> no_capacity_codes;  // provider conditions, not defects
   std::vector<std::string> quota_codes;
   // Case-insensitive parts of an error message that mark a capacity refusal whatever its code
   // (DigitalOcean answers every validation error "unprocessable_entity").
   std::vector<std::string> no_capacity_messages;
 };
 
-enum class operation_id {
-  unknown, list_offers, launch, get, list, terminate, restart, ssh_keys_list, ssh_keys_add,
-  ssh_keys_delete
-};
+enum class operation_id { unknown, list_offers, launch, get, list, terminate, restart, ssh_keys_list, ssh_keys_add, ssh_keys_delete };
 NLOHMANN_JSON_SERIALIZE_ENUM(operation_id, {
-  {operation_id::unknown, "unknown"},
-  {operation_id::list_offers, "list_offers"},
-  {operation_id::launch, "launch"},
-  {operation_id::get, "get"},
-  {operation_id::list, "list"},
-  {operation_id::terminate, "terminate"},
-  {operation_id::restart, "restart"},
-  {operation_id::ssh_keys_list, "ssh_keys_list"},
-  {operation_id::ssh_keys_add, "ssh_keys_add"},
-  {operation_id::ssh_keys_delete, "ssh_keys_delete"},
-})
+                                               {operation_id::unknown, "unknown"},
+                                               {operation_id::list_offers, "list_offers"},
+                                               {operation_id::launch, "launch"},
+                                               {operation_id::get, "get"},
+                                               {operation_id::list, "list"},
+                                               {operation_id::terminate, "terminate"},
+                                               {operation_id::restart, "restart"},
+                                               {operation_id::ssh_keys_list, "ssh_keys_list"},
+                                               {operation_id::ssh_keys_add, "ssh_keys_add"},
+                                               {operation_id::ssh_keys_delete, "ssh_keys_delete"},
+                                           })
 
 // How a list walks its pages. page: page number and size; offset: offset and limit; token: a
 // continuation token read from each response.
@@ -118,49 +115,49 @@ struct pagination_spec {
   int size = 20;
   std::string page_param;  // page
   int first_page = 1;
-  std::string offset_param;  // offset
-  std::string token_param;   // token: the request parameter carrying the token
-  std::string next_pointer;  // token: where the next token is; null/absent/empty at the end
-  std::string more_pointer;  // optional: a boolean saying whether more pages follow
+  std::string offset_param;      // offset
+  std::string token_param;       // token: the request parameter carrying the token
+  std::string next_pointer;      // token: where the next token is; null/absent/empty at the end
+  std::string more_pointer;      // optional: a boolean saying whether more pages follow
   std::string previous_pointer;  // optional: a boolean saying whether earlier pages exist
-  std::string total_pointer;  // optional: where the provider states the total count
-  nlohmann::json end_token;   // token: what the last page carries as its next token (null or "")
+  std::string total_pointer;     // optional: where the provider states the total count
+  nlohmann::json end_token;      // token: what the last page carries as its next token (null or "")
 };
 
 // An operation answered with an action that completes later (DigitalOcean's droplet actions):
 // where its id is in the answer, where to read it, and its status words.
 struct action_spec {
-  std::string id_pointer;                // in the operation's answer
-  std::string path;                      // GET template with {action_id}
-  std::string status_pointer;            // in the answer (and in the read, unless read_item)
+  std::string id_pointer;      // in the operation's answer
+  std::string path;            // GET template with {action_id}
+  std::string status_pointer;  // in the answer (and in the read, unless read_item)
   // Where the action object sits in the answer when the read answers that object alone
   // (Crusoe: {operation: {...}} then a bare operation); "" when the read has the answer's shape.
   std::string read_item;
   std::vector<std::string> in_progress;  // the first is what a new action reports
   std::vector<std::string> done;
   std::vector<std::string> failed;
-  bool id_is_integer = false;            // the emulator writes the id as a JSON integer
+  bool id_is_integer = false;  // the emulator writes the id as a JSON integer
   std::string source;
 };
 
 struct operation_spec {
   operation_id id = operation_id::unknown;
   std::string method;
-  std::string path;                          // template: "/instances/{id}"
-  std::optional<nlohmann::json> body;        // template: strings "{{var}}" are substituted
+  std::string path;                    // template: "/instances/{id}"
+  std::optional<nlohmann::json> body;  // template: strings "{{var}}" are substituted
   std::vector<int> success_status;
   std::optional<nlohmann::json> request_schema;
   std::optional<nlohmann::json> response_schema;
-  std::optional<std::string> items;          // pointer to the collection in a list response
-  bool items_are_object_values = false;      // the collection is an object keyed by name
-  std::optional<std::string> item;           // pointer to the single object in a response
-  std::map<std::string, field_path> fields;  // operation-specific fields, e.g. launch's instance_id
-  bool text_response = false;                // the body is plain text (e.g. a bare instance id)
-  bool text_or_json = false;                 // ...or, sometimes, JSON read through `fields`/`item` (Verda)
+  std::optional<std::string> items;              // pointer to the collection in a list response
+  bool items_are_object_values = false;          // the collection is an object keyed by name
+  std::optional<std::string> item;               // pointer to the single object in a response
+  std::map<std::string, field_path> fields;      // operation-specific fields, e.g. launch's instance_id
+  bool text_response = false;                    // the body is plain text (e.g. a bare instance id)
+  bool text_or_json = false;                     // ...or, sometimes, JSON read through `fields`/`item` (Verda)
   std::optional<std::string> graphql_operation;  // GraphQL: the operation name in the query
   std::optional<pagination_spec> pagination;
-  std::optional<action_spec> action;        // the request is accepted now and completes later
-  bool anonymous = false;  // the live API serves it without credentials (Vast.ai's and Cudo's catalogues)
+  std::optional<action_spec> action;  // the request is accepted now and completes later
+  bool anonymous = false;             // the live API serves it without credentials (Vast.ai's and Cudo's catalogues)
 };
 
 struct timing_spec {
@@ -169,7 +166,6 @@ struct timing_spec {
   double poll_interval_s = 5;
   double latency_p95_ms = 2000;  // read operations slower than this at p95 are a warning
 };
-
 
 struct provider_info {
   std::string id;
@@ -261,9 +257,8 @@ struct resolved_variables {
   std::vector<std::string> missing;  // "project_id (set CRUSOE_PROJECT_ID or --set project_id=...)"
   std::vector<std::string> unknown;  // --set names the spec does not declare
 };
-[[nodiscard]] resolved_variables resolve_variables(
-    const provider_spec& spec, const std::map<std::string, std::string>& sets, bool live,
-    const std::function<std::optional<std::string>(const std::string&)>& getenv = {});
+[[nodiscard]] resolved_variables resolve_variables(const provider_spec& spec, const std::map<std::string, std::string>& sets, bool live,
+                                                   const std::function<std::optional<std::string>(const std::string&)>& getenv = {});
 
 // The p95 latency a target is held to: the spec's, on the emulator's time scale, but never below
 // 100 ms (loopback timing under load is not the provider's).
@@ -277,15 +272,12 @@ struct spec_error {
   [[nodiscard]] std::string what() const;
 };
 
-[[noreturn]] void throw_exception_from_error(const spec_error& e,
-                                             const boost::source_location& loc);
+[[noreturn]] void throw_exception_from_error(const spec_error& e, const boost::source_location& loc);
 
-[[nodiscard]] boost::system::result<provider_spec, spec_error> load_spec(
-    const std::filesystem::path& file);
+[[nodiscard]] boost::system::result<provider_spec, spec_error> load_spec(const std::filesystem::path& file);
 
 // Parses and validates a spec already in memory; `origin` names it in errors.
-[[nodiscard]] boost::system::result<provider_spec, spec_error> parse_spec(
-    std::string_view text, const std::string& origin);
+[[nodiscard]] boost::system::result<provider_spec, spec_error> parse_spec(std::string_view text, const std::string& origin);
 
 // Directories searched for specs by name, in order: $NEOGRADE_SPECS_DIR, then the source tree.
 [[nodiscard]] std::vector<std::filesystem::path> spec_search_path();

@@ -23,7 +23,6 @@ using template_vars = std::map<std::string, nlohmann::json>;
 [[nodiscard]] std::map<std::string, std::string> template_pointers(const nlohmann::json& tmpl);
 
 // Matches a concrete path against a path template; fills `params` and returns true on a match.
-[[nodiscard]] bool match_path(const std::string& tmpl, const std::string& path,
-                              std::map<std::string, std::string>& params);
+[[nodiscard]] bool match_path(const std::string& tmpl, const std::string& path, std::map<std::string, std::string>& params);
 
 }  // namespace neograde

@@ -27,7 +27,8 @@ namespace neograde {
     std::string out = "'";
     for (char c : word) {
       if (c == '\'') out += "'\\''";
-      else out += c;
+      else
+        out += c;
     }
     return out + "'";
   }
@@ -36,9 +37,12 @@ namespace neograde {
   for (char c : word) {
     const auto u = static_cast<unsigned char>(c);
     if (c == '\\' || c == '\'') out += '\\', out += c;
-    else if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += "\\t";
     else if (u < 0x20 || u == 0x7f) {
       constexpr char hex[] = "0123456789abcdef";
       out += "\\x";

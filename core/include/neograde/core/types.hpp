@@ -16,14 +16,14 @@ namespace neograde {
 enum class instance_state { unknown, pending, running, stopping, stopped, terminated, failed };
 
 NLOHMANN_JSON_SERIALIZE_ENUM(instance_state, {
-  {instance_state::unknown, "unknown"},
-  {instance_state::pending, "pending"},
-  {instance_state::running, "running"},
-  {instance_state::stopping, "stopping"},
-  {instance_state::stopped, "stopped"},
-  {instance_state::terminated, "terminated"},
-  {instance_state::failed, "failed"},
-})
+                                                 {instance_state::unknown, "unknown"},
+                                                 {instance_state::pending, "pending"},
+                                                 {instance_state::running, "running"},
+                                                 {instance_state::stopping, "stopping"},
+                                                 {instance_state::stopped, "stopped"},
+                                                 {instance_state::terminated, "terminated"},
+                                                 {instance_state::failed, "failed"},
+                                             })
 
 [[nodiscard]] std::string to_string(instance_state s);
 [[nodiscard]] instance_state instance_state_from_string(std::string_view s);
@@ -31,7 +31,7 @@ NLOHMANN_JSON_SERIALIZE_ENUM(instance_state, {
 struct instance {
   std::string id;
   std::string name;
-  std::string provider_status;              // the provider's own word
+  std::string provider_status;  // the provider's own word
   instance_state state = instance_state::unknown;
   std::optional<std::string> ip;
   std::string region;
@@ -47,10 +47,10 @@ struct offer {
   std::string region;  // "" when the row names none (the provider places it, or the spec's region variable)
   std::string description;
   std::optional<double> price_per_hour_usd;
-  std::optional<bool> gpu;  // whether it has a GPU; nullopt when the spec cannot tell
-  bool available = true;    // capacity advertised
+  std::optional<bool> gpu;                    // whether it has a GPU; nullopt when the spec cannot tell
+  bool available = true;                      // capacity advertised
   std::map<std::string, std::string> params;  // launch parameters, sent as {{name}} in the launch body
-  std::string misfit;  // why the launch body cannot fit this row (the spec's offer_requirements); "" when it can
+  std::string misfit;                         // why the launch body cannot fit this row (the spec's offer_requirements); "" when it can
 
   // The row's full identity: type, region and parameters ("a100 @ us-east-1 {template_id=t1}").
   [[nodiscard]] std::string key() const;

@@ -32,8 +32,7 @@ struct model_options {
 
 // n fresh API keys in the form the spec's first auth scheme takes ("id:secret" for OAuth2
 // client credentials, "access:base64url-secret" for HMAC), each starting with `prefix`.
-[[nodiscard]] std::vector<std::string> make_api_keys(const provider_spec& spec, std::size_t n,
-                                                     const std::string& prefix = "emu");
+[[nodiscard]] std::vector<std::string> make_api_keys(const provider_spec& spec, std::size_t n, const std::string& prefix = "emu");
 
 class provider_model {
  public:

@@ -23,12 +23,12 @@ namespace neograde::fuzz {
 // What a campaign adds to its session (clients/session.hpp), which holds the target, the
 // accounts, the spend rules and the run id.
 struct fuzz_options {
-  std::uint64_t seed = 1;      // the same seed against the same target replays the same run
-  int max_requests = 2000;     // hard cap, shrinking included; teardown is not counted
-  double rate = 0;             // requests per second; 0: 5 against remote hosts, unlimited on loopback
+  std::uint64_t seed = 1;            // the same seed against the same target replays the same run
+  int max_requests = 2000;           // hard cap, shrinking included; teardown is not counted
+  double rate = 0;                   // requests per second; 0: 5 against remote hosts, unlimited on loopback
   std::chrono::seconds duration{0};  // 0: no limit but max_requests
-  int max_instances = 0;       // hard cap on instances created, shrinking included; 0: 10, or 200 on loopback
-  int max_shrink_runs = 40;    // re-executions spent on shrinking one finding
+  int max_instances = 0;             // hard cap on instances created, shrinking included; 0: 10, or 200 on loopback
+  int max_shrink_runs = 40;          // re-executions spent on shrinking one finding
   std::function<void(const check_descriptor&, const check_outcome&)> on_finding;
   // Asked after each new finding (shrunk and reported): true ends the campaign there, e.g. after
   // the first N findings or once a given oracle has fired. Empty: run to the budget.

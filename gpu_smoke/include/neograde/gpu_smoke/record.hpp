@@ -37,8 +37,8 @@ struct remapped_rows {
 
 // NVML's clock event ("throttle") reason bits.
 namespace throttle {
-inline constexpr std::uint64_t gpu_idle = 0x1, app_clocks = 0x2, sw_power_cap = 0x4, hw_slowdown = 0x8,
-                               sync_boost = 0x10, sw_thermal = 0x20, hw_thermal = 0x40, hw_power_brake = 0x80;
+inline constexpr std::uint64_t gpu_idle = 0x1, app_clocks = 0x2, sw_power_cap = 0x4, hw_slowdown = 0x8, sync_boost = 0x10,
+                               sw_thermal = 0x20, hw_thermal = 0x40, hw_power_brake = 0x80;
 // Reasons that mean the hardware is being held back for a fault or heat, not by policy.
 inline constexpr std::uint64_t harmful = hw_slowdown | sw_thermal | hw_thermal | hw_power_brake;
 [[nodiscard]] std::vector<std::string> names(std::uint64_t bits);
@@ -76,8 +76,8 @@ struct gpu_record {
   std::optional<retired_pages> retired;
   std::optional<remapped_rows> remapped;
   std::optional<bool> mig_enabled;
-  std::optional<int> nvlink_links;   // links NVML reports a state for
-  std::optional<int> nvlink_active;  // of which up
+  std::optional<int> nvlink_links;                    // links NVML reports a state for
+  std::optional<int> nvlink_active;                   // of which up
   std::optional<std::uint64_t> throttle_idle;         // reasons at rest
   std::optional<std::uint64_t> throttle_during_gemm;  // every reason seen while the GEMM ran
   std::optional<double> temperature_c;
@@ -102,7 +102,7 @@ struct node_record {
   std::string hostname;
   std::string driver_version;
   std::optional<int> cuda_driver_version, cuda_runtime_version;
-  std::string nvml;  // "loaded" or why NVML could not be used
+  std::string nvml;                   // "loaded" or why NVML could not be used
   std::optional<int> nvml_gpu_count;  // GPUs NVML sees (CUDA may see fewer, or none)
   bool no_gpu = false;                // no driver and no device: nothing to test
   std::string no_gpu_reason;

@@ -17,8 +17,8 @@
 namespace neograde::gpu_smoke {
 
 struct sku {
-  std::string id;    // "h100-sxm5-80gb"
-  std::string name;  // "NVIDIA H100 SXM5 80GB"
+  std::string id;                        // "h100-sxm5-80gb"
+  std::string name;                      // "NVIDIA H100 SXM5 80GB"
   std::vector<std::string> match_names;  // substrings of the device name
   std::vector<std::uint16_t> pci_device_ids;
   std::string form_factor;  // sxm, pcie, nvl

@@ -25,9 +25,9 @@ enum class grade { pass, warn, fail, skipped };
 [[nodiscard]] const char* to_string(grade g);
 
 struct check {
-  std::string id;         // "gpu.power_limit"
-  std::string category;   // identity, health, correctness, performance
-  int gpu = -1;           // -1: the node
+  std::string id;        // "gpu.power_limit"
+  std::string category;  // identity, health, correctness, performance
+  int gpu = -1;          // -1: the node
   grade result = grade::pass;
   std::string message;
 };
@@ -38,7 +38,7 @@ struct graded_measurement {
   std::string name;  // hbm_triad ...
   double value = 0;
   std::string unit;
-  std::optional<double> datasheet;       // the figure it is compared with
+  std::optional<double> datasheet;  // the figure it is compared with
   std::optional<double> pct_of_datasheet;
   std::optional<double> threshold_pct;
   grade result = grade::skipped;
@@ -46,7 +46,7 @@ struct graded_measurement {
 };
 
 struct verdict {
-  std::string status;  // pass, fail, no_gpu
+  std::string status;                   // pass, fail, no_gpu
   std::vector<std::string> identified;  // per GPU: the SKU id decided, or "" when unknown
   std::vector<check> checks;
   std::vector<graded_measurement> measurements;
@@ -63,8 +63,7 @@ struct policy {
   double uniformity_pct = 10;       // every GPU within this of the best in the node
 };
 
-[[nodiscard]] verdict grade_node(const node_record& node, const catalogue& skus, const expectation& expect,
-                                 const policy& rules = {});
+[[nodiscard]] verdict grade_node(const node_record& node, const catalogue& skus, const expectation& expect, const policy& rules = {});
 
 // The document neograde-gpu-smoke prints: the record with each measurement's grade merged in,
 // the expectation, the checks, a summary and the status.

@@ -19,16 +19,15 @@ namespace neograde::reports {
 struct outcome_change {
   std::string provider;  // provider id
   std::string source;
-  std::string check_id;  // empty for a change of the whole card (tier)
+  std::string check_id;       // empty for a change of the whole card (tier)
   std::string before, after;  // outcomes (or tiers); empty when absent on that side
-  std::string kind;      // regression, improvement, changed, added, removed
-  std::string reason;    // the new outcome's reason
+  std::string kind;           // regression, improvement, changed, added, removed
+  std::string reason;         // the new outcome's reason
 };
 
 // Compares cards matched by provider and source. A regression is a graded outcome that got worse
 // (pass -> warn -> fail) or a tier that fell; an improvement the reverse; anything else that
 // differs (skipped, errored, provider conditions) is "changed". Ordered by provider, then check.
-[[nodiscard]] std::vector<outcome_change> diff_scorecards(const std::vector<scorecard>& before,
-                                                          const std::vector<scorecard>& after);
+[[nodiscard]] std::vector<outcome_change> diff_scorecards(const std::vector<scorecard>& before, const std::vector<scorecard>& after);
 
 }  // namespace neograde::reports

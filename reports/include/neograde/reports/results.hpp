@@ -25,7 +25,7 @@ struct run_header {
   std::string base_url;
   double time_scale = 1.0;
   bool allow_spend = false;
-  nlohmann::json offer_selection;  // which offer row the run launches, and why (null: not known)
+  nlohmann::json offer_selection;                              // which offer row the run launches, and why (null: not known)
   nlohmann::json timing_overrides = nlohmann::json::object();  // spec timings the run replaced (run_options)
 };
 
@@ -67,8 +67,7 @@ struct run_record {
 
 // Reads every run in a results file. Lines that do not parse (a torn last line) are skipped and
 // counted in `skipped_lines`.
-[[nodiscard]] std::vector<run_record> read_results(const std::filesystem::path& path,
-                                                   std::size_t* skipped_lines = nullptr);
+[[nodiscard]] std::vector<run_record> read_results(const std::filesystem::path& path, std::size_t* skipped_lines = nullptr);
 [[nodiscard]] std::vector<run_record> read_results(std::istream& in, std::size_t* skipped_lines = nullptr);
 
 // Writes a file so that readers see the old content or the new, never a mix: temp file, fsync,

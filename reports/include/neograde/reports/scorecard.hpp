@@ -67,7 +67,7 @@ struct finding_row {
   std::string requirement_text;
   std::string check_source;
   std::string reason;
-  std::string reproduce;  // empty when none
+  std::string reproduce;                              // empty when none
   nlohmann::json evidence = nlohmann::json::array();  // the exchanges as recorded (neograde::exchange)
 };
 
