@@ -99,7 +99,7 @@ result_source session::provenance() const {
   return emulated() ? result_source::emulated : result_source::live;
 }
 
-bool session::emulated() const { return primary_ && primary_->target_is_emulator() ? true : probe_emulated_; }
+bool session::emulated() const { return (primary_ && primary_->target_is_emulator()) || probe_emulated_; }
 
 double session::time_scale() const { return primary_ && primary_->target_is_emulator() ? primary_->target_time_scale() : probe_scale_; }
 
@@ -110,14 +110,14 @@ void session::configure_http(const std::function<void(http::client_options&)>& c
 
 provider_client& session::primary() {
   if (!primary_) {
-    primary_ = std::make_unique<provider_client>(spec_, options_.base_url, options_.api_key, http_);
-    primary_->pins = options_.pins;
-    primary_->set_spend_ledger(ledger_);
-    if (!options_.second_api_key.empty()) {
-      second_ = std::make_unique<provider_client>(spec_, options_.base_url, options_.second_api_key, http_);
-      second_->pins = options_.pins;
-      second_->set_spend_ledger(ledger_);
-    }
+    auto account = [&](const std::string& key) {
+      auto client = std::make_unique<provider_client>(spec_, options_.base_url, key, http_);
+      client->pins = options_.pins;
+      client->set_spend_ledger(ledger_);
+      return client;
+    };
+    primary_ = account(options_.api_key);
+    if (!options_.second_api_key.empty()) second_ = account(options_.second_api_key);
   }
   return *primary_;
 }

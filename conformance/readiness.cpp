@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <set>
+#include <stdexcept>
 
 namespace neograde::conformance {
 namespace {
@@ -120,6 +121,7 @@ readiness assess_readiness(session& s, const run_options& options) {
   r.doc["variables"] = vars;
 
   // The key: the session's probe, an authenticated read.
+  if (!s.probe()) throw std::logic_error("assess_readiness needs a probed session, not a replay");
   const auto read_op = s.probe_operation();
   const auto& read = *s.probe();
   r.doc["emulated"] = s.emulated();
