@@ -60,7 +60,8 @@ const std::vector<check_descriptor>& catalogue() {
        .category = "lifecycle",
        .level = high,
        .requirement = must,
-       .description = "Polls the launched instance until its status maps to running, timing it against the spec.",
+       .description = "Follows the operation the launch answers with where the spec declares one, then polls the launched instance until "
+                      "its status maps to running, timing it against the spec.",
        .requirement_text = "A launched instance MUST reach a running state within the provider's expected time to running.",
        .source = "spec timing.time_to_running_s; dstack#1976 (pod stuck provisioning with no terminal state)",
        .quirk = "stuck_booting"},
@@ -84,7 +85,8 @@ const std::vector<check_descriptor>& catalogue() {
        .category = "lifecycle",
        .level = critical,
        .requirement = must,
-       .description = "Polls get and list after terminate until the instance is terminated or 404, and never running again.",
+       .description = "Follows the operation terminate answers with where the spec declares one, then polls get and list until the "
+                      "instance is terminated or 404, and never running again.",
        .requirement_text = "After terminate, an instance MUST become terminated or unknown within the expected time to gone, "
                            "and MUST NOT be seen running again.",
        .source = "spec timing.time_to_gone_s; dstack#1551 (instance kept billing after terminate); skypilot#10517",

@@ -190,12 +190,16 @@ class scenario {
     emit(make(launch_id, outcome::pass, "launched " + order_.key() + " as " + id, {launch_.call.evidence}));
 
     visible(id);
+    // A launch answered with an operation (Crusoe) is done when the operation is: its failure or
+    // its never ending is the launch's, whatever the instance reads meanwhile.
+    auto action = await_action(operation_id::launch, launch_.call, launched_at_, ctx_.spec.timing.time_to_running_s, "the launch");
     std::string last_status = "unknown", gave_up;
-    exchange last;
-    auto running = wait_running(id, launched_at_, last_status, last, gave_up);
+    exchange last = action.last;
+    auto running = action.result == outcome::pass ? wait_running(id, launched_at_, last_status, last, gave_up) : std::nullopt;
     if (!running) {
-      emit(make(running_id, outcome::fail,
-                !gave_up.empty()
+      emit(make(running_id, action.result == outcome::pass ? outcome::fail : action.result,
+                action.result != outcome::pass ? action.message
+                : !gave_up.empty()
                     ? gave_up
                     : "status \"" + last_status + "\" after " + std::to_string(seconds_since(launched_at_)) +
                           " s; the spec expects running within " + std::to_string(ctx_.spec.timing.time_to_running_s * ctx_.scale) + " s",
@@ -205,7 +209,7 @@ class scenario {
     } else {
       const double ttr = seconds_since(launched_at_);
       ctx_.measurements["time_to_running_s"] = ttr;
-      auto o = make(running_id, outcome::pass, "running after " + std::to_string(ttr) + " s", {last});
+      auto o = make(running_id, outcome::pass, action.message + "running after " + std::to_string(ttr) + " s", {last});
       o.measurements["time_to_running_s"] = ttr;
       emit(std::move(o));
       if (running->ip) emit(make(address_id, outcome::pass, "address " + *running->ip, {last}));
@@ -374,7 +378,7 @@ class scenario {
     restarting_ = true;
     const auto since = ctx_.now();
     // An accepted action must complete before the instance's state means anything.
-    auto action = await_action(operation_id::restart, r, since);
+    auto action = await_action(operation_id::restart, r, since, ctx_.spec.timing.time_to_running_s, "the restart");
     if (action.result != outcome::pass) {
       restarting_ = false;
       return emit(make(restart_id, action.result, action.message, {r.evidence, action.last}));
@@ -396,20 +400,20 @@ class scenario {
   }
 
   // Follows the action an accepted operation answers with (the spec's `action`) until it reports
-  // done, failed, something undocumented, or the time to running passes. pass: it completed
-  // ("action N completed after t s; " as message), or the operation declares no action.
+  // done, failed, something undocumented, or `within_s` (provider time) passes from `since`. pass:
+  // it completed ("action N completed after t s; " as message), or the operation declares no action.
   struct action_outcome {
     outcome result = outcome::pass;
     std::string message;
     exchange last;
   };
-  action_outcome await_action(operation_id op, const call_result& accepted, time_point since) {
+  action_outcome await_action(operation_id op, const call_result& accepted, time_point since, double within_s, const std::string& what) {
     const auto& declared = ctx_.spec.operation(op)->action;
     if (!declared) return {};
     const auto& a = *declared;
     auto id = client_.action_id(op, accepted);
-    if (!id) return {outcome::fail, "the answer carries no action id at " + a.id_pointer + " (" + a.source + ")", {}};
-    const auto deadline = since + ctx_.scaled(ctx_.spec.timing.time_to_running_s);
+    if (!id) return {outcome::fail, what + " was answered without an action id at " + a.id_pointer + " (" + a.source + ")", {}};
+    const auto deadline = since + ctx_.scaled(within_s);
     auto is = [](const std::vector<std::string>& words, const std::string& w) {
       return std::find(words.begin(), words.end(), w) != words.end();
     };
@@ -424,7 +428,7 @@ class scenario {
       if (!is(a.in_progress, *s.value))
         return {outcome::fail, "action " + *id + " reports \"" + *s.value + "\", not a documented action status", s.call.evidence};
       if (ctx_.now() >= deadline)
-        return {outcome::fail, "action " + *id + " still \"" + *s.value + "\" " + after + " after the restart was accepted",
+        return {outcome::fail, "action " + *id + " still \"" + *s.value + "\" " + after + " after " + what + " was accepted",
                 s.call.evidence};
       sleep();
     }
@@ -553,11 +557,16 @@ class scenario {
       emit(make(idempotent_id, outcome::fail, "terminating a terminating instance got " + again.describe(), {again.evidence}));
     else
       emit(make(idempotent_id, outcome::pass, "HTTP " + std::to_string(again.status()), {again.evidence}));
-    gone(id, terminated_at);
+    // A terminate answered with an operation (Crusoe) is done when the operation is.
+    const auto action = term.success
+                            ? await_action(operation_id::terminate, term, terminated_at, ctx_.spec.timing.time_to_gone_s, "terminate")
+                            : action_outcome{};
+    if (action.result != outcome::pass) return emit(make(gone_id, action.result, action.message, {term.evidence, action.last}));
+    gone(id, terminated_at, action.message);
   }
 
   // gone_after_terminate: terminated or 404 in get, not running in list, never running again.
-  void gone(const std::string& id, time_point terminated_at) {
+  void gone(const std::string& id, time_point terminated_at, const std::string& action_note) {
     const bool has_get = ctx_.spec.operation(operation_id::get) != nullptr;
     const auto gone_deadline = terminated_at + ctx_.scaled(ctx_.spec.timing.time_to_gone_s);
     std::string state_note;
@@ -584,7 +593,7 @@ class scenario {
       if (gone_in_get && gone_in_list) {
         const double ttg = seconds_since(terminated_at);
         ctx_.measurements["time_to_gone_s"] = ttg;
-        auto o = make(gone_id, outcome::pass, "gone after " + std::to_string(ttg) + " s", ev);
+        auto o = make(gone_id, outcome::pass, action_note + "gone after " + std::to_string(ttg) + " s", ev);
         o.measurements["time_to_gone_s"] = ttg;
         return emit(std::move(o));
       }

@@ -58,7 +58,8 @@ constexpr std::array<quirk_info, quirk_count> quirks{{
     {quirk::flapping, "flapping", "a running instance reads as booting on every other read, without a restart"},
     {quirk::restart_stuck, "restart_stuck", "a restarted instance never comes back to running"},
     {quirk::action_never_completes, "action_never_completes",
-     "an accepted action (a restart) reports in progress forever, whatever the instance does"},
+     "an accepted action (a restart; a create or delete answered with an operation) reports in progress forever, whatever the instance "
+     "does"},
     {quirk::terminate_first_only, "terminate_first_only", "terminating several ids at once terminates only the first"},
     {quirk::key_not_listed, "key_not_listed", "added SSH keys never appear in the key list"},
     {quirk::key_delete_ignored, "key_delete_ignored", "deleting an SSH key answers success but keeps the key"},

@@ -178,6 +178,11 @@ const std::vector<scoped_quirk>& scoped_quirks() {
          const auto* op = s.operation(operation_id::restart);
          return op != nullptr && op->action.has_value();
        }},
+      // A create or delete answered with an operation (Crusoe) is followed too (issue 21 point 1).
+      {"action_never_completes", "lifecycle.instance.reaches_running", "after the launch was accepted",
+       [](const provider_spec& s) { return s.operation(operation_id::launch)->action.has_value(); }},
+      {"action_never_completes", "lifecycle.instance.gone_after_terminate", "after terminate was accepted",
+       [](const provider_spec& s) { return s.operation(operation_id::terminate)->action.has_value(); }},
       // A run stops waiting for a status it cannot read after a few polls, whatever the timings
       // (issue 19): where the upper-cased running word is not documented.
       {"status_words_upper_case", "lifecycle.instance.reaches_running", "persisted over 3 polls",
