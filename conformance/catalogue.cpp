@@ -56,6 +56,15 @@ const std::vector<check_descriptor>& catalogue() {
        .requirement_text = "A launched instance MUST appear in the instance list.",
        .source = "provider API reference (list instances)",
        .quirk = "list_omits_instances"},
+      {.id = "lifecycle.instance.filter_selects_exactly",
+       .category = "lifecycle",
+       .level = medium,
+       .requirement = must,
+       .description = "Where the spec declares a list filter by tag (tag_filter, with its source): lists by the run's tag and "
+                      "compares with the run's instances in the unfiltered list, and lists by a tag no instance carries.",
+       .requirement_text = "A documented list filter MUST select exactly the objects it names: all of them, and no other.",
+       .source = "the spec's tag_filter (DigitalOcean OpenAPI: GET /v2/droplets tag_name, 'Used to filter Droplets by a specific tag')",
+       .quirk = "tag_filter_ignored"},
       {.id = "lifecycle.instance.reaches_running",
        .category = "lifecycle",
        .level = high,
@@ -509,7 +518,8 @@ const std::vector<check_descriptor>& catalogue() {
        .category = "ratelimit",
        .level = low,
        .requirement = should,
-       .description = "Probes the rate limit (opt-in, at most 300 requests) and checks the 429 for Retry-After or RateLimit headers.",
+       .description = "Checks every 429 the run met, in its own traffic (retried or not) and from the rate-limit probe (opt-in, "
+                      "at most 300 requests; always against the emulator), for Retry-After or RateLimit headers.",
        .requirement_text = "A 429 SHOULD say when to retry (Retry-After or RateLimit headers).",
        .source = "RFC 6585 §4; draft-ietf-httpapi-ratelimit-headers; skypilot#2261",
        .quirk = "no_retry_after_header"},
@@ -517,7 +527,7 @@ const std::vector<check_descriptor>& catalogue() {
        .category = "ratelimit",
        .level = low,
        .requirement = should,
-       .description = "Checks that the probed 429 carries the error envelope.",
+       .description = "Checks that every 429 the run met (in its own traffic or from the probe) carries the error envelope.",
        .requirement_text = "A 429 SHOULD carry the provider's error envelope like every other error.",
        .source = "provider error documentation",
        .quirk = "rate_limit_text"},
@@ -538,6 +548,30 @@ const std::vector<check_descriptor>& catalogue() {
        .requirement_text = "A page MUST NOT be larger than the page size asked for.",
        .source = "provider API reference (pagination)",
        .quirk = "page_size_ignored"},
+      {.id = "pagination.list.metadata_truthful",
+       .category = "pagination",
+       .level = medium,
+       .requirement = must,
+       .description = "Walks the instance list one item per page and checks what the pages say about the walk, where the spec "
+                      "declares it with its source: the total equals the distinct instances walked, every page but the last says "
+                      "more follow (more flag, next token, next link) and the last does not, a next link names the following "
+                      "page and the last link the last page.",
+       .requirement_text = "What a page says about the walk (total, more flag, next token, next and last links) MUST be true: "
+                           "the last page MUST NOT point past the end.",
+       .source = "the spec's pagination.metadata_source (DigitalOcean OpenAPI links.pages and meta.total; Vast.ai next_token "
+                 "and total_instances; Crusoe next_page_token; Paperspace hasMore and nextPage; Voltage Park has_next and "
+                 "total_result_count)",
+       .quirk = "next_link_on_last_page"},
+      {.id = "http.response.declared_headers",
+       .category = "http",
+       .level = low,
+       .requirement = must,
+       .description = "Scans every successful response the run saw for the headers the spec declares on every response "
+                      "(headers_on_every_response, each with its source).",
+       .requirement_text = "Every successful response MUST carry the headers the provider documents on every response.",
+       .source = "the spec's headers_on_every_response (DigitalOcean OpenAPI: ratelimit-limit, ratelimit-remaining and "
+                 "ratelimit-reset on every response)",
+       .quirk = "no_rate_limit_headers_on_success"},
       // ---- performance
       {.id = "performance.latency.read_p95",
        .category = "performance",

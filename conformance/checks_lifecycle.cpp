@@ -23,6 +23,7 @@ constexpr const char* capacity_id = "capacity.offers.advertised_is_launchable";
 constexpr const char* launch_schema_id = "schema.launch.matches_schema";
 constexpr const char* get_id = "lifecycle.instance.visible_in_get";
 constexpr const char* list_id = "lifecycle.instance.visible_in_list";
+constexpr const char* filter_id = "lifecycle.instance.filter_selects_exactly";
 constexpr const char* running_id = "lifecycle.instance.reaches_running";
 constexpr const char* address_id = "lifecycle.instance.running_has_address";
 constexpr const char* order_id = "lifecycle.instance.matches_order";
@@ -35,17 +36,18 @@ constexpr const char* iso_leak_id = "isolation.instance.no_existence_leak";
 constexpr const char* restart_id = "lifecycle.instance.restart_returns_to_running";
 constexpr const char* each_once_id = "pagination.list.each_once";
 constexpr const char* page_size_id = "pagination.list.size_honoured";
+constexpr const char* page_metadata_id = "pagination.list.metadata_truthful";
 constexpr const char* many_id = "lifecycle.instance.terminate_many";
 constexpr const char* terminate_id = "lifecycle.instance.terminate_accepted";
 constexpr const char* terminate_schema_id = "schema.terminate.matches_schema";
 constexpr const char* gone_id = "lifecycle.instance.gone_after_terminate";
 constexpr const char* idempotent_id = "lifecycle.instance.terminate_idempotent";
 constexpr const char* transition_id = "lifecycle.instance.no_illegal_transition";
-constexpr const char* all_ids[] = {launch_id,    capacity_id,      launch_schema_id, get_id,        list_id,
-                                   running_id,   address_id,       order_id,         consistent_id, iso_get_id,
-                                   iso_list_id,  iso_terminate_id, iso_restart_id,   iso_leak_id,   restart_id,
-                                   each_once_id, page_size_id,     many_id,          terminate_id,  terminate_schema_id,
-                                   gone_id,      idempotent_id,    transition_id};
+constexpr const char* all_ids[] = {launch_id,    capacity_id,      launch_schema_id, get_id,           list_id,
+                                   running_id,   address_id,       order_id,         consistent_id,    iso_get_id,
+                                   iso_list_id,  iso_terminate_id, iso_restart_id,   iso_leak_id,      restart_id,
+                                   each_once_id, page_size_id,     many_id,          terminate_id,     terminate_schema_id,
+                                   gone_id,      idempotent_id,    transition_id,    page_metadata_id, filter_id};
 
 class scenario {
  public:
@@ -460,6 +462,7 @@ class scenario {
       if (l.call.not_sent) not_sent = l.call.describe();
     }
     pagination(extra.size() + 1);
+    tag_filter();
     if (!binds_array) return emit(not_applicable(many_id, "terminate takes one id per request"));
     if (extra.size() < 2 && not_sent)
       return emit(make(many_id, outcome::skipped, "two more instances are needed; the launch was " + *not_sent));
@@ -508,16 +511,22 @@ class scenario {
     if (!op->pagination || op->pagination->size_param.empty()) {
       emit(not_applicable(each_once_id, "the instance list is not paginated by size"));
       emit(not_applicable(page_size_id, "the instance list is not paginated by size"));
+      emit(not_applicable(page_metadata_id, "the spec declares no pagination metadata"));
       return;
     }
     std::vector<std::size_t> sizes;
+    const auto first_page = ctx_.seen.size();
     auto paged = client_.walk(operation_id::list, 1, &sizes);
     if (!paged.value) {
       emit(make(each_once_id, outcome::fail, "walking one item per page failed: " + paged.call.describe() + " " + paged.problem,
                 {paged.call.evidence}));
       emit(make(page_size_id, outcome::skipped, "the walk failed"));
+      if (op->pagination->metadata_source.empty()) emit(not_applicable(page_metadata_id, "the spec declares no pagination metadata"));
+      else
+        emit(make(page_metadata_id, outcome::skipped, "the walk failed"));
       return;
     }
+    page_metadata(*op, first_page);
     std::multiset<std::string> ids;
     for (const auto& item : *paged.value) ids.insert(client_.to_instance(item, operation_id::list).id);
     std::set<std::string> unique(ids.begin(), ids.end());
@@ -536,6 +545,164 @@ class scenario {
                 {paged.call.evidence}));
     else
       emit(make(page_size_id, outcome::pass, "every page within the size asked for", {paged.call.evidence}));
+  }
+
+  // lifecycle.instance.filter_selects_exactly: the list filtered by the run's tag lists exactly
+  // the run's instances of the unfiltered list, and filtered by a tag no instance carries, none.
+  void tag_filter() {
+    const auto& op = *ctx_.spec.operation(operation_id::list);
+    if (!op.tag_filter) return emit(not_applicable(filter_id, "the spec declares no list filter by tag"));
+    const auto& f = *op.tag_filter;
+    auto filtered = [&](const std::string& tag) {
+      const auto path = ctx_.path_of(op);
+      const auto base = f.alone ? path.substr(0, path.find('?')) : path;
+      auto r = client_.raw("GET", base + (base.find('?') == std::string::npos ? "?" : "&") + f.param + "=" + tag, {}, {}, auth_mode::key,
+                           operation_id::list);
+      std::set<std::string> ids;
+      if (r.success && r.json)
+        for (const auto& item : client_.collection(*r.json, op.items.value_or(""), op.items_are_object_values))
+          ids.insert(client_.to_instance(item, operation_id::list).id);
+      return std::make_pair(std::move(r), std::move(ids));
+    };
+    auto all = client_.list();
+    if (!all.value)
+      return emit(make(filter_id, outcome::errored, "the unfiltered list failed: " + all.call.describe(), {all.call.evidence}));
+    std::set<std::string> ours;
+    for (const auto& i : *all.value)
+      if (i.name.starts_with(ctx_.prefix())) ours.insert(i.id);
+    const auto tag = run_tag(ctx_.session.run_id());
+    auto [tagged, selected] = filtered(tag);
+    if (!tagged.success)
+      return emit(make(filter_id, outcome::fail, "listing by " + f.param + "=" + tag + " failed: " + tagged.describe(), {tagged.evidence}));
+    for (const auto& id : selected)
+      if (!ours.contains(id))
+        return emit(make(filter_id, outcome::fail,
+                         "filtered by " + f.param + "=" + tag + ", the list shows instance " + id + ", which is not one of the run's",
+                         {tagged.evidence, all.call.evidence}));
+    for (const auto& id : ours)
+      if (!selected.contains(id))
+        return emit(make(filter_id, outcome::fail,
+                         "filtered by " + f.param + "=" + tag + ", the list omits the run's instance " + id + ", launched with that tag",
+                         {tagged.evidence, all.call.evidence}));
+    const auto none = tag + "-untagged";
+    auto [empty, listed] = filtered(none);
+    if (!empty.success)
+      return emit(make(filter_id, outcome::fail, "listing by " + f.param + "=" + none + " failed: " + empty.describe(), {empty.evidence}));
+    if (!listed.empty())
+      return emit(make(filter_id, outcome::fail,
+                       "filtered by " + f.param + "=" + none + ", a tag no instance carries, the list shows " +
+                           std::to_string(listed.size()) + " instance(s): the filter is ignored",
+                       {empty.evidence}));
+    emit(make(filter_id, outcome::pass,
+              "by the run's tag, exactly the run's " + std::to_string(ours.size()) + " instance(s); by a tag no instance carries, none (" +
+                  f.source + ")",
+              {tagged.evidence, empty.evidence}));
+  }
+
+  // pagination.list.metadata_truthful: what the pages of the walk just made (ctx.seen from
+  // `from` on) say about it, where the spec declares it.
+  void page_metadata(const operation_spec& op, std::size_t from) {
+    const auto& pg = *op.pagination;
+    if (pg.metadata_source.empty()) return emit(not_applicable(page_metadata_id, "the spec declares no pagination metadata"));
+    struct page {
+      const call_result* r;
+      std::size_t count;
+    };
+    std::vector<page> pages;
+    std::set<std::string> ids;
+    for (auto i = from; i < ctx_.seen.size(); ++i) {
+      const auto& o = ctx_.seen[i];
+      if (o.op != operation_id::list || !o.result.success || !o.result.json) continue;
+      const auto batch = client_.collection(*o.result.json, op.items.value_or(""), op.items_are_object_values);
+      for (const auto& item : batch) ids.insert(client_.to_instance(item, operation_id::list).id);
+      pages.push_back({&o.result, batch.size()});
+    }
+    std::size_t last = pages.size();  // the last page that lists something
+    for (std::size_t i = 0; i < pages.size(); ++i)
+      if (pages[i].count > 0) last = i;
+    if (last == pages.size()) return emit(make(page_metadata_id, outcome::skipped, "the walk found no instance"));
+    auto fail = [&](std::size_t i, const std::string& why) {
+      emit(make(page_metadata_id, outcome::fail, "page " + std::to_string(i + 1) + " of " + std::to_string(last + 1) + ": " + why,
+                {pages[i].r->evidence}));
+    };
+    // Where a link points: its page number (page style) or offset (offset style), from its query.
+    auto position = [&](const std::string& link) -> std::optional<long> {
+      const auto& key = pg.style == "page" ? pg.page_param : pg.offset_param;
+      const auto q = link.find('?');
+      if (q == std::string::npos || key.empty()) return std::nullopt;
+      for (std::size_t at = q + 1; at < link.size();) {
+        const auto end = std::min(link.find('&', at), link.size());
+        const auto pair = link.substr(at, end - at);
+        if (pair.starts_with(key + "=")) {
+          try {
+            return std::stol(pair.substr(key.size() + 1));
+          } catch (const std::exception&) {
+            return std::nullopt;
+          }
+        }
+        at = end + 1;
+      }
+      return std::nullopt;
+    };
+    // The position of page i: its page number, or its offset (the items before it).
+    auto position_of = [&](std::size_t i) {
+      if (pg.style == "page") return static_cast<long>(pg.first_page) + static_cast<long>(i);
+      long before = 0;
+      for (std::size_t k = 0; k < i; ++k) before += static_cast<long>(pages[k].count);
+      return before;
+    };
+    std::vector<std::string> checked;
+    for (std::size_t i = 0; i < pages.size() && i <= last; ++i) {
+      const auto& body = *pages[i].r->json;
+      if (!pg.total_pointer.empty()) {
+        const auto* total = find_pointer(body, pg.total_pointer);
+        if (total == nullptr || !total->is_number_integer()) return fail(i, "no integer total at " + pg.total_pointer);
+        if (total->get<long long>() != static_cast<long long>(ids.size()))
+          return fail(i, "the page states a total of " + std::to_string(total->get<long long>()) + " (" + pg.total_pointer +
+                             "); the walk found " + std::to_string(ids.size()) + " distinct instances");
+      }
+      // What the page says about a next page: each declared form, and whether it says more.
+      std::vector<std::pair<std::string, bool>> says;
+      if (!pg.more_pointer.empty()) {
+        const auto* more = find_pointer(body, pg.more_pointer);
+        says.emplace_back("the more flag " + pg.more_pointer, more != nullptr && more->is_boolean() && more->get<bool>());
+      }
+      if (pg.style == "token")
+        says.emplace_back("the next token " + pg.next_pointer, !string_at(body, pg.next_pointer).value_or("").empty());
+      std::string next_link;
+      if (!pg.next_link_pointer.empty()) {
+        next_link = string_at(body, pg.next_link_pointer).value_or("");
+        says.emplace_back("the next link " + pg.next_link_pointer, !next_link.empty());
+      }
+      for (const auto& [what, more] : says) {
+        if (i < last && !more) return fail(i, what + " says no page follows, yet page " + std::to_string(i + 2) + " lists instances");
+        if (i == last && more) return fail(i, "the last page: " + what + " still says a page follows, past the end");
+      }
+      if (!next_link.empty()) {
+        const auto to = position(next_link);
+        if (!to || *to != position_of(i + 1))
+          return fail(i, "the next link \"" + next_link + "\" does not name the following page (" + pg.page_param + pg.offset_param + " " +
+                             std::to_string(position_of(i + 1)) + ")" + (to && *to <= position_of(i) ? ": it loops back" : ""));
+      }
+      if (!pg.last_link_pointer.empty()) {
+        const auto link = string_at(body, pg.last_link_pointer).value_or("");
+        if (i < last && link.empty()) return fail(i, "no last link at " + pg.last_link_pointer + " on a page before the last");
+        if (const auto to = link.empty() ? std::optional<long>() : position(link); !link.empty() && (!to || *to != position_of(last)))
+          return fail(i, "the last link \"" + link + "\" does not name the last page (" + pg.page_param + pg.offset_param + " " +
+                             std::to_string(position_of(last)) + ")");
+      }
+    }
+    if (!pg.total_pointer.empty()) checked.push_back("the total");
+    if (!pg.more_pointer.empty()) checked.push_back("the more flag");
+    if (pg.style == "token") checked.push_back("the next token");
+    if (!pg.next_link_pointer.empty()) checked.push_back("the next link");
+    if (!pg.last_link_pointer.empty()) checked.push_back("the last link");
+    std::string what;
+    for (const auto& c : checked) what += (what.empty() ? "" : ", ") + c;
+    emit(make(page_metadata_id, outcome::pass,
+              what + ": as the walk found on all " + std::to_string(last + 1) + " page(s) of " + std::to_string(ids.size()) +
+                  " instance(s) (" + pg.metadata_source + ")",
+              {pages[last].r->evidence}));
   }
 
   void terminate(const std::string& id) {

@@ -56,6 +56,29 @@ void scan_headers(context& ctx) {
   ctx.emit(make(type_id, outcome::pass, "every successful JSON response is labelled JSON"));
 }
 
+// http.response.declared_headers: every success carries each header the spec declares on every
+// response (rate-limit headers are easily sent on 429s alone).
+void scan_declared_headers(context& ctx) {
+  const char* id = "http.response.declared_headers";
+  const auto& declared = ctx.spec.headers_on_every_response;
+  if (declared.empty()) return ctx.emit(not_applicable(id, "the spec declares no header on every response"));
+  int successes = 0;
+  for (const auto* e : exchanges(ctx)) {
+    if (e->status < 200 || e->status >= 300) continue;
+    ++successes;
+    for (const auto& h : declared)
+      if (std::none_of(e->response_headers.begin(), e->response_headers.end(), [&](const auto& r) { return iequals(r.first, h.name); }))
+        return ctx.emit(make(id, outcome::fail,
+                             "a successful " + e->method + " response (HTTP " + std::to_string(e->status) + ") carries no " + h.name +
+                                 " header, which the provider documents on every response (" + h.source + ")",
+                             {*e}));
+  }
+  if (successes == 0) return ctx.emit(not_applicable(id, "no successful response was observed"));
+  std::string names;
+  for (const auto& h : declared) names += (names.empty() ? "" : ", ") + h.name;
+  ctx.emit(make(id, outcome::pass, std::to_string(successes) + " successful responses, each carrying " + names));
+}
+
 void scan_errors(context& ctx) {
   const char* id = "errors.envelope.code_is_documented";
   if (ctx.errors.documented_codes().empty())
@@ -138,17 +161,27 @@ void latency(context& ctx) {
 
 }  // namespace
 
-void run_rate_limit_probe(context& ctx) {
-  const char* headers_id = "ratelimit.response.has_retry_after";
-  const char* envelope_id = "ratelimit.response.has_envelope";
-  if (!ctx.opts.probe_rate_limit && !ctx.emulated) {
-    ctx.emit(not_applicable(headers_id, "probing a rate limit is opt-in (--probe-rate-limit)"));
-    ctx.emit(not_applicable(envelope_id, "probing a rate limit is opt-in (--probe-rate-limit)"));
-    return;
-  }
-  // A client of its own that does not retry, bounded to 300 requests. It spends the second
-  // account's limit where there is one (limits are per credential where providers document
-  // them), so the run's own key is never throttled by its own probe.
+namespace {
+
+// A 429, with where it was met (the run's traffic, retried by the client or not, or the probe).
+struct throttled {
+  exchange seen;
+  bool probe = false;
+};
+
+// Every 429 in the run's own transcripts: the client keeps every attempt, retries included.
+std::vector<throttled> met_in_traffic(context& ctx) {
+  std::vector<throttled> out;
+  for (const auto* e : exchanges(ctx))
+    if (e->status == 429) out.push_back({.seen = *e});
+  return out;
+}
+
+// Sends list requests with a client of its own that does not retry, bounded to 300 requests,
+// until one is answered 429. It spends the second account's limit where there is one (limits are
+// per credential where providers document them), so that the run's own key is not throttled by
+// its own probe; otherwise it lets the run's bucket refill (bounded) before the run goes on.
+std::optional<exchange> probe_for_429(context& ctx) {
   auto options = ctx.session.http_options();
   options.max_retries = 0;
   const auto& given = ctx.session.options();
@@ -161,31 +194,72 @@ void run_rate_limit_probe(context& ctx) {
     else if (!r.response)
       break;
   }
-  if (!limited) {
-    ctx.emit(not_applicable(headers_id, "no rate limit was reached within 300 requests"));
-    ctx.emit(not_applicable(envelope_id, "no rate limit was reached within 300 requests"));
-    return;
-  }
-  const auto& res = *limited->response;
-  const bool told = !res.header("Retry-After").empty() || !res.header("RateLimit").empty() || !res.header("RateLimit-Reset").empty() ||
-                    !res.header("X-RateLimit-Reset").empty();
-  ctx.emit(told ? make(headers_id, outcome::pass, "the 429 says when to retry", {limited->evidence})
-                : make(headers_id, outcome::fail, "the 429 carries neither Retry-After nor RateLimit headers", {limited->evidence}));
-  if (auto problem = envelope_problem(*limited, ctx))
-    ctx.emit(make(envelope_id, outcome::fail, "the 429 " + *problem, {limited->evidence}));
-  else
-    ctx.emit(make(envelope_id, outcome::pass, "the 429 carries the error envelope", {limited->evidence}));
-  // Let the run's own bucket refill before the run goes on (bounded); should a limit be shared
-  // across keys, the client's retries honour Retry-After anyway.
+  if (!limited) return std::nullopt;
+  // Should a limit be shared across keys, the client's retries honour Retry-After anyway.
   if (own_key) {
-    auto wait = http::parse_retry_after(res.header("Retry-After")).value_or(std::chrono::milliseconds(1000));
+    auto wait = http::parse_retry_after(limited->response->header("Retry-After")).value_or(std::chrono::milliseconds(1000));
     ctx.sleep(std::min(wait, std::chrono::milliseconds(2000)));
   }
+  return limited->evidence;
+}
+
+bool says_when_to_retry(const exchange& e) {
+  return std::any_of(e.response_headers.begin(), e.response_headers.end(), [](const auto& h) {
+    return iequals(h.first, "Retry-After") || iequals(h.first, "RateLimit") || iequals(h.first, "RateLimit-Reset") ||
+           iequals(h.first, "X-RateLimit-Reset");
+  });
+}
+
+std::string where(const throttled& t) { return t.probe ? "the probe's 429" : "a 429 met in the run's traffic (" + t.seen.method + ")"; }
+
+}  // namespace
+
+// ratelimit.response.*: every 429 the run met, in its own traffic (the client's retries absorb
+// them, but its transcript keeps every attempt) and from the probe, which runs with
+// --probe-rate-limit and always against the emulator.
+void run_rate_limit_probe(context& ctx) {
+  const char* headers_id = "ratelimit.response.has_retry_after";
+  const char* envelope_id = "ratelimit.response.has_envelope";
+  auto all = met_in_traffic(ctx);
+  const auto in_traffic = all.size();
+  const bool probed = ctx.opts.probe_rate_limit || (ctx.emulated && ctx.opts.probe_emulator);
+  bool probe_met = false;
+  if (probed)
+    if (auto e = probe_for_429(ctx)) {
+      all.push_back({.seen = std::move(*e), .probe = true});
+      probe_met = true;
+    }
+  ctx.measurements["rate_limit"] = {{"probed", probed}, {"met_in_traffic", in_traffic}, {"probe_met", probe_met}};
+  if (all.empty()) {
+    const std::string why = probed ? "the run met no 429, and the probe reached no rate limit within 300 requests"
+                                   : "the run met no 429 and did not probe the rate limit (--probe-rate-limit probes for one)";
+    ctx.emit(not_applicable(headers_id, why));
+    ctx.emit(not_applicable(envelope_id, why));
+    return;
+  }
+  const std::string judged = std::to_string(all.size()) + " 429(s) (" + std::to_string(in_traffic) + " in the run's traffic" +
+                             (probe_met ? ", 1 from the probe)"
+                              : probed  ? ", none from the probe)"
+                                        : "; not probed)");
+  const auto untold = std::find_if(all.begin(), all.end(), [](const throttled& t) { return !says_when_to_retry(t.seen); });
+  ctx.emit(untold != all.end()
+               ? make(headers_id, outcome::fail, where(*untold) + " carries neither Retry-After nor RateLimit headers; judged " + judged,
+                      {untold->seen})
+               : make(headers_id, outcome::pass, "every 429 says when to retry: " + judged, {all.back().seen}));
+  for (const auto& t : all) {
+    auto r = interpret_response(ctx.spec, nullptr,
+                                http::response{.status = t.seen.status, .headers = t.seen.response_headers, .body = t.seen.response_body});
+    r.evidence = t.seen;
+    if (auto problem = envelope_problem(r, ctx))
+      return ctx.emit(make(envelope_id, outcome::fail, where(t) + " " + *problem + "; judged " + judged, {t.seen}));
+  }
+  ctx.emit(make(envelope_id, outcome::pass, "every 429 carries the error envelope: " + judged, {all.back().seen}));
 }
 
 void run_observed_checks(context& ctx) {
   scan_bodies(ctx);
   scan_headers(ctx);
+  scan_declared_headers(ctx);
   scan_errors(ctx);
   scan_schemas(ctx);
   latency(ctx);

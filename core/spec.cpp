@@ -158,7 +158,15 @@ provider_spec build(const nlohmann::json& doc) {
       pg.previous_pointer = p.value("previous_pointer", "");
       pg.total_pointer = p.value("total_pointer", "");
       pg.end_token = p.value("end_token", nlohmann::json(nullptr));
+      pg.next_link_pointer = p.value("next_link_pointer", "");
+      pg.last_link_pointer = p.value("last_link_pointer", "");
+      pg.metadata_source = p.value("metadata_source", "");
       op.pagination = std::move(pg);
+    }
+    if (o.contains("tag_filter")) {
+      const auto& f = o.at("tag_filter");
+      op.tag_filter = tag_filter_spec{
+          .param = f.at("param").get<std::string>(), .alone = f.value("alone", false), .source = f.at("source").get<std::string>()};
     }
     if (o.contains("action")) {
       const auto& a = o.at("action");
@@ -205,6 +213,8 @@ provider_spec build(const nlohmann::json& doc) {
   }
   for (const auto& d : doc.value("deviations", nlohmann::json::array()))
     s.deviations.push_back({d.at("check").get<std::string>(), d.at("reason").get<std::string>(), d.at("source").get<std::string>()});
+  for (const auto& h : doc.value("headers_on_every_response", nlohmann::json::array()))
+    s.headers_on_every_response.push_back({h.at("name").get<std::string>(), h.at("source").get<std::string>()});
   for (const auto& r : doc.value("offer_requirements", nlohmann::json::array())) {
     provider_spec::offer_requirement req{to_field(r.at("pointer")), std::nullopt, std::nullopt, std::nullopt, r.value("why", "")};
     if (r.contains("equals")) req.equals = r.at("equals");

@@ -128,6 +128,9 @@ http::response provider_model::impl::launch(const operation_spec& op, account& a
   inst.type = type_name;
   inst.region = region;
   if (!key_name.empty()) inst.ssh_keys.push_back(key_name);
+  if (vars.contains("run_tag"))
+    for (const auto& t : vars.at("run_tag").is_array() ? vars.at("run_tag") : nlohmann::json::array({vars.at("run_tag")}))
+      if (t.is_string()) inst.tags.push_back(t.get<std::string>());
   if (vars.contains("published_ports"))
     for (const auto& p : vars.at("published_ports")) inst.ports.push_back(p.get<std::string>());
   inst.ip = opts.instance_address.empty() ? "198.51.100." + std::to_string(next_ip++ % 250 + 1)  // RFC 5737
@@ -208,9 +211,15 @@ http::response provider_model::impl::get(const operation_spec& op, account& acct
 http::response provider_model::impl::list(const operation_spec& op, account& acct, clock::time_point now, const std::string& raw_query) {
   nlohmann::json items = nlohmann::json::array();
   std::vector<const emu_instance*> visible;
+  // A documented filter by tag selects the instances carrying it (quirk tag_filter_ignored: all).
+  std::optional<std::string> tag;
+  if (op.tag_filter && !has(quirk::tag_filter_ignored))
+    for (const auto& [k, v] : parse_query(raw_query))
+      if (k == op.tag_filter->param) tag = v;
   for (const auto& a : accounts)
     if (&a == &acct || has(quirk::cross_tenant_list))
-      for (const auto& i : a.instances) visible.push_back(&i);
+      for (const auto& i : a.instances)
+        if (!tag || std::find(i.tags.begin(), i.tags.end(), *tag) != i.tags.end()) visible.push_back(&i);
   if (!has(quirk::list_omits_instances)) {
     for (const auto* ip : visible) {
       const auto& i = *ip;

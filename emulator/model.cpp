@@ -118,7 +118,9 @@ http::response provider_model::handle(const http::request& req) {
     std::this_thread::sleep_for(latency_threshold(impl_->spec, impl_->opts.time_scale) * 3 / 2);
   header_list advertised;
   auto r = impl_->dispatch(req, advertised);
-  if (r.status != 401) r.headers.insert(r.headers.end(), advertised.begin(), advertised.end());
+  const bool success = r.status >= 200 && r.status < 300;
+  if (r.status != 401 && !(success && impl_->has(quirk::no_rate_limit_headers_on_success)))
+    r.headers.insert(r.headers.end(), advertised.begin(), advertised.end());
   if (req.method == "HEAD") {
     // The length GET's content would have, where a GET answer has content at all (never on 1xx,
     // 204 or 304: RFC 9110 §8.6); the emulator's transport keeps it as it is.

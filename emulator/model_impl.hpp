@@ -38,6 +38,7 @@ struct emu_instance {
   std::string type;
   std::string region;
   std::vector<std::string> ssh_keys;
+  std::vector<std::string> tags;  // what the launch sent as {{run_tag}} (DigitalOcean's tags)
   std::string ip;
   std::vector<std::string> ports;  // container ports the launch asked to publish: "10022/tcp"
   clock::time_point boot_done;

@@ -274,12 +274,27 @@ http::response provider_model::impl::page_of(const operation_spec& op, nlohmann:
     const long total = static_cast<long>(items.size());
     nlohmann::json slice = nlohmann::json::array();
     for (long i = start; i < std::min(total, start + *size); ++i) slice.push_back(items[static_cast<std::size_t>(i)]);
-    const bool more = start + *size < total;
+    // next_link_on_last_page: every page says more follow, the last one (and any past it) too.
+    const bool more = start + *size < total || has(quirk::next_link_on_last_page);
     if (!pg.more_pointer.empty()) set_pointer(body, pg.more_pointer, more);
-    if (!pg.total_pointer.empty()) set_pointer(body, pg.total_pointer, total);
+    if (!pg.total_pointer.empty()) set_pointer(body, pg.total_pointer, has(quirk::page_total_wrong) ? total + 1 : total);
     if (!pg.previous_pointer.empty()) set_pointer(body, pg.previous_pointer, start > 0);
     if (pg.style == "token")
       set_pointer(body, pg.next_pointer, more ? nlohmann::json("cursor-" + std::to_string(start + *size)) : pg.end_token);
+    // Links as DigitalOcean writes them: next on every page but the last, last on every page but
+    // the last (links.pages is {} on a single page); the request's query with the page replaced.
+    const long last_start = total == 0 ? 0 : (total - 1) / *size * *size;
+    auto link = [&](long page_start) {
+      std::string query;
+      for (const auto& [k, v] : parse_query(raw_query))
+        if (k != pg.page_param && k != pg.offset_param) query += (query.empty() ? "" : "&") + k + "=" + v;
+      const auto position = pg.style == "page" ? std::make_pair(pg.page_param, page_start / *size + pg.first_page)
+                                               : std::make_pair(pg.offset_param, page_start);
+      query += (query.empty() ? "" : "&") + position.first + "=" + std::to_string(position.second);
+      return base_path + op.path.substr(0, op.path.find('?')) + "?" + query;
+    };
+    if (!pg.next_link_pointer.empty() && more) set_pointer(body, pg.next_link_pointer, link(start + *size));
+    if (!pg.last_link_pointer.empty() && start < last_start) set_pointer(body, pg.last_link_pointer, link(last_start));
     items = std::move(slice);
   }
   set_pointer(body, op.items.value_or(""), std::move(items));

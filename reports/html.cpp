@@ -635,6 +635,7 @@ void render_provider(std::ostringstream& out, const placed_card& v) {
       << (card.provider.fictional ? " (fictional)" : "") << "</h2>\n";
   out << "<div class=\"banner " << source_of(card) << "\"><p>" << esc(provenance_banner(card)) << "</p>";
   if (const auto t = timing_overrides_summary(card); !t.empty()) out << "<p class=\"timings\">Timings " << esc(t) << "</p>";
+  if (const auto t = rate_limit_summary(card); !t.empty()) out << "<p class=\"ratelimit\">Rate limit " << esc(t) << "</p>";
   out << "</div>\n";
   render_facts(out, v);
   render_measurements(out, card);

@@ -148,6 +148,15 @@ std::string render_hardware(const scorecard& card) {
   return md.str();
 }
 
+std::optional<rate_limit_coverage> rate_limit_of(const run_record& run) {
+  if (!run.footer) return std::nullopt;
+  const auto& rl = fields::object(fields::object(*run.footer, "measurements"), "rate_limit");
+  const auto& probed = fields::at(rl, "probed");
+  if (!probed.is_boolean()) return std::nullopt;
+  return rate_limit_coverage{.probed = probed.get<bool>(),
+                             .met_in_traffic = static_cast<int>(fields::number(rl, "met_in_traffic").value_or(0))};
+}
+
 }  // namespace
 
 scorecard build_scorecard(const run_record& run) {
@@ -169,6 +178,7 @@ scorecard build_scorecard(const run_record& run) {
                  .finished_at = run.footer ? run.footer->value("finished_at", "") : "",
                  .complete = run.footer.has_value(),
                  .timing_overrides = fields::object(fields::object(h, "timing"), "overridden"),
+                 .rate_limit = rate_limit_of(run),
                  .measurements = run.footer ? run.footer->value("measurements", nlohmann::json::object()) : nlohmann::json::object()};
 
   std::map<std::string, std::pair<double, double>> by_category;  // earned, possible
@@ -243,6 +253,12 @@ std::string timing_overrides_summary(const scorecard& card) {
   return "non-standard, set by the user: " + what + "; not comparable with a run under the spec's timings";
 }
 
+std::string rate_limit_summary(const scorecard& card) {
+  if (!card.rate_limit || card.rate_limit->probed) return {};
+  return "not probed: the rate-limit checks judged only the " + std::to_string(card.rate_limit->met_in_traffic) +
+         " 429(s) the run met in its own traffic (--probe-rate-limit probes for one)";
+}
+
 std::string provenance_banner(const scorecard& card) {
   const auto& source = card.source;
   const auto& name = card.provider.display_name;
@@ -271,6 +287,7 @@ std::string render_markdown(const scorecard& card) {
   if (const auto t = transparency_summary(card); !t.empty()) md << "| Transparency | " << md_escape(t) << " |\n";
   md << "| Source | " << card.source << " |\n";
   if (const auto t = timing_overrides_summary(card); !t.empty()) md << "| Timings | **" << md_escape(t) << "** |\n";
+  if (const auto t = rate_limit_summary(card); !t.empty()) md << "| Rate limit | " << md_escape(t) << " |\n";
   md << "| Spec | " << p.id << " " << card.spec_version << ", API " << md_escape(p.api_version) << " |\n";
   md << "| Suite | neograde " << card.suite_version << " |\n";
   md << "| Run | `" << card.run_id << "`, " << card.started_at << (card.complete ? "" : " (interrupted)") << " |\n";

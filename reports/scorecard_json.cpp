@@ -116,6 +116,12 @@ class object_reader {
   std::string pointer_;
 };
 
+std::optional<rate_limit_coverage> rate_limit_of(const json& card) {
+  if (!card.contains("rate_limit") || card["rate_limit"].is_null()) return std::nullopt;
+  const object_reader rl(card["rate_limit"], "/rate_limit");
+  return rate_limit_coverage{.probed = rl.flag("probed"), .met_in_traffic = rl.count("met_in_traffic")};
+}
+
 gpu_summary gpu_of(const object_reader& g) {
   return {.index = g.number("index"),
           .name = g.text("name"),
@@ -204,6 +210,8 @@ void to_json(json& j, const scorecard& c) {
            {"finished_at", c.finished_at},
            {"complete", c.complete},
            {"timing_overrides", c.timing_overrides},
+           {"rate_limit",
+            c.rate_limit ? json{{"probed", c.rate_limit->probed}, {"met_in_traffic", c.rate_limit->met_in_traffic}} : json(nullptr)},
            {"counts", c.counts},
            {"categories", categories},
            {"score", score_or_null(c.score)},
@@ -247,6 +255,8 @@ void from_json(const json& j, scorecard& c) {
        .complete = card.flag("complete"),
        // Cards written before --time-to-running and --time-to-gone have none.
        .timing_overrides = j.contains("timing_overrides") ? j["timing_overrides"] : json::object(),
+       // Cards written before the rate-limit checks judged every 429 have none.
+       .rate_limit = rate_limit_of(j),
        .counts = card.object("counts").counts(),
        .categories = std::move(categories),
        .score = card.score("score"),

@@ -110,7 +110,7 @@ case "$case_name" in
     # (sanitized) build may not reach the emulator's rate limit within the probe's 300 requests:
     # its two (low) checks are then skipped, and the same formula gives 100 x (181 - 2 x 8) / 181.
     expected='"score": 91.3'
-    if grep -q '"check_id":"ratelimit.response.has_retry_after".*"outcome":"skipped".*no rate limit was reached' out/results.jsonl; then
+    if grep -q '"check_id":"ratelimit.response.has_retry_after".*"outcome":"skipped".*reached no rate limit' out/results.jsonl; then
       expected='"score": 91.2'
     fi
     grep -q "$expected" out/scorecard.json && grep -q '"tier": "Bronze"' out/scorecard.json ||

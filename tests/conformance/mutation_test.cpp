@@ -32,7 +32,8 @@ struct matrix_run {
   std::size_t live_after = 0;
 };
 
-matrix_run run_against(const provider_spec& spec, emulator::quirk_set quirks, bool allow_spend = true, double scale = time_scale) {
+matrix_run run_against(const provider_spec& spec, emulator::quirk_set quirks, bool allow_spend = true, double scale = time_scale,
+                       const conformance::run_options& options = {}) {
   // The run and its emulator share a virtual clock: boots, polls, retries and the rate limit's
   // refills come out the same however fast or busy the machine is (issue 19).
   virtual_clock time;
@@ -50,7 +51,7 @@ matrix_run run_against(const provider_spec& spec, emulator::quirk_set quirks, bo
                    .run_id = "matrix00",
                    .http = {.sleep = [&time](std::chrono::milliseconds d) { time.sleep(d); }},
                    .clock = &time});
-  matrix_run out{conformance::run(s, {}), 0};
+  matrix_run out{conformance::run(s, options), 0};
   out.live_after = emu.model().live_instances();
   return out;
 }
@@ -192,6 +193,20 @@ const std::vector<scoped_quirk>& scoped_quirks() {
          for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
          return upper != running && !s.states.contains(upper);
        }},
+      // What the pages say about the walk, where the spec declares it (issue 21 point 2).
+      {"next_link_on_last_page", "pagination.list.metadata_truthful", "past the end",
+       [](const provider_spec& s) {
+         const auto* list = s.operation(operation_id::list);
+         return list != nullptr && list->pagination && !list->pagination->metadata_source.empty();
+       }},
+      {"page_total_wrong", "pagination.list.metadata_truthful", "states a total of",
+       [](const provider_spec& s) {
+         const auto* list = s.operation(operation_id::list);
+         return list != nullptr && list->pagination && !list->pagination->metadata_source.empty() &&
+                !list->pagination->total_pointer.empty();
+       }},
+      {"no_rate_limit_headers_on_success", "http.response.declared_headers", "carries no",
+       [](const provider_spec& s) { return !s.headers_on_every_response.empty(); }},
   };
   return quirks;
 }
@@ -211,6 +226,38 @@ TEST(ScopedQuirks, FailTheirCheckOnEveryEmulatorThatDeclaresWhatTheyBreak) {
       EXPECT_EQ(run.live_after, 0u) << "the run leaked an instance";
     }
     EXPECT_GT(applied, 0) << q.quirk << " applies to no emulator of the catalogue";
+  }
+}
+
+// The rate-limit checks judge every 429 the run met, not only the probe's (issue 21 point 3):
+// with a bucket so small that the run's own traffic meets 429s, which the client retries, and no
+// probe, a 429 without Retry-After fails (warns: a SHOULD); a run that met none and did not probe says how to get one.
+TEST(RateLimitInTraffic, EveryMetA429IsJudgedWithoutTheProbe) {
+  conformance::run_options no_probe;
+  no_probe.probe_emulator = false;
+  auto tiny = test::spec("lambda");
+  tiny.emulator["rate_limit"]["burst"] = 3;
+  tiny.emulator["rate_limit"]["per_second"] = 0.5;  // 10 requests a second of virtual time at the matrix's time scale
+  const char* id = "ratelimit.response.has_retry_after";
+
+  auto quirky = run_against(tiny, {"no_retry_after_header"}, true, time_scale, no_probe);
+  const auto& failed = outcome_of(quirky.report, id);
+  EXPECT_EQ(failed.result, outcome::warn) << failed.reason;  // a SHOULD
+  EXPECT_NE(failed.reason.find("in the run's traffic"), std::string::npos) << failed.reason;
+  EXPECT_FALSE(failed.evidence.empty());
+  EXPECT_EQ(quirky.report.measurements["rate_limit"]["probed"], false);
+  EXPECT_GT(quirky.report.measurements["rate_limit"]["met_in_traffic"].get<int>(), 0);
+  EXPECT_EQ(quirky.live_after, 0u);
+
+  auto clean = run_against(tiny, {}, true, time_scale, no_probe);
+  EXPECT_EQ(outcome_of(clean.report, id).result, outcome::pass) << outcome_of(clean.report, id).reason;
+
+  // Crusoe documents no rate limit, and its emulator has none.
+  auto none = run_against(test::spec("crusoe"), {}, true, time_scale, no_probe);
+  for (const char* check : {id, "ratelimit.response.has_envelope"}) {
+    const auto& skipped = outcome_of(none.report, check);
+    EXPECT_EQ(skipped.result, outcome::skipped) << skipped.reason;
+    EXPECT_NE(skipped.reason.find("--probe-rate-limit"), std::string::npos) << skipped.reason;
   }
 }
 

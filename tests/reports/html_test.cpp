@@ -193,6 +193,14 @@ TEST(HtmlReport, ReplacedTimingsAreShown) {
   EXPECT_NE(render_html({c}, "now").find("non-standard, set by the user: time_to_gone_s 20 s (spec: 300 s)"), std::string::npos);
 }
 
+// A run that did not probe the rate limit says so under its banner (issue 21 point 3).
+TEST(HtmlReport, ARunThatDidNotProbeTheRateLimitSaysSo) {
+  auto c = card("p", "P", {});
+  EXPECT_EQ(render_html({c}, "now").find("not probed"), std::string::npos);
+  c.rate_limit = rate_limit_coverage{.probed = false, .met_in_traffic = 0};
+  EXPECT_NE(render_html({c}, "now").find("Rate limit not probed: the rate-limit checks judged only the 0 429(s)"), std::string::npos);
+}
+
 TEST(HtmlReport, LargeBodiesAreCut) {
   auto o = outcome("a.x.y", "high", "fail");
   o["evidence"] = json::array({exchange("https://api.p.example/v1", std::string(10000, 'z'))});

@@ -100,6 +100,26 @@ TEST(Scorecard, ReplacedTimingsAreShown) {
       << render_markdown(card);
 }
 
+// Issue 21 point 3: the card says when a run did not probe the rate limit, in every rendering.
+TEST(Scorecard, ARunThatDidNotProbeTheRateLimitSaysSo) {
+  auto r = run({});
+  EXPECT_FALSE(build_scorecard(r).rate_limit.has_value());  // older runs recorded nothing
+  (*r.footer)["measurements"]["rate_limit"] = {{"probed", true}, {"met_in_traffic", 0}, {"probe_met", true}};
+  EXPECT_EQ(rate_limit_summary(build_scorecard(r)), "");
+  (*r.footer)["measurements"]["rate_limit"] = {{"probed", false}, {"met_in_traffic", 2}, {"probe_met", false}};
+  const auto card = build_scorecard(r);
+  ASSERT_TRUE(card.rate_limit.has_value());
+  EXPECT_FALSE(card.rate_limit->probed);
+  EXPECT_EQ(card.rate_limit->met_in_traffic, 2);
+  EXPECT_NE(render_markdown(card).find("| Rate limit | not probed"), std::string::npos) << render_markdown(card);
+  EXPECT_NE(render_markdown(card).find("--probe-rate-limit"), std::string::npos);
+  const json j = card;
+  EXPECT_EQ(j["rate_limit"]["probed"], false);
+  const auto back = j.get<scorecard>();
+  ASSERT_TRUE(back.rate_limit.has_value());
+  EXPECT_EQ(back.rate_limit->met_in_traffic, 2);
+}
+
 TEST(ScorecardIndex, OrdersWorstFirst) {
   auto good = build_scorecard(run({outcome("a.x.y", "high", "pass")}));
   auto bad = build_scorecard(run({outcome("a.x.y", "high", "fail")}));

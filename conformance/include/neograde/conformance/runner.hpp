@@ -30,7 +30,10 @@ struct remote_exec_options {
 
 // What a conformance run adds to its session.
 struct run_options {
-  bool probe_rate_limit = false;  // probe for a 429 (always on against the emulator)
+  bool probe_rate_limit = false;  // probe for a 429 (always on against the emulator, unless probe_emulator is false)
+  // Whether a run against the emulator probes without being asked (tests turn it off to show the
+  // rate-limit checks judging the 429s met in normal traffic alone).
+  bool probe_emulator = true;
   std::optional<remote_exec_options> remote;
   std::function<void(const check_descriptor&, const check_outcome&)> on_outcome;
 };

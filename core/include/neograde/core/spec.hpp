@@ -115,13 +115,19 @@ struct pagination_spec {
   int size = 20;
   std::string page_param;  // page
   int first_page = 1;
-  std::string offset_param;      // offset
-  std::string token_param;       // token: the request parameter carrying the token
-  std::string next_pointer;      // token: where the next token is; null/absent/empty at the end
-  std::string more_pointer;      // optional: a boolean saying whether more pages follow
-  std::string previous_pointer;  // optional: a boolean saying whether earlier pages exist
-  std::string total_pointer;     // optional: where the provider states the total count
-  nlohmann::json end_token;      // token: what the last page carries as its next token (null or "")
+  std::string offset_param;       // offset
+  std::string token_param;        // token: the request parameter carrying the token
+  std::string next_pointer;       // token: where the next token is; null/absent/empty at the end
+  std::string more_pointer;       // optional: a boolean saying whether more pages follow
+  std::string previous_pointer;   // optional: a boolean saying whether earlier pages exist
+  std::string total_pointer;      // optional: where the provider states the total count
+  nlohmann::json end_token;       // token: what the last page carries as its next token (null or "")
+  std::string next_link_pointer;  // optional: the URL of the next page; absent, null or "" on the last page
+  std::string last_link_pointer;  // optional: the URL of the last page
+  // Where the provider documents what its pages say about the walk (the total, the more flag,
+  // the next token, the links); "" when it does not, and pagination.list.metadata_truthful
+  // does not apply.
+  std::string metadata_source;
 };
 
 // An operation answered with an action that completes later (DigitalOcean's droplet actions):
@@ -137,6 +143,15 @@ struct action_spec {
   std::vector<std::string> done;
   std::vector<std::string> failed;
   bool id_is_integer = false;  // the emulator writes the id as a JSON integer
+  std::string source;
+};
+
+// A list filter by tag the provider documents (DigitalOcean's GET /v2/droplets?tag_name=): the
+// list's path with `param=<tag>`, the run's tag (neograde-<run id>, what the launch sends as
+// {{run_tag}}) selecting the run's instances.
+struct tag_filter_spec {
+  std::string param;
+  bool alone = false;  // the parameter replaces the list's own query (DigitalOcean: not combinable with type)
   std::string source;
 };
 
@@ -156,8 +171,9 @@ struct operation_spec {
   bool text_or_json = false;                     // ...or, sometimes, JSON read through `fields`/`item` (Verda)
   std::optional<std::string> graphql_operation;  // GraphQL: the operation name in the query
   std::optional<pagination_spec> pagination;
-  std::optional<action_spec> action;  // the request is accepted now and completes later
-  bool anonymous = false;             // the live API serves it without credentials (Vast.ai's and Cudo's catalogues)
+  std::optional<action_spec> action;          // the request is accepted now and completes later
+  std::optional<tag_filter_spec> tag_filter;  // list: a filter by tag the provider documents
+  bool anonymous = false;                     // the live API serves it without credentials (Vast.ai's and Cudo's catalogues)
 };
 
 struct timing_spec {
@@ -199,6 +215,12 @@ struct deviation {
   std::string source;
 };
 
+// A header the provider documents on every response (DigitalOcean's ratelimit-limit), with where.
+struct declared_header {
+  std::string name;
+  std::string source;
+};
+
 struct provider_spec {
   std::filesystem::path file;
   std::string spec_version;
@@ -219,6 +241,9 @@ struct provider_spec {
   // What a null or absent status word means (Vast.ai's null actual_status: pending); unset: unknown.
   std::optional<instance_state> absent_state;
   std::vector<deviation> deviations;
+  // Headers the provider documents on every response, successes included
+  // (http.response.declared_headers checks them on every success the run saw).
+  std::vector<declared_header> headers_on_every_response;
   // What a catalogue row must satisfy for the launch body to fit it (Cudo's vCPU-per-GPU bounds
   // against the fixed vCPUs the launch sends, Hyperbolic's machine type); rows that do not fit
   // are never launched.

@@ -105,6 +105,13 @@ struct hardware_summary {
   std::vector<hardware_problem> problems;
 };
 
+// Whether the run probed the rate limit (--probe-rate-limit; always on against the emulator), and
+// how many 429s it met in its own traffic: without a probe the rate-limit checks judge only those.
+struct rate_limit_coverage {
+  bool probed = false;
+  int met_in_traffic = 0;
+};
+
 struct scorecard {
   int scorecard_version = 1;
   scorecard_provider provider;
@@ -119,6 +126,7 @@ struct scorecard {
   // Spec timings the user replaced, each {value, spec}: the run is not comparable with one under
   // the spec's timings.
   nlohmann::json timing_overrides = nlohmann::json::object();
+  std::optional<rate_limit_coverage> rate_limit;  // none when the run did not record it (older runs)
   outcome_counts counts;
   std::map<std::string, category_summary> categories;
   std::optional<double> score;  // none when nothing was graded
@@ -151,6 +159,10 @@ void from_json(const nlohmann::json& j, scorecard& card);
 // The timings a user replaced for the run (--time-to-running, --time-to-gone), as one line that
 // says the run is not comparable with a standard one; "" for a run under the spec's timings.
 [[nodiscard]] std::string timing_overrides_summary(const scorecard& card);
+
+// "" when the run probed the rate limit (or did not record whether it did); else one line saying
+// it did not, what the rate-limit checks judged instead, and how to probe (--probe-rate-limit).
+[[nodiscard]] std::string rate_limit_summary(const scorecard& card);
 
 // The provenance banner every output carries: EMULATED, REPLAY or LIVE, and what that means.
 [[nodiscard]] std::string provenance_banner(const scorecard& card);
