@@ -381,8 +381,9 @@ class scenario {
       }
       if (plan.size() < further_rows) no_more = "no other row is advertised as launchable";
     }
-    // Whether the catalogue says which rows have capacity; where it does not (RunPod's GraphQL
-    // gpuTypes list every type, in stock or not), a capacity refusal contradicts nothing.
+    // Whether the spec reads which rows have capacity; where it reads none (RunPod's GraphQL
+    // gpuTypes as the spec queries them, Vast.ai's bundles), a capacity refusal of a further row
+    // contradicts nothing the catalogue said, and is recorded but not judged.
     const bool advertises = ctx_.spec.offer_fields.contains("available") || ctx_.spec.offer_fields.contains("regions_available") ||
                             ctx_.spec.offer_availability.has_value();
     const auto* launch_op = ctx_.spec.operation(operation_id::launch);
