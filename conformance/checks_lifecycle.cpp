@@ -76,7 +76,7 @@ class scenario {
   // was tried and compared so far, when there is something).
   void skip_all(outcome result, const std::string& reason) {
     decide_capacity();
-    decide_order("");
+    decide_order(order_.key(), "the run ended before a second type was ordered");
     for (const char* id : all_ids)
       if (!decided(id)) emit(make(id, result, reason));
   }
@@ -294,14 +294,16 @@ class scenario {
     return wrong;
   }
 
-  // The order check's verdict on what was compared; `note` says what was ordered besides the
-  // lifecycle's instance, or why nothing was.
-  void decide_order(const std::string& note) {
+  // The order check's verdict on what was compared: `orders` names them; `one_type` says why only
+  // the lifecycle's instance was, if so.
+  void decide_order(const std::string& orders, const std::string& one_type) {
     if (decided(order_id) || !order_compared_) return;
-    if (order_wrong_.empty()) return emit(make(order_id, outcome::pass, "delivered as ordered" + note, order_evidence_));
-    std::string reason = "delivered otherwise than ordered:";
-    for (const auto& w : order_wrong_) reason += " " + w + ";";
-    emit(make(order_id, outcome::fail, reason + note, order_evidence_));
+    const auto tested = one_type.empty() ? std::string() : "; one instance type tested: " + one_type;
+    if (order_wrong_.empty()) return emit(make(order_id, outcome::pass, "delivered as ordered: " + orders + tested, order_evidence_));
+    std::string wrong;
+    for (const auto& w : order_wrong_) wrong += (wrong.empty() ? "" : "; ") + w;
+    emit(make(order_id, outcome::fail, "delivered otherwise than ordered: " + wrong + " (ordered " + orders + tested + ")",
+              order_evidence_));
   }
 
   // capacity.offers.advertised_is_launchable: every advertised row tried must have launched. The
@@ -430,9 +432,9 @@ class scenario {
       (void)client_.terminate(*l.value);
     }
     decide_capacity(no_more);
-    if (second_compared) decide_order(": " + order_.key() + " and " + plan[*second].key());
+    if (second_compared) decide_order(order_.key() + " and " + plan[*second].key(), "");
     else
-      decide_order(" (" + order_.key() + "); one instance type tested: " + (one_type.empty() ? no_more : one_type));
+      decide_order(order_.key(), one_type.empty() ? no_more : one_type);
   }
 
   // The second order: read until it runs (or as last read), compared as the first was; false
