@@ -400,7 +400,9 @@ const std::vector<check_descriptor>& catalogue() {
        .category = "lifecycle",
        .level = critical,
        .requirement = must,
-       .description = "Compares the delivered instance (type, region, name, SSH key) with what was ordered.",
+       .description = "Compares the delivered instance (type, region, name, SSH key) with what was ordered; on the emulator, and live "
+                      "when --max-instances leaves room, also orders the cheapest row of another instance type, compares it once "
+                      "running and terminates it (the reason says when only one type was tested, and why).",
        .requirement_text = "The instance delivered MUST be what was ordered.",
        .source = "gpu-hardware reference (PCIe sold as SXM); buyer reports",
        .quirk = "wrong_type_delivered"},
@@ -459,9 +461,11 @@ const std::vector<check_descriptor>& catalogue() {
        .category = "capacity",
        .level = high,
        .requirement = must,
-       .description = "Launches an offer advertised as available and records whether capacity was refused.",
-       .requirement_text = "Capacity advertised as available MUST be launchable; a refusal after advertising it is a finding, "
-                           "apart from plain no_capacity.",
+       .description = "Launches the advertised (type, region) rows the run orders, then up to three more rows (live: as far as "
+                      "--max-instances leaves room), terminating each at once; fails naming every row advertised as available "
+                      "that was refused or failed to launch, and measures the share that launched (advertised_rows_launched).",
+       .requirement_text = "Capacity advertised as available MUST be launchable, in every (type, region) row advertised and not "
+                           "only the cheapest; a refusal after advertising it is a finding, apart from plain no_capacity.",
        .source = "provider-apis defects 1, 5, 14 (Lambda, RunPod, DigitalOcean listed capacity they refused)",
        .quirk = "phantom_capacity"},
       // ---- validation

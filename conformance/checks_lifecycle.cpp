@@ -74,8 +74,11 @@ class scenario {
   }
   [[nodiscard]] bool decided(const char* id) const { return decided_.contains(id); }
 
-  // Decides every check of the scenario not yet decided.
+  // Decides every check of the scenario not yet decided (the capacity and order checks by what
+  // was tried and compared so far, when there is something).
   void skip_all(outcome result, const std::string& reason) {
+    decide_capacity();
+    decide_order(order_.key(), "the run ended before a second type was ordered");
     for (const char* id : all_ids)
       if (!decided(id)) emit(make(id, result, reason));
   }
@@ -84,7 +87,7 @@ class scenario {
   [[nodiscard]] double seconds_since(time_point t) const { return ctx_.seconds_since(t); }
 
   // The instance as get reports it, or as the list reports it when get does not work. Every
-  // observation feeds the transition watch.
+  // observation of the lifecycle's instance feeds the transition watch.
   std::pair<std::optional<instance>, exchange> observe(const std::string& id) {
     auto got = client_.get(id);
     std::optional<instance> seen;
@@ -95,7 +98,7 @@ class scenario {
       for (const auto& i : *listed.value)
         if (i.id == id) seen = i, ev = listed.call.evidence;
     }
-    if (seen) watch(*seen, ev);
+    if (seen && id == main_id_) watch(*seen, ev);
     return {seen, ev};
   }
 
@@ -139,35 +142,35 @@ class scenario {
     }
   }
 
+  // Launches an offer row, named `name`, with the run's SSH key.
+  typed_result<std::string> launch_row(const offer& row, const std::string& name) {
+    return client_.launch({.instance_type = row.instance_type,
+                           .region = row.region,
+                           .ssh_key_name = ctx_.ssh_key_name,
+                           .name = name,
+                           .params = row.params,
+                           .public_key = ctx_.public_key});
+  }
+
   // Launches the cheapest advertised offer, moving to the next when capacity is refused
-  // (bounded); records the refusal rate.
+  // (bounded). Every row refused is a row tried for the capacity check.
   void launch_main() {
     std::vector<std::string> refused;
-    std::vector<exchange> refusals;
     for (int attempt = 0; attempt < 3; ++attempt) {
       auto target = launchable_offer(ctx_, refused);
       if (!target) break;
       order_ = *target;
       launched_at_ = ctx_.now();
-      launch_ = client_.launch({.instance_type = target->instance_type,
-                                .region = target->region,
-                                .ssh_key_name = ctx_.ssh_key_name,
-                                .name = ctx_.prefix() + "lc",
-                                .params = target->params,
-                                .public_key = ctx_.public_key});
-      if (launch_.call.success || provider_condition(launch_.call, ctx_.spec) != outcome::no_capacity) break;
+      launch_ = launch_row(*target, ctx_.prefix() + "lc");
+      if (launch_.call.success) {
+        rows_.push_back({.key = target->key(), .launched = true, .evidence = launch_.call.evidence});
+        break;
+      }
+      if (provider_condition(launch_.call, ctx_.spec) != outcome::no_capacity) break;
       refused.push_back(target->key());
-      refusals.push_back(launch_.call.evidence);
+      rows_.push_back(
+          {.key = target->key(), .why = "refused for lack of capacity", .refused_for_capacity = true, .evidence = launch_.call.evidence});
     }
-    const double attempts = static_cast<double>(refused.size() + (launch_.call.success ? 1 : 0));
-    if (attempts > 0) ctx_.measurements["capacity_refusal_rate"] = static_cast<double>(refused.size()) / attempts;
-    if (!refused.empty())
-      emit(make(capacity_id, outcome::fail,
-                std::to_string(refused.size()) + " offer(s) advertised as available were refused for lack of capacity (" + refused.front() +
-                    " first)",
-                refusals));
-    else if (launch_.call.success)
-      emit(make(capacity_id, outcome::pass, "the advertised offer " + order_.key() + " launched", {launch_.call.evidence}));
   }
 
   void steps() {
@@ -189,6 +192,7 @@ class scenario {
       return skip_all(outcome::skipped, "depends on the launch returning an id");
     }
     const std::string id = *launch_.value;
+    main_id_ = id;
     emit(make(launch_id, outcome::pass, "launched " + order_.key() + " as " + id, {launch_.call.evidence}));
 
     visible(id);
@@ -224,6 +228,7 @@ class scenario {
     isolation(id);
     if (running) restart(id);
     more_instances();
+    further_offers();
     terminate(id);
     emit(illegal_ ? std::move(*illegal_) : make(transition_id, outcome::pass, "no illegal transition seen"));
   }
@@ -269,22 +274,191 @@ class scenario {
                 {listed.call.evidence}));
   }
 
-  // lifecycle.instance.matches_order: "The instance delivered MUST be what was ordered."
+  // lifecycle.instance.matches_order: "The instance delivered MUST be what was ordered." The
+  // lifecycle's instance is compared here; further_offers adds a second order of another type,
+  // and decide_order gives the verdict on both.
   void matches_order(const instance& got, const exchange& ev) {
+    order_wrong_ = delivered_otherwise(got, order_, ctx_.prefix() + "lc", !order_.region.empty());
+    order_evidence_.push_back(ev);
+    order_compared_ = true;
+  }
+
+  // What of `got` differs from `order` (launched with `name`): type, region where it is compared,
+  // name, SSH key.
+  std::vector<std::string> delivered_otherwise(const instance& got, const offer& order, const std::string& name,
+                                               bool compare_region) const {
     const auto& f = ctx_.spec.instance_fields;
     std::vector<std::string> wrong;
-    if (f.contains("instance_type") && got.instance_type != order_.instance_type)
-      wrong.push_back("type \"" + got.instance_type + "\" (ordered \"" + order_.instance_type + "\")");
-    if (f.contains("region") && !order_.region.empty() && got.region != order_.region)
-      wrong.push_back("region \"" + got.region + "\" (ordered \"" + order_.region + "\")");
-    if (f.contains("name") && !got.name.empty() && got.name != ctx_.prefix() + "lc") wrong.push_back("name \"" + got.name + "\"");
+    if (f.contains("instance_type") && got.instance_type != order.instance_type)
+      wrong.push_back("type \"" + got.instance_type + "\" (ordered \"" + order.instance_type + "\")");
+    if (f.contains("region") && compare_region && got.region != order.region)
+      wrong.push_back("region \"" + got.region + "\" (ordered \"" + order.region + "\")");
+    if (f.contains("name") && !got.name.empty() && got.name != name) wrong.push_back("name \"" + got.name + "\"");
     if (f.contains("ssh_key_names") && !ctx_.ssh_key_name.empty() &&
         std::find(got.ssh_key_names.begin(), got.ssh_key_names.end(), ctx_.ssh_key_name) == got.ssh_key_names.end())
       wrong.push_back("SSH key missing");
-    if (wrong.empty()) return emit(make(order_id, outcome::pass, "delivered as ordered", {ev}));
-    std::string reason = "delivered otherwise than ordered:";
-    for (const auto& w : wrong) reason += " " + w + ";";
-    emit(make(order_id, outcome::fail, reason, {ev}));
+    return wrong;
+  }
+
+  // The order check's verdict on what was compared: `orders` names them; `one_type` says why only
+  // the lifecycle's instance was, if so.
+  void decide_order(const std::string& orders, const std::string& one_type) {
+    if (decided(order_id) || !order_compared_) return;
+    const auto tested = one_type.empty() ? std::string() : "; one instance type tested: " + one_type;
+    if (order_wrong_.empty()) return emit(make(order_id, outcome::pass, "delivered as ordered: " + orders + tested, order_evidence_));
+    std::string wrong;
+    for (const auto& w : order_wrong_) wrong += (wrong.empty() ? "" : "; ") + w;
+    emit(make(order_id, outcome::fail, "delivered otherwise than ordered: " + wrong + " (ordered " + orders + tested + ")",
+              order_evidence_));
+  }
+
+  // capacity.offers.advertised_is_launchable: every advertised row tried must have launched. The
+  // share that did is a measurement (advertised_rows_launched); `note` says why no more were tried.
+  void decide_capacity(const std::string& note = {}) {
+    if (decided(capacity_id) || rows_.empty()) return;
+    std::size_t launched = 0, refused = 0;
+    std::string failed, keys, unjudged;
+    std::vector<exchange> evidence;
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& r : rows_) {
+      nlohmann::json row{{"row", r.key}, {"launched", r.launched}};
+      if (r.launched) {
+        ++launched;
+        keys += (keys.empty() ? "" : ", ") + r.key;
+      } else {
+        row["why"] = r.why;
+        if (r.refused_for_capacity) ++refused;
+      }
+      if (!r.launched && r.judged) {
+        failed += (failed.empty() ? "" : "; ") + r.key + " (" + r.why + ")";
+        evidence.push_back(r.evidence);
+      } else if (!r.launched) {
+        unjudged += "; " + r.key + " " + r.why;
+      }
+      rows.push_back(std::move(row));
+    }
+    const auto tried = static_cast<double>(rows_.size());
+    nlohmann::json m{{"tried", rows_.size()}, {"launched", launched}, {"share", static_cast<double>(launched) / tried}, {"rows", rows}};
+    if (advertised_) m["advertised"] = *advertised_;
+    ctx_.measurements["advertised_rows_launched"] = m;
+    ctx_.measurements["capacity_refusal_rate"] = static_cast<double>(refused) / tried;
+    const auto share = std::to_string(launched) + " of " + std::to_string(rows_.size()) + " advertised row(s) tried launched";
+    const auto why_no_more = note.empty() ? std::string() : " (" + note + ")";
+    auto o = failed.empty() ? make(capacity_id, outcome::pass, share + ": " + keys + unjudged + why_no_more, {rows_.front().evidence})
+                            : make(capacity_id, outcome::fail,
+                                   share + "; advertised as available, yet not launched: " + failed + why_no_more, std::move(evidence));
+    o.measurements["advertised_rows_launched"] = m;
+    emit(std::move(o));
+  }
+
+  // More than one offer (issue 21): the cheapest row of another instance type, whose instance is
+  // read until it runs and compared with its order, then further advertised rows, each launched
+  // and terminated at once, up to further_rows in all and, live, as far as the budget allows
+  // (after the lifecycle's own instances). What is launched is tracked and torn down as the
+  // lifecycle's instance is.
+  static constexpr std::size_t further_rows = 3;
+  void further_offers() {
+    std::string no_more;                // why no further row was tried (after those that were)
+    std::string one_type;               // why the order check compared one type only
+    std::vector<offer> plan;            // the rows to try, the cheapest of another type first when there is one
+    std::optional<std::size_t> second;  // the row of the second order, once launched
+    bool second_compared = false;
+    auto offers = client_.list_offers();
+    if (!offers.value) {
+      no_more = "the offers could not be listed again: " + (offers.problem.empty() ? offers.call.describe() : offers.problem);
+      one_type = no_more;
+    } else {
+      std::vector<std::string> tried;
+      for (const auto& r : rows_) tried.push_back(r.key);
+      const auto all = select_offer(ctx_.spec, *offers.value, client_.pins);
+      advertised_ = all.rows - all.not_gpu - all.unavailable - all.misfit - all.unpinned - all.unpriced;
+      std::vector<offer> others;
+      std::copy_if(offers.value->begin(), offers.value->end(), std::back_inserter(others),
+                   [&](const offer& o) { return o.instance_type != order_.instance_type; });
+      if (auto other = select_offer(ctx_.spec, others, client_.pins, tried).chosen) {
+        tried.push_back(other->key());
+        plan.push_back(std::move(*other));
+      } else {
+        one_type = "no other instance type is advertised as launchable";
+      }
+      while (plan.size() < further_rows) {
+        auto next = select_offer(ctx_.spec, *offers.value, client_.pins, tried).chosen;
+        if (!next) break;
+        tried.push_back(next->key());
+        plan.push_back(std::move(*next));
+      }
+      if (plan.size() < further_rows) no_more = "no other row is advertised as launchable";
+    }
+    // Whether the spec reads which rows have capacity; where it reads none (RunPod's GraphQL
+    // gpuTypes as the spec queries them, Vast.ai's bundles), a capacity refusal of a further row
+    // contradicts nothing the catalogue said, and is recorded but not judged.
+    const bool advertises = ctx_.spec.offer_fields.contains("available") || ctx_.spec.offer_fields.contains("regions_available") ||
+                            ctx_.spec.offer_availability.has_value();
+    const auto* launch_op = ctx_.spec.operation(operation_id::launch);
+    const bool names_region = launch_op->body && template_pointers(*launch_op->body).contains("region");
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+      const auto& row = plan[i];
+      // The second order: the first row of another type that launches.
+      const bool is_second = !second && row.instance_type != order_.instance_type;
+      if (auto no = client_.ledger().would_refuse(row.instance_type)) {
+        no_more = "the budget allows no further instance: " + *no;
+        if (!second && one_type.empty()) one_type = "the budget allows no second instance: " + *no;
+        break;
+      }
+      const auto name = ctx_.prefix() + (is_second ? std::string("order") : "row" + std::to_string(i));
+      const auto since = ctx_.now();
+      auto l = launch_row(row, name);
+      if (!l.call.success) {
+        const auto condition = provider_condition(l.call, ctx_.spec);
+        if (l.call.not_sent || !l.call.response || (condition && condition != outcome::no_capacity)) {
+          // Not the provider's failure to deliver what it advertised: a budget, a quota, a rate
+          // limit or the network. The row is not counted, and no further one is tried.
+          no_more = "the launch of " + row.key() + " was " + l.call.describe() + ", so no further row was tried";
+          if (!second && one_type.empty()) one_type = "the launch of another type was " + l.call.describe();
+          break;
+        }
+        const bool capacity = condition == outcome::no_capacity;
+        rows_.push_back({.key = row.key(),
+                         .why = !capacity    ? "failed: " + l.call.describe()
+                                : advertises ? "refused for lack of capacity"
+                                             : "refused for lack of capacity, which the catalogue does not advertise: not judged",
+                         .refused_for_capacity = capacity,
+                         .judged = advertises || !capacity,
+                         .evidence = l.call.evidence});
+        if (is_second) one_type = "the launch of the other type " + row.key() + " did not succeed (see " + std::string(capacity_id) + ")";
+        continue;
+      }
+      rows_.push_back({.key = row.key(), .launched = true, .evidence = l.call.evidence});
+      if (is_second) second = i;
+      if (!l.value) {  // no id to act on: swept by name at the end of the run
+        if (is_second) one_type = "the launch of the other type named no instance";
+        continue;
+      }
+      if (is_second && order_compared_) second_compared = compare_second_order(*l.value, row, name, since, names_region, one_type);
+      (void)client_.terminate(*l.value);
+    }
+    decide_capacity(no_more);
+    if (second_compared) decide_order(order_.key() + " and " + plan[*second].key(), "");
+    else
+      decide_order(order_.key(), one_type.empty() ? no_more : one_type);
+  }
+
+  // The second order: read until it runs (or as last read), compared as the first was; false
+  // (with why in `one_type`) when it could not be read.
+  bool compare_second_order(const std::string& id, const offer& row, const std::string& name, time_point since, bool names_region,
+                            std::string& one_type) {
+    std::string status, gave_up;
+    exchange last;
+    std::optional<instance> seen = wait_running(id, since, status, last, gave_up);
+    if (!seen) std::tie(seen, last) = observe(id);
+    if (!seen) {
+      one_type = "the instance of the other type (" + row.key() + ") could not be read";
+      return false;
+    }
+    for (auto& w : delivered_otherwise(*seen, row, name, names_region && !row.region.empty()))
+      order_wrong_.push_back(w + " in the second order, " + row.key());
+    order_evidence_.push_back(last);
+    return true;
   }
 
   // schema.instance.consistent_across_endpoints: get and list agree on the same instance.
@@ -452,12 +626,7 @@ class scenario {
     for (int i = 0; i < 2 && !not_sent; ++i) {
       auto target = launchable_offer(ctx_);
       if (!target) break;
-      auto l = client_.launch({.instance_type = target->instance_type,
-                               .region = target->region,
-                               .ssh_key_name = ctx_.ssh_key_name,
-                               .name = ctx_.prefix() + "extra" + std::to_string(i),
-                               .params = target->params,
-                               .public_key = ctx_.public_key});
+      auto l = launch_row(*target, ctx_.prefix() + "extra" + std::to_string(i));
       if (l.value) extra.push_back(*l.value);
       if (l.call.not_sent) not_sent = l.call.describe();
     }
@@ -787,6 +956,21 @@ class scenario {
   context& ctx_;
   provider_client& client_;
   std::set<std::string> decided_;
+  // Every advertised row the run tried to launch, for the capacity check.
+  struct row_tried {
+    std::string key;
+    bool launched = false;
+    std::string why;  // why not, when not
+    bool refused_for_capacity = false;
+    bool judged = true;  // a refusal of a row whose capacity the catalogue does not advertise is not
+    exchange evidence;
+  };
+  std::vector<row_tried> rows_;
+  std::optional<std::size_t> advertised_;  // launchable rows advertised, once counted
+  bool order_compared_ = false;            // the lifecycle's instance was compared with its order
+  std::vector<std::string> order_wrong_;
+  std::vector<exchange> order_evidence_;
+  std::string main_id_;  // the lifecycle's instance, whose reads the transition watch follows
   offer order_;
   typed_result<std::string> launch_;
   time_point launched_at_;

@@ -4,6 +4,7 @@
 #include <neograde/clients/run_names.hpp>
 #include <neograde/clients/spend.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 #include <stdexcept>
@@ -185,6 +186,11 @@ readiness assess_readiness(session& s, const run_options& options) {
       creates.push_back("up to " + std::to_string(std::min(instances - 1, 2)) + " more (" + prefix +
                         "extra0...) for the "
                         "pagination and terminate-many checks");
+    // More than one offer: another type for the order check, further rows for the capacity check.
+    if (const int further = live ? std::min(instances - 1, 3) : 3; further > 0)
+      creates.push_back("up to " + std::to_string(further) + " more of other advertised rows (" + prefix + "order, " + prefix +
+                        "row1...) for the order and capacity checks, each terminated at once" +
+                        (live ? ", as far as --max-instances leaves room after the above" : ""));
     for (const auto& c : creates) say("would create " + c);
     say("everything created is journaled and terminated at the end, also on a crash (`neograde sweep` finds the rest)");
     cost["creates"] = creates;

@@ -111,6 +111,9 @@ http::response provider_model::impl::launch(const operation_spec& op, account& a
       if (launch_placeholders.contains(param) && var(param) != value)
         return error_response("invalid_parameters", "Invalid " + param + " for " + type_name + ": " + var(param));
   if (type != nullptr && remaining(*type, region, now) <= 0) return error_response("insufficient_capacity");
+  // partial_capacity: capacity listed everywhere, but only the first row launched launches again.
+  const auto row = type_name + "@" + region;
+  if (has(quirk::partial_capacity) && first_row && *first_row != row) return error_response("insufficient_capacity");
 
   emu_instance inst;
   if (emu.ids == id_style::client) {
@@ -124,8 +127,9 @@ http::response provider_model::impl::launch(const operation_spec& op, account& a
   } else {
     inst.id = new_instance_id();
   }
+  if (!first_row) first_row = row, first_type = type_name;
   inst.name = name;
-  inst.type = type_name;
+  inst.type = type_name;  // as ordered, for capacity; fixed_type_delivered renders another
   inst.region = region;
   if (!key_name.empty()) inst.ssh_keys.push_back(key_name);
   if (vars.contains("run_tag"))

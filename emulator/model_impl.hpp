@@ -110,6 +110,9 @@ struct provider_model::impl {
   std::mt19937_64 rng{0x6e656f67726164ULL};  // deterministic ids for reproducible runs
   unsigned next_ip = 10;
   std::size_t created = 0;  // instances ever launched, over all accounts
+  // The first row launched ("type@region") and type delivered: what partial_capacity and
+  // fixed_type_delivered keep to, whatever later launches order.
+  std::optional<std::string> first_row, first_type;
   unsigned long slow_counter = 0;
   long long next_integer_id = 31'415'900;
   // Actions that complete later (an operation's `action`): the account, the completion time and

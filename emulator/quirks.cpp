@@ -65,6 +65,11 @@ constexpr std::array<quirk_info, quirk_count> quirks{{
     {quirk::key_not_listed, "key_not_listed", "added SSH keys never appear in the key list"},
     {quirk::key_delete_ignored, "key_delete_ignored", "deleting an SSH key answers success but keeps the key"},
     {quirk::phantom_capacity, "phantom_capacity", "offers advertise capacity, yet every launch is refused for lack of capacity"},
+    {quirk::partial_capacity, "partial_capacity",
+     "offers advertise capacity in every row, yet only the first (type, region) row launched can launch again; every other launch "
+     "is refused for lack of capacity"},
+    {quirk::fixed_type_delivered, "fixed_type_delivered",
+     "every launch delivers the same instance type (the first one launched, the cheapest in a run), whatever is ordered"},
     {quirk::validation_500, "validation_500", "a request body that fails validation gets HTTP 500 instead of 400"},
     {quirk::missing_field_accepted, "missing_field_accepted", "a launch missing required fields is accepted with defaults"},
     {quirk::long_name_500, "long_name_500", "an instance name over 64 characters gets HTTP 500"},

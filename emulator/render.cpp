@@ -202,7 +202,10 @@ nlohmann::json provider_model::impl::render_instance(const emu_instance& i, phas
   const auto private_ip = "10.0.0." + i.ip.substr(i.ip.rfind('.') + 1);
   write_field(obj, f, "private_ip", addressed ? nlohmann::json(private_ip) : nlohmann::json(nullptr));
   write_field(obj, f, "region", i.region);
-  write_field(obj, f, "instance_type", has(quirk::wrong_type_delivered) ? other_type(i.type) : i.type);
+  write_field(obj, f, "instance_type",
+              has(quirk::wrong_type_delivered)                 ? other_type(i.type)
+              : has(quirk::fixed_type_delivered) && first_type ? *first_type
+                                                               : i.type);
   write_field(obj, f, "ssh_key_names", i.ssh_keys);
   // Published ports beside the template's, Docker-style: {"10022/tcp": [{"HostIp", "HostPort"}]},
   // each on a host port of its own.

@@ -64,6 +64,36 @@ const check_outcome& outcome_of(const conformance::run_report& r, const std::str
 
 }  // namespace
 
+// Whether the spec reads which offer rows have capacity (RunPod's GraphQL and Vast.ai's specs read
+// none: a capacity refusal of a further row contradicts nothing there).
+bool advertises_capacity(const provider_spec& s) {
+  return s.offer_fields.contains("available") || s.offer_fields.contains("regions_available") || s.offer_availability.has_value();
+}
+
+// The offer rows a run can launch on the clean emulator of `spec` (GPU, with capacity, fitting,
+// priced), cheapest first, as the client reads the catalogue; nothing is launched.
+const std::vector<offer>& launchable_rows(const provider_spec& spec) {
+  static std::map<std::string, std::vector<offer>> cache;
+  if (auto it = cache.find(spec.file.string()); it != cache.end()) return it->second;
+  virtual_clock time;
+  emulator::model_options m;
+  m.api_keys = emulator::make_api_keys(spec, 1, "rows");
+  m.time_scale = time_scale;
+  m.now = [&time] { return time.now(); };
+  emulator::emulator emu(spec, m);
+  emu.start();
+  session s(spec, {.base_url = emu.base_url(), .api_key = m.api_keys[0], .read_only = true, .run_id = "rows0000", .clock = &time});
+  std::vector<offer> rows;
+  if (auto offers = s.primary().list_offers(); offers.value) {
+    std::vector<std::string> taken;
+    while (auto next = select_offer(spec, *offers.value, {}, taken).chosen) {
+      taken.push_back(next->key());
+      rows.push_back(std::move(*next));
+    }
+  }
+  return cache.emplace(spec.file.string(), std::move(rows)).first->second;
+}
+
 struct clean_case {
   std::string provider;
   double scale = time_scale;
@@ -91,6 +121,13 @@ TEST_P(CleanEmulator, PassesEveryCheckAndLeavesNothingRunning) {
   EXPECT_EQ(run.live_after, 0u);
   EXPECT_TRUE(run.report.measurements.contains("time_to_running_s"));
   EXPECT_TRUE(run.report.measurements.contains("time_to_gone_s"));
+  // More than one offer: as many advertised rows as the catalogue has, up to four, all launched
+  // where the catalogue advertises their capacity.
+  const auto rows = run.report.measurements.value("advertised_rows_launched", nlohmann::json::object());
+  EXPECT_EQ(rows.value("tried", 0u), std::min<std::size_t>(4, launchable_rows(spec).size())) << rows.dump();
+  if (advertises_capacity(spec)) {
+    EXPECT_EQ(rows.value("share", 0.0), 1.0) << rows.dump();
+  }
 }
 
 std::vector<clean_case> clean_cases() {
@@ -174,6 +211,17 @@ struct scoped_quirk {
 
 const std::vector<scoped_quirk>& scoped_quirks() {
   static const std::vector<scoped_quirk> quirks{
+      // More than one offer (issue 21): the first row launched works, every other is refused,
+      // which only a run that launches a second advertised row sees.
+      {"partial_capacity", "capacity.offers.advertised_is_launchable", "advertised as available, yet not launched",
+       [](const provider_spec& s) { return advertises_capacity(s) && launchable_rows(s).size() >= 2; }},
+      // The same type whatever is ordered: only an order of a second type shows it.
+      {"fixed_type_delivered", "lifecycle.instance.matches_order", "in the second order",
+       [](const provider_spec& s) {
+         const auto& rows = launchable_rows(s);
+         return s.instance_fields.contains("instance_type") &&
+                std::any_of(rows.begin(), rows.end(), [&](const offer& o) { return o.instance_type != rows.front().instance_type; });
+       }},
       {"action_never_completes", "lifecycle.instance.restart_returns_to_running", "still \"in-progress\"",
        [](const provider_spec& s) {
          const auto* op = s.operation(operation_id::restart);
@@ -327,8 +375,13 @@ TEST(SpendGuard, OnARemoteHostNothingIsCreatedWithoutTheLiveOptIn) {
   unsetenv("NEOGRADE_LIVE");
   EXPECT_EQ(outcome_of(with, "lifecycle.instance.launch_returns_id").result, outcome::pass)
       << outcome_of(with, "lifecycle.instance.launch_returns_id").reason;
-  EXPECT_GT(emu.model().instances_created(), 0u);
+  // The default budget (--max-instances 1) keeps its one instance for the lifecycle: no second
+  // type is ordered, and the order check says so.
+  EXPECT_EQ(emu.model().instances_created(), 1u);
   EXPECT_EQ(emu.model().live_instances(), 0u);
+  const auto& order = outcome_of(with, "lifecycle.instance.matches_order");
+  EXPECT_EQ(order.result, outcome::pass) << order.reason;
+  EXPECT_NE(order.reason.find("one instance type tested: the budget allows no second instance"), std::string::npos) << order.reason;
 }
 
 TEST(SpendGuard, PermissionNeedsTheFlagAndOffLoopbackTheEnvironment) {

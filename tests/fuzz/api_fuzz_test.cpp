@@ -106,6 +106,7 @@ const std::vector<reachable>& reachable_quirks() {
       {"unknown_status_word", "status_vocabulary"},
       {"status_words_upper_case", "status_vocabulary"},
       {"wrong_type_delivered", "wrong_instance"},
+      {"fixed_type_delivered", "wrong_instance"},  // sequences launch the offer rows in turn
       {"list_get_disagree", "wrong_instance"},
       {"flapping", "state_regressed"},
       {"cross_tenant_read", "cross_account"},
@@ -134,6 +135,7 @@ const std::map<std::string, std::string>& unreachable_quirks() {
       {"negative_price", "a value judgement on offers, not a schema or protocol violation"},
       {"duplicate_offers", "a value judgement on offers, not a schema or protocol violation"},
       {"phantom_capacity", "a capacity refusal is a provider condition to the fuzzer, by design"},
+      {"partial_capacity", "a capacity refusal is a provider condition to the fuzzer, by design"},
       {"terminate_first_only", "fuzz sequences terminate one instance at a time"},
       {"no_retry_after_header", "fuzzing stays under rate limits (politeness); the probe is conformance's"},
       {"rate_limit_text", "fuzzing stays under rate limits (politeness); the probe is conformance's"},

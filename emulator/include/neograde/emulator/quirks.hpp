@@ -65,6 +65,8 @@ enum class quirk {
   key_not_listed,
   key_delete_ignored,
   phantom_capacity,
+  partial_capacity,
+  fixed_type_delivered,
   validation_500,
   missing_field_accepted,
   long_name_500,
