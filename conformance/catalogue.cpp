@@ -533,7 +533,8 @@ const std::vector<check_descriptor>& catalogue() {
                       "sends it once per constraint the schema declares on a value it carries (minimum, maximum, exclusive bounds, "
                       "enum, const, minLength, maxLength, pattern, minItems, maxItems), broken there alone; expects a 4xx for each, "
                       "never 5xx or acceptance, the results grouped per operation. Launch and SSH key bodies only when the run may "
-                      "spend (live: launches only with a spare instance in --max-instances); anything created is removed at once.",
+                      "spend (live: launches only with a spare instance in --max-instances, and the member of a terminate or restart body "
+                      "that names the instances is left alone); anything created is removed at once.",
        .requirement_text = "A request body that breaks a constraint its documented request schema declares MUST be refused with 4xx, "
                            "not served (an instance launched on quantity 0) nor answered 5xx.",
        .source = "provider OpenAPI request schemas (spec operations.*.request_schema); RFC 9110 §15.5.1; Schemathesis "

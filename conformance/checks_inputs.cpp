@@ -210,8 +210,17 @@ void schema_constraints(context& ctx) {
                         (v.front().pointer.empty() ? "/" : v.front().pointer) + " (" + v.front().message + ")");
       continue;
     }
+    // Live, the member that names the instances acted on is left alone: an emptied id list
+    // might mean "every instance" to a broken API.
+    const auto pointers = template_pointers(*op.body);
+    const auto id_at = pointers.contains("id") ? pointers.at("id") : std::string();
+    const bool acts = op_id == operation_id::terminate || op_id == operation_id::restart;
     for (std::size_t i = 0; i < mutations.size(); ++i) {
       const auto& m = mutations[i];
+      if (acts && ctx.client.ledger().live() && !id_at.empty() && id_at.starts_with(m.pointer)) {
+        untried.push_back(op_name + " " + m.describe() + ", live mode: the member names the instances acted on");
+        continue;
+      }
       if (op_id == operation_id::launch)
         if (auto why = no_spare_instance(ctx)) {
           untried.push_back(std::to_string(mutations.size() - i) + " launch bodies, " + *why);
