@@ -299,22 +299,13 @@ call_result provider_client::call(operation_id id, const template_vars& given, a
     out.transport = http::transport_error{make_error_code(http::client_errc::bad_url), "the spec declares no such operation"};
     return out;
   }
-  template_vars vars = given;
-  for (const auto& [k, v] : spec_.variables) vars.emplace(k, v);
-  // Providers with tags get the run's name prefix as one ("neograde-<run-id>"): sweeps and
-  // billing views can find a run's instances by it.
-  if (id == operation_id::launch && !vars.contains("run_tag")) vars["run_tag"] = run_tag_of(var_text(vars, "name"));
+  const auto vars = call_vars(id, given);
   http::request req;
   req.method = op->method;
   req.url = base_url_ + render_path(op->path, vars);
   if (!query.empty()) req.url += (req.url.find('?') == std::string::npos ? "?" : "&") + query;
-  if (op->body) {
-    // An id the provider writes as a JSON integer goes back as one (Hyperbolic's rentalId).
-    auto body_vars = vars;
-    if (const auto f = spec_.instance_fields.find("id"); f != spec_.instance_fields.end() && f->second.as_integer)
-      if (const auto it = body_vars.find("id"); it != body_vars.end() && it->second.is_string())
-        it->second = as_json_integer(it->second.get<std::string>());
-    req.body = dump_json(render_body(*op->body, body_vars));
+  if (auto body = request_body(id, vars)) {
+    req.body = dump_json(*body);
     req.headers.emplace_back("Content-Type", "application/json");
   }
   if (id != operation_id::launch) {
@@ -337,6 +328,26 @@ call_result provider_client::call(operation_id id, const template_vars& given, a
     ledger_->refused(name, out.describe());
   if (observer) observer(id, out);
   return out;
+}
+
+template_vars provider_client::call_vars(operation_id id, const template_vars& given) const {
+  template_vars vars = given;
+  for (const auto& [k, v] : spec_.variables) vars.emplace(k, v);
+  // Providers with tags get the run's name prefix as one ("neograde-<run-id>"): sweeps and
+  // billing views can find a run's instances by it.
+  if (id == operation_id::launch && !vars.contains("run_tag")) vars["run_tag"] = run_tag_of(var_text(vars, "name"));
+  return vars;
+}
+
+std::optional<nlohmann::json> provider_client::request_body(operation_id id, const template_vars& vars) const {
+  const auto* op = spec_.operation(id);
+  if (op == nullptr || !op->body) return std::nullopt;
+  // An id the provider writes as a JSON integer goes back as one (Hyperbolic's rentalId).
+  auto body_vars = vars;
+  if (const auto f = spec_.instance_fields.find("id"); f != spec_.instance_fields.end() && f->second.as_integer)
+    if (const auto it = body_vars.find("id"); it != body_vars.end() && it->second.is_string())
+      it->second = as_json_integer(it->second.get<std::string>());
+  return render_body(*op->body, body_vars);
 }
 
 call_result provider_client::raw(const std::string& method, const std::string& path, const std::string& body,

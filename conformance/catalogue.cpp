@@ -122,8 +122,9 @@ const std::vector<check_descriptor>& catalogue() {
        .category = "errors",
        .level = high,
        .requirement = must,
-       .description = "Sends a truncated JSON body and expects a 4xx.",
-       .requirement_text = "A malformed request body MUST be answered with 4xx, never 5xx or 2xx.",
+       .description = "Sends a truncated JSON body to every operation that takes a body (the launch only when the run may spend; "
+                      "anything it creates is terminated at once) and expects a 4xx from each, the answers grouped per operation.",
+       .requirement_text = "A malformed request body MUST be answered with 4xx, never 5xx or 2xx, by every operation that takes a body.",
        .source = "RFC 9110 §15.5.1 (400); Schemathesis negative_data_rejection",
        .quirk = "malformed_json_500"},
       {.id = "errors.instance.unknown_id_is_404",
@@ -286,16 +287,18 @@ const std::vector<check_descriptor>& catalogue() {
        .category = "errors",
        .level = medium,
        .requirement = must,
-       .description = "Sends a POST with an empty body and expects a 4xx.",
-       .requirement_text = "An empty request body where one is required MUST be answered with 4xx.",
+       .description = "Sends an empty body to every operation that takes a body (the launch only when the run may spend) and "
+                      "expects a 4xx from each, the answers grouped per operation.",
+       .requirement_text = "An empty request body where one is required MUST be answered with 4xx, by every operation that takes a body.",
        .source = "RFC 9110 §15.5.1; Schemathesis negative_data_rejection",
        .quirk = "empty_body_500"},
       {.id = "errors.request.non_object_body_is_4xx",
        .category = "errors",
        .level = medium,
        .requirement = must,
-       .description = "Sends a JSON array where an object is expected and expects a 4xx.",
-       .requirement_text = "A body of the wrong JSON type MUST be answered with 4xx.",
+       .description = "Sends a JSON array where an object is expected to every operation that takes a body (the launch only when "
+                      "the run may spend) and expects a 4xx from each, the answers grouped per operation.",
+       .requirement_text = "A body of the wrong JSON type MUST be answered with 4xx, by every operation that takes a body.",
        .source = "RFC 9110 §15.5.1; Schemathesis negative_data_rejection",
        .quirk = "non_object_body_500"},
       {.id = "errors.envelope.code_is_documented",
@@ -517,6 +520,41 @@ const std::vector<check_descriptor>& catalogue() {
        .requirement_text = "A launch in an unknown region MUST be rejected with 4xx, not placed elsewhere.",
        .source = "Schemathesis negative_data_rejection",
        .quirk = "unknown_region_accepted"},
+      {.id = "validation.launch.unknown_image_rejected",
+       .category = "validation",
+       .level = high,
+       .requirement = must,
+       .description = "Launches with an image that names nothing, where the launch body sends {{image}} and the spec cites the "
+                      "provider's refusal (operations.launch.refuses_unknown), and expects a 4xx.",
+       .requirement_text = "A launch naming an image that does not exist MUST be rejected with 4xx, not booted from another image.",
+       .source = "the provider's documented refusal (spec operations.launch.refuses_unknown; DigitalOcean: 422 \"You specified an "
+                 "invalid image for Droplet creation.\"); Schemathesis negative_data_rejection",
+       .quirk = "unknown_image_accepted"},
+      {.id = "validation.launch.unknown_ssh_key_rejected",
+       .category = "validation",
+       .level = high,
+       .requirement = must,
+       .description = "Launches naming an SSH key the account does not have, where the launch body sends {{ssh_key_name}} and "
+                      "the spec cites the provider's refusal (operations.launch.refuses_unknown), and expects a 4xx.",
+       .requirement_text = "A launch naming an SSH key that does not exist MUST be rejected with 4xx, not started without a key "
+                           "nobody can log in with.",
+       .source = "the provider's documented refusal (spec operations.launch.refuses_unknown); Schemathesis negative_data_rejection",
+       .quirk = "unknown_ssh_key_accepted"},
+      {.id = "validation.request.schema_constraints_enforced",
+       .category = "validation",
+       .level = high,
+       .requirement = must,
+       .description = "For every operation with a request schema, takes the body the client sends (with the run's variables) and "
+                      "sends it once per constraint the schema declares on a value it carries (minimum, maximum, exclusive bounds, "
+                      "enum, const, minLength, maxLength, pattern, minItems, maxItems), broken there alone; expects a 4xx for each, "
+                      "never 5xx or acceptance, the results grouped per operation. Launch and SSH key bodies only when the run may "
+                      "spend (live: launches only with a spare instance in --max-instances, and the member of a terminate or restart body "
+                      "that names the instances is left alone); anything created is removed at once.",
+       .requirement_text = "A request body that breaks a constraint its documented request schema declares MUST be refused with 4xx, "
+                           "not served (an instance launched on quantity 0) nor answered 5xx.",
+       .source = "provider OpenAPI request schemas (spec operations.*.request_schema); RFC 9110 §15.5.1; Schemathesis "
+                 "negative_data_rejection",
+       .quirk = "out_of_range_accepted"},
       // ---- rate limits
       {.id = "ratelimit.response.has_retry_after",
        .category = "ratelimit",

@@ -58,6 +58,19 @@ std::optional<offer> launchable_offer(context& ctx, const std::vector<std::strin
   return ctx.client.choose_offer(refused).chosen;
 }
 
+template_vars launch_vars_for(const context& ctx, const std::optional<offer>& target) {
+  if (!target) {
+    auto vars = ctx.client.launch_vars(launch_request{.ssh_key_name = ctx.ssh_key_name, .public_key = ctx.public_key});
+    vars.erase("instance_type");
+    return vars;
+  }
+  return ctx.client.launch_vars(launch_request{.instance_type = target->instance_type,
+                                               .region = target->region,
+                                               .ssh_key_name = ctx.ssh_key_name,
+                                               .params = target->params,
+                                               .public_key = ctx.public_key});
+}
+
 std::optional<std::string> undocumented_status(const provider_spec& spec, const std::string& word) {
   // A null or absent status is documented when the spec says what it means.
   if (word.empty()) {

@@ -100,39 +100,6 @@ check_outcome envelopes(context& ctx, const std::vector<call_result>& samples) {
   return make(id, outcome::pass, std::move(reason), std::move(seen));
 }
 
-// The operation a broken body is sent to: one that cannot spend money even on a broken
-// provider, with ids in its path that name nothing.
-const operation_spec* body_target(const context& ctx) {
-  for (auto op_id :
-       {operation_id::list_offers, operation_id::ssh_keys_add, operation_id::terminate, operation_id::restart, operation_id::launch}) {
-    const auto* op = ctx.spec.operation(op_id);
-    if (op == nullptr || !op->body) continue;
-    if (op_id == operation_id::launch && !ctx.spend.allowed) continue;
-    return op;
-  }
-  return nullptr;
-}
-
-// errors.request.*: "A malformed / empty / wrongly typed body MUST be answered with 4xx."
-void broken_bodies(context& ctx, std::vector<call_result>& samples) {
-  const auto* target = body_target(ctx);
-  const std::pair<const char*, const char*> cases[] = {
-      {"errors.request.malformed_json_is_4xx", R"({"name": "neograde", "truncated": )"},
-      {"errors.request.empty_body_is_4xx", ""},
-      {"errors.request.non_object_body_is_4xx", R"(["neograde"])"},
-  };
-  for (const auto& [id, body] : cases) {
-    if (target == nullptr) {
-      ctx.emit(not_applicable(id, "the API has no operation with a JSON body that is safe to use here"));
-      continue;
-    }
-    const auto what = std::string("a ") + (*body == '\0' ? "missing" : *body == '[' ? "non-object" : "malformed") + " JSON body";
-    auto r = deliberately(ctx.client.raw(target->method, ctx.path_of(*target), body, "application/json"), what);
-    samples.push_back(r);
-    ctx.emit(expect_4xx(id, r, what));
-  }
-}
-
 // http.path.unknown_is_404: "A request for an unknown path SHOULD get 404."
 check_outcome unknown_path(const call_result& r) {
   const char* id = "http.path.unknown_is_404";
@@ -241,7 +208,8 @@ void unknown_targets(context& ctx) {
 void validation(context& ctx) {
   const char* ids[] = {"validation.launch.unknown_instance_type_rejected", "validation.launch.wrong_type_rejected",
                        "validation.launch.missing_required_rejected",      "validation.launch.long_name_no_5xx",
-                       "validation.launch.non_ascii_name_no_5xx",          "validation.launch.unknown_region_rejected"};
+                       "validation.launch.non_ascii_name_no_5xx",          "validation.launch.unknown_region_rejected",
+                       "validation.launch.unknown_image_rejected",         "validation.launch.unknown_ssh_key_rejected"};
   if (!ctx.spend.allowed) {
     for (const char* id : ids) ctx.emit(make(id, outcome::skipped, "sends launch requests: " + ctx.spend.refusal));
     return;
@@ -250,13 +218,7 @@ void validation(context& ctx) {
   // A launch of the target row as the client sends it, with the case's own variables; `drop`
   // leaves one out (without a target, the instance type is the case's or none).
   auto launch = [&](const template_vars& own, const char* drop = nullptr) {
-    auto vars = ctx.client.launch_vars(target ? launch_request{.instance_type = target->instance_type,
-                                                               .region = target->region,
-                                                               .ssh_key_name = ctx.ssh_key_name,
-                                                               .params = target->params,
-                                                               .public_key = ctx.public_key}
-                                              : launch_request{.ssh_key_name = ctx.ssh_key_name, .public_key = ctx.public_key});
-    if (!target) vars.erase("instance_type");
+    auto vars = launch_vars_for(ctx, target);
     for (const auto& [k, v] : own) vars[k] = v;
     if (drop != nullptr) vars.erase(drop);
     auto r = ctx.client.call(operation_id::launch, vars);
@@ -299,6 +261,24 @@ void validation(context& ctx) {
   else
     ctx.emit(expect_4xx(ids[5], launch({{"region", "neograde-nowhere-1"}, {"name", name}, {"client_id", name + "4"}}),
                         "a launch in a region that does not exist"));
+  // References that name nothing, where the launch sends them and the provider documents
+  // refusing them (operations.launch.refuses_unknown, with its source): an image silently
+  // replaced, or an instance nobody can log in to, is worse than a 4xx.
+  const auto* refused = find_pointer(ctx.spec.raw, "/operations/launch/refuses_unknown");
+  const std::tuple<const char*, const char*, const char*> references[] = {
+      {ids[6], "image", "a launch naming an image that does not exist"},
+      {ids[7], "ssh_key_name", "a launch naming an SSH key the account does not have"},
+  };
+  for (const auto& [id, var, what] : references) {
+    if (!(op->body && template_pointers(*op->body).contains(var)))
+      ctx.emit(not_applicable(id, std::string("the launch request sends no {{") + var + "}}"));
+    else if (refused == nullptr || !refused->contains(var))
+      ctx.emit(not_applicable(id, std::string("the spec cites no documentation that the provider refuses an unknown ") + var +
+                                      " (operations.launch.refuses_unknown)"));
+    else
+      ctx.emit(
+          expect_4xx(id, launch({{var, "neograde-no-such-" + ctx.session.run_id()}, {"name", name}, {"client_id", name + var}}), what));
+  }
 }
 
 }  // namespace
@@ -338,6 +318,7 @@ void run_request_checks(context& ctx) {
   broken_bodies(ctx, client_errors);
   unknown_targets(ctx);
   validation(ctx);
+  schema_constraints(ctx);
   ctx.emit(envelopes(ctx, client_errors));
 }
 

@@ -112,9 +112,18 @@ struct context {
 // selection, with why, in the results header.)
 [[nodiscard]] std::optional<offer> launchable_offer(context& ctx, const std::vector<std::string>& refused = {});
 
+// The template variables a launch of `target` sends with the run's SSH key and public key, as
+// the client builds them; without a target, no instance type.
+[[nodiscard]] template_vars launch_vars_for(const context& ctx, const std::optional<offer>& target);
+
 // --remote-exec on the running instance: waits for SSH, copies and runs neograde-gpu-smoke,
 // and returns the hardware record (never throws; problems are recorded in it).
 [[nodiscard]] nlohmann::json run_remote_smoke(context& ctx, const instance& running);
+
+// Negative inputs (checks_inputs.cpp): broken bodies to every operation that takes one (the
+// 4xx answers go to `samples`), and a body per request-schema constraint.
+void broken_bodies(context& ctx, std::vector<call_result>& samples);
+void schema_constraints(context& ctx);
 
 void run_request_checks(context& ctx);
 void run_lifecycle(context& ctx);

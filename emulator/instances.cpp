@@ -101,12 +101,21 @@ http::response provider_model::impl::launch(const operation_spec& op, account& a
     if (region.empty()) return error_response("insufficient_capacity");
   }
   if (!emu.regions.contains(region)) return error_response("invalid_parameters", "Invalid region: " + region);
-  if (!key_name.empty() && spec.operation(operation_id::ssh_keys_add) != nullptr &&
+  if (!key_name.empty() && spec.operation(operation_id::ssh_keys_add) != nullptr && !has(quirk::unknown_ssh_key_accepted) &&
       std::none_of(acct.keys.begin(), acct.keys.end(), [&](const auto& k) { return k.name == key_name; }))
     return error_response("invalid_parameters", "Unknown SSH key: " + key_name);
+  // Other references the provider documents refusing when they name nothing
+  // (operations.launch.refuses_unknown): a value other than the spec variable's (an image).
+  if (const auto* refused = find_pointer(spec.raw, "/operations/launch/refuses_unknown");
+      refused != nullptr && refused->is_object() && !has(quirk::unknown_image_accepted))
+    for (const auto& [param, source] : refused->items())
+      if (const auto known = spec.variables.find(param);
+          known != spec.variables.end() && vars.contains(param) && var(param) != known->second)
+        return error_response("invalid_parameters", "Unknown " + param + ": " + var(param));
   // A type sold with launch parameters of its own (a template, a data centre) is launched with
-  // them: another template for this machine type is refused, as the real API refuses it.
-  if (type != nullptr)
+  // them: another template for this machine type is refused, as the real API refuses it (a
+  // backend that skips its bounds takes any GPU count too).
+  if (type != nullptr && !has(quirk::out_of_range_accepted))
     for (const auto& [param, value] : type->params)
       if (launch_placeholders.contains(param) && var(param) != value)
         return error_response("invalid_parameters", "Invalid " + param + " for " + type_name + ": " + var(param));

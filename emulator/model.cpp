@@ -6,6 +6,7 @@
 #include <neograde/core/base64.hpp>
 #include <neograde/core/clock.hpp>
 #include <neograde/core/provenance.hpp>
+#include <neograde/core/schema_mutations.hpp>
 
 #include <boost/url/parse.hpp>
 
@@ -69,6 +70,8 @@ provider_model::impl::impl(const provider_spec& s, model_options o)
   while (!base_path.empty() && base_path.back() == '/') base_path.pop_back();
   for (const auto& [id, op] : spec.operations) {
     if (op.request_schema) request_schemas.emplace(id, json_schema(*op.request_schema));
+    if (op.request_schema && id == operation_id::launch && has(quirk::out_of_range_accepted))
+      unbounded_launch_schema.emplace(without_keywords(*op.request_schema, {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}));
     if (op.graphql_operation) graphql_argument_variables.emplace(id, argument_variables(op));
     else if (op.body)
       body_selectors.emplace(id, selectors_of(*op.body));

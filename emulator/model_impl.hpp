@@ -93,6 +93,7 @@ struct provider_model::impl {
   std::bitset<quirk_count> quirks;  // opts.quirks, resolved once
   std::string base_path;
   std::map<operation_id, json_schema> request_schemas;
+  std::optional<json_schema> unbounded_launch_schema;  // with out_of_range_accepted: the launch schema without numeric bounds
   // Per operation, the literal strings and booleans of its body template, by pointer: what
   // selects it among operations sharing a method and path.
   std::map<operation_id, std::vector<std::pair<std::string, nlohmann::json>>> body_selectors;

@@ -180,6 +180,9 @@ http::response provider_model::impl::dispatch(const http::request& req, header_l
     body = parse_json(req.body, 64);
     if (!body) {
       if (has(quirk::malformed_json_500)) return error_response("internal");
+      const bool to_launch =
+          std::any_of(candidates.begin(), candidates.end(), [](const auto& c) { return c.first->id == operation_id::launch; });
+      if (has(quirk::malformed_launch_500) && to_launch && !req.body.empty()) return error_response("internal");
       return error_response("invalid_parameters", "The request body is not valid JSON.");
     }
     if (!body->is_object() && has(quirk::non_object_body_500)) return error_response("internal");
@@ -218,7 +221,8 @@ http::response provider_model::impl::dispatch(const http::request& req, header_l
     const bool lenient = (op->id == operation_id::launch && (has(quirk::unknown_type_accepted) || has(quirk::missing_field_accepted))) ||
                          (op->id == operation_id::ssh_keys_add && has(quirk::empty_key_name_accepted));
     if (auto it = request_schemas.find(op->id); it != request_schemas.end() && !lenient) {
-      auto violations = it->second.validate(*body);
+      const bool unbounded = op->id == operation_id::launch && unbounded_launch_schema;
+      auto violations = (unbounded ? *unbounded_launch_schema : it->second).validate(*body);
       if (!violations.empty()) {
         if (has(quirk::validation_500)) return error_response("internal");
         return error_response("invalid_parameters", (violations.front().pointer.empty() ? "body" : violations.front().pointer) + ": " +

@@ -106,7 +106,7 @@ case "$case_name" in
       fail "gone_after_terminate did not fail under ghost_after_terminate"
     grep -q '"check_id":"lifecycle.run.nothing_left_behind".*"outcome":"fail"' out/results.jsonl ||
       fail "the run's leak check did not report the ghosts"
-    # The worked example of reports/README.md: 100 x (183 - 2 x 8) / 183, capped at Bronze. A slow
+    # The worked example of reports/README.md: 100 x (187 - 2 x 8) / 187, capped at Bronze. A slow
     # (sanitized) build may not reach the emulator's rate limit within the probe's 300 requests:
     # its two (low) checks are then skipped, and the same formula gives 100 x (181 - 2 x 8) / 181.
     expected='"score": 91.3'

@@ -6,6 +6,8 @@
 #include <neograde/conformance/runner.hpp>
 
 #include <neograde/conformance/catalogue.hpp>
+#include <neograde/core/schema_mutations.hpp>
+#include <neograde/core/template.hpp>
 #include <neograde/emulator/emulator.hpp>
 
 #include "../support/network.hpp"
@@ -202,6 +204,19 @@ INSTANTIATE_TEST_SUITE_P(Catalogue, QuirkFailsItsCheck, ::testing::ValuesIn(chec
 // Quirks that break something only some specs declare (an asynchronous action), each with the
 // check it must fail on every emulator whose spec declares it. The matrix above proves one quirk
 // per check; these are the further ones.
+// Whether the launch body, with every variable a number, carries a value its request schema
+// bounds with a minimum or maximum.
+bool launch_sends_a_bounded_number(const provider_spec& s) {
+  const auto* op = s.operation(operation_id::launch);
+  if (op == nullptr || !op->body || !op->request_schema) return false;
+  template_vars vars;
+  for (const auto& [name, pointer] : template_pointers(*op->body))
+    vars[name] = pointer.ends_with("{{" + name + "}}") ? nlohmann::json("key") : nlohmann::json(1);  // an object key stays a string
+  for (const auto& m : constraint_mutations(*op->request_schema, render_body(*op->body, vars)))
+    if (m.constraint.find("imum") != std::string::npos) return true;
+  return false;
+}
+
 struct scoped_quirk {
   const char* quirk;
   const char* check;
@@ -255,6 +270,17 @@ const std::vector<scoped_quirk>& scoped_quirks() {
        }},
       {"no_rate_limit_headers_on_success", "http.response.declared_headers", "carries no",
        [](const provider_spec& s) { return !s.headers_on_every_response.empty(); }},
+      // Negative inputs reach every operation that takes a body (issue 21 point 4): a launch that
+      // answers a malformed body with 500 fails, whatever the other operations answer.
+      {"malformed_launch_500", "errors.request.malformed_json_is_4xx", "launch: HTTP",
+       [](const provider_spec& s) {
+         const auto* op = s.operation(operation_id::launch);
+         return op != nullptr && (op->body || op->request_schema);
+       }},
+      // Where the launch body sends a value its request schema bounds numerically (Lambda's
+      // quantity, FluidStack's gpu_count, Hyperbolic's gpuCount, RunPod's gpu.count, Cudo's vcpus).
+      {"out_of_range_accepted", "validation.request.schema_constraints_enforced", "accepted (HTTP 2",
+       [](const provider_spec& s) { return launch_sends_a_bounded_number(s); }},
   };
   return quirks;
 }

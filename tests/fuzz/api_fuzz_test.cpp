@@ -73,6 +73,7 @@ const std::vector<reachable>& reachable_quirks() {
       {"invalid_key_accepted", "auth_bypass"},
       {"query_key_accepted", "auth_bypass"},
       {"malformed_json_500", "server_error"},
+      {"malformed_launch_500", "server_error"},
       {"malformed_auth_500", "server_error"},
       {"terminate_500", "server_error"},
       {"head_500", "server_error"},
@@ -91,6 +92,7 @@ const std::vector<reachable>& reachable_quirks() {
       {"success_text_plain", "content_type"},
       {"unknown_type_accepted", "negative_accepted"},
       {"unknown_region_accepted", "negative_accepted"},
+      {"out_of_range_accepted", "negative_accepted"},
       {"missing_field_accepted", "negative_accepted"},
       {"empty_key_name_accepted", "negative_accepted"},
       {"unknown_id_200", "negative_accepted"},
@@ -142,6 +144,8 @@ const std::map<std::string, std::string>& unreachable_quirks() {
       {"page_repeats", "pagination is walked by conformance over many instances"},
       {"page_size_ignored", "pagination is walked by conformance over many instances"},
       {"slow_responses", "latency is a measurement, not an oracle"},
+      {"unknown_image_accepted", "Lambda's launch sends no image; conformance checks it where the provider documents the refusal"},
+      {"unknown_ssh_key_accepted", "fuzz launches name the run's own key; an unknown key name is conformance's check"},
   };
   return all;
 }

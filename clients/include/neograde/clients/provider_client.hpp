@@ -84,6 +84,11 @@ class provider_client {
   // `query` is appended to the path ("page=2&per_page=20").
   [[nodiscard]] call_result call(operation_id op, const template_vars& vars = {}, auth_mode auth = auth_mode::key,
                                  const std::string& query = {});
+  // The variables call() renders `op` with: `given`, the spec's fixed variables, and for a
+  // launch the run's tag.
+  [[nodiscard]] template_vars call_vars(operation_id op, const template_vars& given) const;
+  // The body call() sends for `op` with `vars` (as call_vars gives them), if the operation has one.
+  [[nodiscard]] std::optional<nlohmann::json> request_body(operation_id op, const template_vars& vars) const;
   // A request outside the declared operations (unknown paths, wrong methods, broken bodies).
   // `as`: read the response as this operation's (its success statuses); unknown: 200 only.
   [[nodiscard]] call_result raw(const std::string& method, const std::string& path, const std::string& body = {},
