@@ -108,11 +108,9 @@ case "$case_name" in
       fail "the run's leak check did not report the ghosts"
     # The worked example of reports/README.md: 100 x (187 - 2 x 8) / 187, capped at Bronze. A slow
     # (sanitized) build may not reach the emulator's rate limit within the probe's 300 requests:
-    # its two (low) checks are then skipped, and the same formula gives 100 x (181 - 2 x 8) / 181.
-    expected='"score": 91.3'
-    if grep -q '"check_id":"ratelimit.response.has_retry_after".*"outcome":"skipped".*reached no rate limit' out/results.jsonl; then
-      expected='"score": 91.2'
-    fi
+    # its two (low) checks are then skipped, and the same formula gives 100 x (185 - 2 x 8) / 185,
+    # which rounds to the same 91.4.
+    expected='"score": 91.4'
     grep -q "$expected" out/scorecard.json && grep -q '"tier": "Bronze"' out/scorecard.json ||
       fail "the worked example in reports/README.md no longer holds: $(grep -E '"(score|tier)"' out/scorecard.json)"
     ;;

@@ -285,23 +285,30 @@ const std::vector<scoped_quirk>& scoped_quirks() {
   return quirks;
 }
 
-TEST(ScopedQuirks, FailTheirCheckOnEveryEmulatorThatDeclaresWhatTheyBreak) {
-  for (const auto& q : scoped_quirks()) {
-    int applied = 0;
-    for (const auto& p : test::catalogue_providers()) {
-      const auto& spec = test::spec(p);
-      if (!q.applies(spec)) continue;
-      ++applied;
-      auto run = run_against(spec, {q.quirk});
-      const auto& o = outcome_of(run.report, q.check);
-      EXPECT_EQ(o.result, outcome::fail) << q.quirk << " on " << p << ": " << o.reason;
-      EXPECT_NE(o.reason.find(q.reason_part), std::string::npos) << q.quirk << " on " << p << ": " << o.reason;
-      EXPECT_FALSE(o.evidence.empty());
-      EXPECT_EQ(run.live_after, 0u) << "the run leaked an instance";
-    }
-    EXPECT_GT(applied, 0) << q.quirk << " applies to no emulator of the catalogue";
+// One test per scoped quirk, so that ctest runs them side by side.
+class ScopedQuirk : public ::testing::TestWithParam<std::size_t> {};
+
+TEST_P(ScopedQuirk, FailsItsCheckOnEveryEmulatorThatDeclaresWhatItBreaks) {
+  const auto& q = scoped_quirks().at(GetParam());
+  int applied = 0;
+  for (const auto& p : test::catalogue_providers()) {
+    const auto& spec = test::spec(p);
+    if (!q.applies(spec)) continue;
+    ++applied;
+    auto run = run_against(spec, {q.quirk});
+    const auto& o = outcome_of(run.report, q.check);
+    EXPECT_EQ(o.result, outcome::fail) << q.quirk << " on " << p << ": " << o.reason;
+    EXPECT_NE(o.reason.find(q.reason_part), std::string::npos) << q.quirk << " on " << p << ": " << o.reason;
+    EXPECT_FALSE(o.evidence.empty());
+    EXPECT_EQ(run.live_after, 0u) << "the run leaked an instance";
   }
+  EXPECT_GT(applied, 0) << q.quirk << " applies to no emulator of the catalogue";
 }
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, ScopedQuirk, ::testing::Range<std::size_t>(0, scoped_quirks().size()), [](const auto& info) {
+  const auto& q = scoped_quirks().at(info.param);
+  return test::test_name(std::string(q.quirk) + "_" + q.check);
+});
 
 // The rate-limit checks judge every 429 the run met, not only the probe's (issue 21 point 3):
 // with a bucket so small that the run's own traffic meets 429s, which the client retries, and no
