@@ -61,7 +61,9 @@ const std::vector<check_descriptor>& catalogue() {
        .level = medium,
        .requirement = must,
        .description = "Where the spec declares a list filter by tag (tag_filter, with its source): lists by the run's tag and "
-                      "compares with the run's instances in the unfiltered list, and lists by a tag no instance carries.",
+                      "compares with the run's instances in the unfiltered list, and lists by a tag no instance carries. Where the "
+                      "filter cannot be combined with the list's own query (alone), an omission of the run's instances is noted, "
+                      "not judged.",
        .requirement_text = "A documented list filter MUST select exactly the objects it names: all of them, and no other.",
        .source = "the spec's tag_filter (DigitalOcean OpenAPI: GET /v2/droplets tag_name, 'Used to filter Droplets by a specific tag')",
        .quirk = "tag_filter_ignored"},
