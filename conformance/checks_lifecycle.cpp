@@ -105,6 +105,7 @@ class scenario {
   // lifecycle.instance.no_illegal_transition: running must not fall back to pending unless a
   // restart was asked for.
   void watch(const instance& i, const exchange& ev) {
+    if (restarting_ && i.state != instance_state::running) left_running_ = true;
     if (i.state == instance_state::running) {
       was_running_ = true;
     } else if (i.state == instance_state::pending && was_running_ && !restarting_ && !illegal_) {
@@ -552,6 +553,7 @@ class scenario {
     if (!r.success)
       return emit(make(restart_id, r.response ? outcome::fail : outcome::errored, "restart failed: " + r.describe(), {r.evidence}));
     restarting_ = true;
+    left_running_ = false;
     const auto since = ctx_.now();
     // An accepted action must complete before the instance's state means anything.
     auto action = await_action(operation_id::restart, r, since, ctx_.spec.timing.time_to_running_s, "the restart");
@@ -567,8 +569,16 @@ class scenario {
     if (!action.message.empty()) evidence.push_back(action.last);
     evidence.push_back(last);
     const auto after = std::to_string(seconds_since(since)) + " s";
-    if (running) emit(make(restart_id, outcome::pass, action.message + "running again after " + after, evidence));
-    else
+    // Whether a poll saw the instance away from running is recorded, not judged: a quick reboot can
+    // fall between two polls, and with no delays it is over before the first.
+    const auto departure = left_running_ ? std::string(" (seen leaving running)")
+                                         : std::string(" (not seen leaving running between polls") +
+                                               (action.message.empty() ? ")" : "; the action record shows the restart)");
+    if (running) {
+      auto o = make(restart_id, outcome::pass, action.message + "running again after " + after + departure, evidence);
+      o.measurements["departure_seen"] = left_running_;
+      emit(std::move(o));
+    } else
       emit(make(
           restart_id, outcome::fail,
           action.message + (!gave_up.empty() ? gave_up + " after the restart" : "status \"" + status + "\" " + after + " after restart"),
@@ -991,6 +1001,7 @@ class scenario {
   time_point launched_at_;
   bool was_running_ = false;
   bool restarting_ = false;
+  bool left_running_ = false;  // a poll during the restart saw the instance away from running
   bool terminated_by_other_ = false;
   std::optional<check_outcome> illegal_;
 };
