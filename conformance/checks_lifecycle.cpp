@@ -732,9 +732,12 @@ class scenario {
     const auto& op = *ctx_.spec.operation(operation_id::list);
     if (!op.tag_filter) return emit(not_applicable(filter_id, "the spec declares no list filter by tag"));
     const auto& f = *op.tag_filter;
+    // The list's own query, which a filter that stands alone replaces (DigitalOcean's type=gpus).
+    const auto path = ctx_.path_of(op);
+    const auto q = path.find('?');
+    const auto replaced = f.alone && q != std::string::npos ? path.substr(q + 1) : std::string();
+    const auto base = f.alone ? path.substr(0, q) : path;
     auto filtered = [&](const std::string& tag) {
-      const auto path = ctx_.path_of(op);
-      const auto base = f.alone ? path.substr(0, path.find('?')) : path;
       auto r = client_.raw("GET", base + (base.find('?') == std::string::npos ? "?" : "&") + f.param + "=" + tag, {}, {}, auth_mode::key,
                            operation_id::list);
       std::set<std::string> ids;
@@ -762,8 +765,6 @@ class scenario {
     // type=gpus) may apply the API's default in its place: the document leaves open whether it
     // lists the run's instances then, so an omission is noted, not judged (a false failure would
     // shame the provider for our reading). What it lists must still be the run's.
-    const auto q = ctx_.path_of(op).find('?');
-    const auto replaced = f.alone && q != std::string::npos ? ctx_.path_of(op).substr(q + 1) : std::string();
     std::size_t omitted = 0;
     for (const auto& id : ours) {
       if (selected.contains(id)) continue;
