@@ -3,6 +3,7 @@
 #include "run_report.hpp"
 
 #include <neograde/emulator/emulator.hpp>
+#include <neograde/gpu_smoke/sha256.hpp>
 #include <neograde/clients/session.hpp>
 #include <neograde/reports/compare.hpp>
 #include <neograde/reports/results.hpp>
@@ -15,7 +16,37 @@
 #include <iostream>
 #include <memory>
 
+namespace neograde::embedded {
+std::string_view demo_hardware_bare_metal();
+std::string_view demo_hardware_kvm_guest();
+std::string_view demo_hardware_container_on_vm();
+}  // namespace neograde::embedded
+
 namespace neograde::app {
+namespace {
+
+// The demo has no instance to run the GPU smoke test on: each provider's running instance gets a
+// fixture smoke record (tests/gpu_smoke/fixtures), labelled as one. For a real provider it is the
+// fixture that matches what its spec declares (so that nothing is found that no one measured); a
+// fictional provider may name another (emulator.demo_hardware) to demonstrate a contradiction.
+// The GPU hashes are re-keyed per provider, so that no two providers appear to share a GPU.
+nlohmann::json demo_hardware(const provider_spec& spec) {
+  const auto& t = spec.provider.transparency;
+  const auto machine = t.is_object() ? t.value("machine", "") : "";
+  auto name = spec.emulator.value(  // demo_hardware: fictional providers only (core/spec.cpp)
+      "demo_hardware", machine == "bare_metal" ? "bare-metal" : machine == "container" ? "container-on-vm" : "kvm-guest");
+  const auto text = name == "bare-metal"        ? embedded::demo_hardware_bare_metal()
+                    : name == "container-on-vm" ? embedded::demo_hardware_container_on_vm()
+                                                : embedded::demo_hardware_kvm_guest();
+  auto doc = nlohmann::json::parse(text);
+  for (auto& gpu : doc["fingerprint"]["gpus"])
+    for (const char* key : {"uuid_hash", "serial_hash"})
+      if (gpu.contains(key) && gpu[key]["value"].is_string())
+        gpu[key]["value"] = gpu_smoke::to_hex(gpu_smoke::hmac_sha256("neograde-demo:" + spec.provider.id, gpu[key]["value"].get<std::string>()));
+  return doc;
+}
+
+}  // namespace
 
 command add_demo(CLI::App& app) {
   struct options {
@@ -60,7 +91,7 @@ command add_demo(CLI::App& app) {
       session s(spec, {.base_url = emu.base_url(), .api_key = model.api_keys[0], .second_api_key = model.api_keys[1]});
       if (s.unusable()) throw usage_error(spec.provider.id + "'s emulator: " + s.unusable()->message);
       const auto dir = out / "providers" / spec.provider.id;
-      auto summary = run_and_report(s, {}, nlohmann::json::object(), dir);
+      auto summary = run_and_report(s, {.hardware_fixture = demo_hardware(spec)}, nlohmann::json::object(), dir);
       emu.stop();
 
       std::ifstream in(dir / "results.jsonl");

@@ -1,8 +1,35 @@
 #include "context.hpp"
 
+#include <neograde/core/clock.hpp>
+
 #include <algorithm>
+#include <cmath>
 
 namespace neograde::conformance::detail {
+
+void dx_timeline::mark(milestone m, run_clock::time_point now) {
+  if (m != requested && at[m]) return;
+  at[m] = now;
+  utc[m] = utc_now_iso8601();
+}
+
+nlohmann::json dx_timeline::to_json() const {
+  using nlohmann::json;
+  static constexpr const char* names[milestones] = {"launch_requested", "running", "ssh", "first_kernel"};
+  json j = json::object();
+  for (int m = 0; m < milestones; ++m) j[std::string(names[m]) + "_at"] = utc[m].empty() ? json(nullptr) : json(utc[m]);
+  // Each duration counts from the accepted launch request; a milestone not reached is null.
+  for (int m = running; m < milestones; ++m) {
+    const auto key = std::string("time_to_") + (m == running ? "running" : m == ssh ? "ssh" : "first_kernel") + "_s";
+    j[key] = at[requested] && at[m] ? json(std::round(std::chrono::duration<double>(*at[m] - *at[requested]).count() * 1000) / 1000)
+                                     : json(nullptr);
+  }
+  j["launch_attempts"] = attempts;
+  j["launch_refused"] = {{"capacity", refused_capacity}, {"quota", refused_quota}, {"error", refused_error}};
+  j["launch_succeeded"] = succeeded;
+  j["api_answered"] = api_answered;
+  return j;
+}
 
 check_outcome make(std::string id, outcome result, std::string reason, std::vector<exchange> evidence) {
   check_outcome o;

@@ -162,12 +162,22 @@ class scenario {
       if (!target) break;
       order_ = *target;
       launched_at_ = ctx_.now();
+      ctx_.dx.mark(dx_timeline::requested, launched_at_);
       launch_ = launch_row(*target, ctx_.prefix() + "lc");
+      if (launch_.call.not_sent) {  // nothing was requested
+        ctx_.dx.at[dx_timeline::requested].reset();
+        ctx_.dx.utc[dx_timeline::requested].clear();
+        break;
+      }
+      ++ctx_.dx.attempts;
       if (launch_.call.success) {
+        ctx_.dx.succeeded = true;
         rows_.push_back({.key = target->key(), .launched = true, .evidence = launch_.call.evidence});
         break;
       }
-      if (provider_condition(launch_.call, ctx_.spec) != outcome::no_capacity) break;
+      const auto condition = provider_condition(launch_.call, ctx_.spec);
+      ++(condition == outcome::no_capacity ? ctx_.dx.refused_capacity : condition == outcome::quota ? ctx_.dx.refused_quota : ctx_.dx.refused_error);
+      if (condition != outcome::no_capacity) break;
       refused.push_back(target->key());
       rows_.push_back(
           {.key = target->key(), .why = "refused for lack of capacity", .refused_for_capacity = true, .evidence = launch_.call.evidence});
@@ -215,6 +225,7 @@ class scenario {
         emit(make(dependent, outcome::skipped, "the instance never reached running"));
     } else {
       const double ttr = seconds_since(launched_at_);
+      ctx_.dx.mark(dx_timeline::running, ctx_.now());
       ctx_.measurements["time_to_running_s"] = ttr;
       auto o = make(running_id, outcome::pass, action.message + "running after " + std::to_string(ttr) + " s", {last});
       o.measurements["time_to_running_s"] = ttr;
@@ -225,6 +236,8 @@ class scenario {
       matches_order(*running, last);
       consistent(id);
       if (ctx_.opts.remote && ctx_.hardware) *ctx_.hardware = run_remote_smoke(ctx_, *running);
+      else if (ctx_.opts.hardware_fixture.is_object() && ctx_.hardware)
+        *ctx_.hardware = fixture_hardware(*running, ctx_.opts.hardware_fixture);
     }
     isolation(id);
     if (running) restart(id);

@@ -17,6 +17,22 @@
 
 namespace neograde::conformance::detail {
 
+// How long, and how reliably, a developer gets a working GPU: the run's own timeline, in run-clock
+// time (durations) and UTC (when), written to the footer as `developer_experience`.
+struct dx_timeline {
+  enum milestone { requested, running, ssh, first_kernel, milestones };
+  std::optional<run_clock::time_point> at[milestones];
+  std::string utc[milestones];
+  int attempts = 0;                     // launch requests sent for the main instance
+  int refused_capacity = 0, refused_quota = 0, refused_error = 0;
+  bool succeeded = false;               // a launch was accepted
+  bool api_answered = false;            // any declared operation got an HTTP response
+
+  // Marks a milestone now (the first time only); `requested` is reset by each launch attempt.
+  void mark(milestone m, run_clock::time_point now);
+  [[nodiscard]] nlohmann::json to_json() const;
+};
+
 // A declared operation's response, as a check saw it.
 struct observed {
   operation_id op = operation_id::unknown;
@@ -46,6 +62,7 @@ struct context {
   // schema.instance.status_in_vocabulary failed the moment an undocumented word was read, so that
   // the finding stands even if the run is stopped before its end-of-run checks.
   bool vocabulary_failed = false;
+  dx_timeline dx;
 
   [[nodiscard]] run_clock::time_point now() const { return clock.now(); }
   // Waits, noticing a stop request (SIGINT/SIGTERM) within a tenth of a second.
@@ -119,6 +136,8 @@ struct context {
 // --remote-exec on the running instance: waits for SSH, copies and runs neograde-gpu-smoke,
 // and returns the hardware record (never throws; problems are recorded in it).
 [[nodiscard]] nlohmann::json run_remote_smoke(context& ctx, const instance& running);
+// The hardware record of a fixture smoke document (run_options::hardware_fixture) for the instance.
+[[nodiscard]] nlohmann::json fixture_hardware(const instance& running, const nlohmann::json& smoke);
 
 // Negative inputs (checks_inputs.cpp): broken bodies to every operation that takes one (the
 // 4xx answers go to `samples`), and a body per request-schema constraint.

@@ -84,6 +84,7 @@ json run_remote_smoke(context& ctx, const instance& running) {
                                      std::to_string(static_cast<int>(o.ssh_wait_s)) + " s of running (" + describe(probe) + ")");
   const double to_ssh = std::round(std::chrono::duration<double>(ctx.now() - started).count() * 1000) / 1000;
   rec["time_to_ssh_s"] = to_ssh;
+  ctx.dx.mark(dx_timeline::ssh, ctx.now());
   ctx.measurements["time_to_ssh_s"] = to_ssh;
 
   const std::string remote_path = "/tmp/neograde-gpu-smoke-" + ctx.session.run_id();
@@ -93,6 +94,7 @@ json run_remote_smoke(context& ctx, const instance& running) {
   std::string command = shell_quote(remote_path);
   for (const auto& a : o.smoke_args) command += " " + shell_quote(a);
   command += "; rc=$?; rm -f " + shell_quote(remote_path) + "; exit $rc";
+  ctx.dx.mark(dx_timeline::first_kernel, ctx.now());  // the smoke test's own start: its first kernel follows at once
   auto ran = ssh::run(t, command, {.timeout = ms(o.smoke_timeout_s)});
   if (ran.exit_code >= 0) rec["exit_code"] = ran.exit_code;
   rec["stderr"] = tail(ran.err, 4000);
@@ -114,6 +116,17 @@ json run_remote_smoke(context& ctx, const instance& running) {
     rec["smoke"] = nullptr;
     return finish("error", std::string("the smoke test's document is malformed: ") + e.what());
   }
+}
+
+json fixture_hardware(const instance& running, const json& smoke) {
+  return {{"origin", "fixture"},
+          {"instance", {{"id", running.id}, {"type", running.instance_type}, {"region", running.region}}},
+          {"address", running.ip ? json(*running.ip) : json(nullptr)},
+          {"time_to_ssh_s", nullptr},
+          {"exit_code", nullptr},
+          {"status", "fixture"},
+          {"reason", "fixture smoke record (demonstration): nothing was measured on this instance"},
+          {"smoke", smoke}};
 }
 
 }  // namespace neograde::conformance::detail

@@ -136,6 +136,7 @@ run_report run(session& s, const run_options& options) {
   ctx.hardware = &report.hardware;
   client.observer = [&](operation_id op, const call_result& r) {
     ctx.seen.push_back({op, r});
+    if (r.response) ctx.dx.api_answered = true;
     if (!r.success || !r.json) return;
     const auto* spec_op = spec.operation(op);
     const auto before = ctx.status_words.size();
@@ -207,6 +208,7 @@ run_report run(session& s, const run_options& options) {
     report.measurements["spend"]["max_instances"] = s.rules().budget.max_instances;
     report.measurements["spend"]["max_spend_usd"] = s.rules().budget.max_spend_usd;
   }
+  report.measurements["developer_experience"] = ctx.dx.to_json();
   if (report.stopped) report.measurements["stopped"] = report.stopped->message;
   return report;
 }

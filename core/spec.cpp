@@ -226,6 +226,11 @@ provider_spec build(const nlohmann::json& doc) {
     s.offer_availability = provider_spec::offer_availability_spec{a->at("path").get<std::string>(), a->value("items", ""),
                                                                   a->at("region").get<std::string>(), a->at("types").get<std::string>()};
   s.emulator = doc.value("emulator", nlohmann::json::object());
+  // Demonstration behaviour belongs to fictional providers: an emulator of a real one behaves as
+  // the real API is documented.
+  if (!s.provider.fictional)
+    for (const char* demo_only : {"default_quirks", "demo_hardware"})
+      if (s.emulator.contains(demo_only)) throw spec_fault(std::string("/emulator/") + demo_only, "only a fictional provider may declare it");
   return s;
 }
 

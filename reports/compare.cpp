@@ -1,5 +1,6 @@
 #include <neograde/reports/compare.hpp>
 #include <neograde/reports/scorecard.hpp>
+#include <neograde/reports/transparency.hpp>
 
 #include "fields.hpp"
 
@@ -77,6 +78,7 @@ std::vector<scorecard> merge_scorecards(const std::vector<run_record>& runs) {
       if (outcomes.size() > 1) card.flaky_checks.push_back(id);
     cards.push_back(std::move(card));
   }
+  grade_transparency_across(cards);
   return cards;
 }
 

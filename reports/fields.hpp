@@ -47,4 +47,17 @@ inline const json& array(const json& j, const char* key) { return as_array(at(j,
 
 inline const json& object(const json& j, const char* key) { return as_object(at(j, key)); }
 
+// Text for a Markdown table cell: `|` escaped, line breaks flattened.
+inline std::string md_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
 }  // namespace neograde::reports::fields

@@ -3,6 +3,7 @@
 #include "fields.hpp"
 
 #include <neograde/reports/scorecard.hpp>
+#include <neograde/reports/transparency.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -431,6 +432,21 @@ void render_charts(std::ostringstream& out, const std::vector<placed_card>& view
   out << "</section>\n";
 }
 
+// Declared transparency the evidence contradicts: named first in the hall of shame.
+void render_contradictions(std::ostringstream& out, const std::vector<placed_card>& views) {
+  std::ostringstream rows;
+  for (const auto& v : views)
+    for (const auto& c : v.card->transparency_claims)
+      if (c.verdict == "contradicted")
+        rows << "<tr data-provider=\"" << esc(v.card->provider.id) << "\"><td><a href=\"#" << v.anchor << "-transparency\">" << esc(v.label)
+             << "</a>" << (v.card->provider.fictional ? " (fictional)" : "") << "</td><td>" << esc(c.claim) << "</td><td>" << esc(c.declared)
+             << "</td><td>" << esc(c.measured) << "</td><td>" << esc(c.evidence) << "</td></tr>\n";
+  if (rows.str().empty()) return;
+  out << "<h3>Transparency contradicted</h3>\n<table class=\"contradictions\">\n<thead><tr><th>provider</th><th>claim</th><th>declared</th>"
+         "<th>measured</th><th>evidence</th></tr></thead>\n<tbody>\n"
+      << rows.str() << "</tbody>\n</table>\n";
+}
+
 void render_hall_of_shame(std::ostringstream& out, const std::vector<placed_card>& views) {
   struct entry {
     const placed_card* view;
@@ -449,6 +465,7 @@ void render_hall_of_shame(std::ostringstream& out, const std::vector<placed_card
     return a.view->label < b.view->label;
   });
   out << "<section id=\"hall-of-shame\">\n<h2>Hall of shame</h2>\n";
+  render_contradictions(out, views);
   if (entries.empty()) {
     out << "<p>No check failed.</p>\n</section>\n";
     return;
@@ -564,6 +581,28 @@ void render_problems(std::ostringstream& out, const hardware_summary& hw) {
   out << "</tbody>\n</table>\n";
 }
 
+// Each declared claim beside its evidence and verdict; then the developer-experience timings.
+void render_transparency(std::ostringstream& out, const placed_card& v) {
+  const auto& card = *v.card;
+  if (!card.transparency_claims.empty()) {
+    out << "<h3 id=\"" << v.anchor << "-transparency\">Transparency: declared vs measured</h3>\n<table class=\"claims\">\n<thead><tr><th>claim</th>"
+           "<th>declared</th><th>measured</th><th>verdict</th><th>evidence</th></tr></thead>\n<tbody>\n";
+    for (const auto& c : card.transparency_claims) {
+      const auto verdict_class = c.verdict == "contradicted" ? "fail" : c.verdict == "consistent" ? "pass" : "other";
+      out << "<tr><td>" << esc(c.claim) << "</td><td>" << (c.declared.empty() ? "<em>not declared</em>" : esc(c.declared))
+          << (c.declared_source.empty() ? "" : "<br><span class=\"note\">" + esc(c.declared_source) + "</span>") << "</td><td>"
+          << esc(c.measured) << "</td><td class=\"" << verdict_class << "\">" << esc(c.verdict) << "</td><td>" << esc(c.evidence)
+          << "</td></tr>\n";
+    }
+    out << "</tbody>\n</table>\n";
+  }
+  const auto rows = developer_experience_rows(card);
+  if (rows.empty()) return;
+  out << "<h3>Developer experience</h3>\n<table class=\"dx\">\n<tbody>\n";
+  for (const auto& [label, value] : rows) out << "<tr><th>" << esc(label) << "</th><td>" << esc(value) << "</td></tr>\n";
+  out << "</tbody>\n</table>\n";
+}
+
 void render_hardware(std::ostringstream& out, const scorecard& card) {
   if (card.hardware.empty()) return;
   out << "<h3>Hardware: GPU smoke test on the delivered instance</h3>\n";
@@ -638,6 +677,7 @@ void render_provider(std::ostringstream& out, const placed_card& v) {
   if (const auto t = rate_limit_summary(card); !t.empty()) out << "<p class=\"ratelimit\">Rate limit " << esc(t) << "</p>";
   out << "</div>\n";
   render_facts(out, v);
+  render_transparency(out, v);
   render_measurements(out, card);
   render_categories(out, card);
   render_hardware(out, card);

@@ -1,4 +1,5 @@
 #include <neograde/reports/scorecard.hpp>
+#include <neograde/reports/transparency.hpp>
 
 #include "fields.hpp"
 
@@ -44,17 +45,7 @@ std::optional<double> score_of(double earned, double possible) {
   return std::round(1000.0 * earned / possible) / 10.0;
 }
 
-std::string md_escape(std::string s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n')
-      out += ' ';
-    else
-      out += c;
-  }
-  return out;
-}
+constexpr auto md_escape = &fields::md_escape;
 
 std::string fence(const std::string& s) {
   std::string f = "```";
@@ -100,6 +91,8 @@ hardware_summary hardware_summary_of(const nlohmann::json& rec) {
                        .time_to_ssh_s = number_at(rec, "time_to_ssh_s"),
                        .instance = rec.contains("instance") && rec["instance"].is_object() ? rec["instance"] : nlohmann::json(nullptr)};
   const auto& smoke = fields::object(rec, "smoke");
+  out.origin = text_at(rec, "origin");
+  if (const auto& fp = fields::at(smoke, "fingerprint"); fp.is_object()) out.fingerprint = fp;
   for (const auto& g : fields::array(smoke, "gpus")) {
     if (!g.is_object()) continue;
     auto& gpu = out.gpus.emplace_back(gpu_summary{.index = number_at(g, "index"), .name = text_at(g, "name"), .sku = text_at(g, "sku")});
@@ -223,6 +216,7 @@ scorecard build_scorecard(const run_record& run) {
     if (!card.tier_capped_by.empty() && tier_rank(card.tier) > tier_rank("Bronze")) card.tier = "Bronze";
   }
   for (const auto& hw : run.hardware) card.hardware.push_back(hardware_summary_of(hw));
+  card.transparency_claims = grade_transparency(card);
   card.provenance = provenance_banner(card);
   return card;
 }
@@ -304,6 +298,7 @@ std::string render_markdown(const scorecard& card) {
     for (const auto& [k, v] : card.measurements.items()) md << "| " << k << " | " << v.dump() << " |\n";
     md << "\n";
   }
+  md << render_transparency_markdown(card);
   if (!card.hardware.empty()) md << render_hardware(card);
   md << "## Checks\n\n| check | category | severity | outcome | reason |\n|---|---|---|---|---|\n";
   for (const auto& c : card.checks)

@@ -40,7 +40,8 @@ json hardware_json(const hardware_summary& hw) {
   for (const auto& p : hw.problems)
     problems.push_back({{"id", p.id}, {"gpu", number_or_null(p.gpu)}, {"verdict", p.verdict}, {"message", p.message}});
   return {{"status", hw.status},     {"reason", hw.reason}, {"address", hw.address}, {"time_to_ssh_s", number_or_null(hw.time_to_ssh_s)},
-          {"instance", hw.instance}, {"gpus", gpus},        {"problems", problems}};
+          {"instance", hw.instance}, {"gpus", gpus},        {"problems", problems}, {"origin", hw.origin},
+          {"fingerprint", hw.fingerprint}};
 }
 
 // One object of a scorecard document; every error names the key by its JSON pointer.
@@ -144,7 +145,10 @@ hardware_summary hardware_of(const object_reader& hw) {
           .gpus = hw.each<gpu_summary>("gpus", gpu_of),
           .problems = hw.each<hardware_problem>("problems", [](const object_reader& p) {
             return hardware_problem{.id = p.text("id"), .gpu = p.number("gpu"), .verdict = p.text("verdict"), .message = p.text("message")};
-          })};
+          }),
+          // Cards written before the fingerprint (issue 22) have neither.
+          .origin = hw.doc().contains("origin") ? hw.text("origin") : "",
+          .fingerprint = hw.doc().contains("fingerprint") ? hw.any("fingerprint") : json(nullptr)};
 }
 
 }  // namespace
@@ -175,6 +179,14 @@ void to_json(json& j, const scorecard& c) {
   }
   json hardware = json::array(), checks = json::array(), failures = json::array();
   for (const auto& hw : c.hardware) hardware.push_back(hardware_json(hw));
+  json claims = json::array();
+  for (const auto& r : c.transparency_claims)
+    claims.push_back({{"claim", r.claim},
+                      {"declared", r.declared},
+                      {"declared_source", r.declared_source},
+                      {"measured", r.measured},
+                      {"verdict", r.verdict},
+                      {"evidence", r.evidence}});
   for (const auto& r : c.checks)
     checks.push_back({{"check_id", r.check_id},
                       {"category", r.category},
@@ -220,6 +232,7 @@ void to_json(json& j, const scorecard& c) {
            {"runs", c.runs},
            {"flaky_checks", c.flaky_checks},
            {"hardware", hardware},
+           {"transparency_claims", claims},
            {"measurements", c.measurements},
            {"checks", checks},
            {"failures", failures},
@@ -265,6 +278,17 @@ void from_json(const json& j, scorecard& c) {
        .runs = card.count("runs"),
        .flaky_checks = card.texts("flaky_checks"),
        .hardware = card.each<hardware_summary>("hardware", hardware_of),
+       // Cards written before declared-vs-measured transparency (issue 22) have none.
+       .transparency_claims = j.contains("transparency_claims") ? card.each<claim_row>("transparency_claims",
+                                                                                        [](const object_reader& r) {
+                                                                                          return claim_row{.claim = r.text("claim"),
+                                                                                                           .declared = r.text("declared"),
+                                                                                                           .declared_source = r.text("declared_source"),
+                                                                                                           .measured = r.text("measured"),
+                                                                                                           .verdict = r.text("verdict"),
+                                                                                                           .evidence = r.text("evidence")};
+                                                                                        })
+                                                                : std::vector<claim_row>{},
        .measurements = card.any("measurements"),
        .checks = card.each<check_row>("checks",
                                       [](const object_reader& r) {

@@ -39,6 +39,18 @@ for p in "${providers[@]}"; do
   grep -q "id=\"provider-$p\"" dom.html || fail "no section for $p"
 done
 grep -q 'class="[^"]*fail' dom.html || fail "no failed cell: the fictional provider's findings are missing"
+# Declared vs measured transparency and the developer-experience timings, per provider; the
+# fictional provider's contradiction (bare metal claimed, a KVM guest found) named in the hall of shame.
+for p in "${providers[@]}"; do
+  grep -q "id=\"provider-$p-transparency\"" dom.html || fail "no transparency section for $p"
+done
+[ "$(grep -c '<h3>Developer experience</h3>' dom.html)" -eq "${#providers[@]}" ] || fail "not every provider has its developer-experience timings"
+grep -q '<h3>Transparency contradicted</h3>' dom.html || fail "the hall of shame names no contradicted claim"
+grep -A3 'table class="contradictions"' dom.html >/dev/null && grep -q 'data-provider="bodgewell"><td><a href="#provider-bodgewell-transparency"' dom.html ||
+  fail "the fictional provider's contradiction is not in the hall of shame"
+if grep 'table class="contradictions"' -A100 dom.html | sed '/<\/table>/q' | grep -q 'data-provider="\(lambda\|vastai\)"'; then
+  fail "a real provider's emulated demo shows a contradiction no one measured"
+fi
 # Requests made for a page (its network isolation key is file://) to any http(s) URL.
 page_requests() { grep '"network_isolation_key":"file://' "$1" | grep -o '"url":"https\?://[^"]*"' | sort -u; }
 external=$(page_requests netlog.json)

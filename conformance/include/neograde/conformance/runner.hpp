@@ -35,6 +35,9 @@ struct run_options {
   // rate-limit checks judging the 429s met in normal traffic alone).
   bool probe_emulator = true;
   std::optional<remote_exec_options> remote;
+  // Without --remote-exec: a GPU smoke document to record as the running instance's hardware,
+  // labelled `origin: fixture` (the demo's stand-in; nothing was measured). Null: none.
+  nlohmann::json hardware_fixture;
   std::function<void(const check_descriptor&, const check_outcome&)> on_outcome;
 };
 
