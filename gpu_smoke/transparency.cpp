@@ -64,13 +64,13 @@ std::vector<std::pair<long long, std::string>> hashes_of(const json* fingerprint
   return out;
 }
 
+// A hypervisor value other than "other", in words.
 const char* hypervisor_name(const std::string& v) {
   if (v == "kvm") return "KVM";
   if (v == "vmware") return "VMware";
   if (v == "hyperv") return "Hyper-V";
   if (v == "xen") return "Xen";
-  if (v == "qemu") return "QEMU";
-  return "an unnamed hypervisor";
+  return "QEMU";
 }
 
 constexpr const char* hypervisors[] = {"kvm", "vmware", "hyperv", "xen", "qemu", "other"};
@@ -97,8 +97,9 @@ claim_verdict grade_machine(const std::string& declared, const json* fingerprint
   std::string measured;
   if (hypervisor) {
     const auto vendor = text(member(member(virt_field, "evidence"), "cpuid_hypervisor_vendor"));
-    measured = std::string(hypervisor_name(*virt.value)) + " guest (" +
-               (vendor && virt.source.starts_with("cpuid") ? "CPUID hypervisor vendor " + *vendor : virt.source) + ")";
+    measured =
+        (*virt.value == "other" ? std::string("guest of an unnamed hypervisor") : std::string(hypervisor_name(*virt.value)) + " guest") +
+        " (" + (vendor && virt.source.starts_with("cpuid") ? "CPUID hypervisor vendor " + *vendor : virt.source) + ")";
   } else if (bare) {
     measured = "bare metal";
   } else {

@@ -170,6 +170,16 @@ TEST(Transparency, HostileFingerprintsNeverThrowAndAreUnverified) {
       {"fingerprint",
        {{"host", {{"virtualisation", {{"value", "kvm"}, {"source", "cpuid"}, {"evidence", {{"cpuid_hypervisor_vendor", 12}}}}}}}}}};
   EXPECT_EQ(grade_claims({.hardware = "", .machine = "bare_metal"}, odd, {})[0].verdict, "contradicted");
+  // A hypervisor CPUID does not name is still a hypervisor.
+  const json unnamed = {{"fingerprint",
+                         {{"host",
+                           {{"virtualisation",
+                             {{"value", "other"},
+                              {"source", "cpuid leaf 0x40000000 vendor \"ACRNACRNACRN\""},
+                              {"evidence", {{"cpuid_hypervisor_vendor", "ACRNACRNACRN"}}}}}}}}}};
+  const auto u = grade_claims({.hardware = "", .machine = "bare_metal"}, unnamed, {})[0];
+  EXPECT_EQ(u.verdict, "contradicted");
+  EXPECT_EQ(u.measured, "guest of an unnamed hypervisor (CPUID hypervisor vendor ACRNACRNACRN)");
   // A claim value neograde does not know is unverified, and says so.
   const auto v = grade_claims({.hardware = "borrows", .machine = "cloud"}, fixture("fingerprint-kvm-guest"), {});
   EXPECT_THAT(v[0].evidence, HasSubstr("\"cloud\" is not a machine claim neograde knows"));
