@@ -225,6 +225,7 @@ void to_json(json& j, const node_record& n) {
   json stages = json::array();
   for (const auto& s : n.stages) stages.push_back({{"name", s.name}, {"budget_s", s.budget_s}, {"seconds", s.seconds}});
   j["stages"] = stages;
+  if (!n.fingerprint.is_null()) j["fingerprint"] = n.fingerprint;
 }
 
 void from_json(const json& j, node_record& n) {
@@ -252,6 +253,7 @@ void from_json(const json& j, node_record& n) {
           {e.value("stage", ""), e.contains("gpu") && !e["gpu"].is_null() ? e["gpu"].get<int>() : -1, e.value("message", "")});
   if (auto it = j.find("stages"); it != j.end())
     for (const auto& s : *it) n.stages.push_back({s.value("name", ""), s.value("budget_s", 0.0), s.value("seconds", 0.0)});
+  if (auto it = j.find("fingerprint"); it != j.end() && it->is_object()) n.fingerprint = *it;
 }
 
 }  // namespace neograde::gpu_smoke

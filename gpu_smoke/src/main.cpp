@@ -178,6 +178,7 @@ class smoke {
   gs::node_record run() {
     auto t = std::chrono::steady_clock::now();
     inventory();
+    fingerprint();
     stage("inventory", 5, t);
     if (node_.no_gpu || !cuda_ok_) return std::move(node_);
 
@@ -310,7 +311,9 @@ class smoke {
       for (int i = 0; i < node_.nvml_gpu_count.value_or(0); ++i) {
         gs::gpu_record g;
         g.index = i;
-        if (auto d = nvml_.by_index(i)) nvml_.inventory(*d, g);
+        const auto d = nvml_.by_index(i);
+        if (d) nvml_.inventory(*d, g);
+        handles_.push_back(d);
         node_.gpus.push_back(std::move(g));
       }
       return;
@@ -334,6 +337,17 @@ class smoke {
       node_.gpus.push_back(std::move(g));
     }
     cuda_ok_ = !node_.gpus.empty();
+  }
+
+  // Who built the machine and which physical GPUs these are (docs/gpu-smoke.md, "The fingerprint").
+  void fingerprint() {
+    std::vector<gs::fingerprint::gpu_identity> ids;
+    for (std::size_t i = 0; i < node_.gpus.size(); ++i)
+      ids.push_back(
+          nvml_.identity(i < handles_.size() ? handles_[i] : std::nullopt, node_.gpus[i].index, cuda_ok_ ? node_.gpus[i].pci_bus_id : ""));
+    node_.fingerprint = gs::fingerprint::make(
+        ids,
+        gs::fingerprint::probe_host(gs::fingerprint::host_inputs::system(), nvml_.driver_version_reading(), nvml_.cuda_version_reading()));
   }
 
   // Our figures beside a plain cudaMemcpy and cuBLASLt's best algorithm on the same GPU.

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace neograde::gpu_smoke::nvml {
@@ -10,6 +11,7 @@ namespace {
 // From nvml.h (NVML API v12): only what is read here.
 using ret = int;  // nvmlReturn_t
 constexpr ret success = 0;
+constexpr ret not_supported = 3;
 constexpr ret insufficient_size = 7;
 
 struct pci_info {  // nvmlPciInfo_t
@@ -58,18 +60,28 @@ struct library::fns {
   ret (*clock)(device, int, unsigned*);
   ret (*max_clock)(device, int, unsigned*);
   ret (*temperature)(device, int, unsigned*);
+  // The fingerprint's identity queries.
+  ret (*uuid)(device, char*, unsigned);
+  ret (*serial)(device, char*, unsigned);
+  ret (*part_number)(device, char*, unsigned);
+  ret (*vbios)(device, char*, unsigned);
+  ret (*remote_pci)(device, unsigned, pci_info*);
+  const char* (*error_string)(ret);
+  const char* pci_name = "";  // which nvmlDeviceGetPciInfo was bound
 };
 
 namespace {
 
+// Binds the first of `names` the library has; returns its name ("" when none).
 template <typename F>
-void bind(void* h, F& f, std::initializer_list<const char*> names) {
+const char* bind(void* h, F& f, std::initializer_list<const char*> names) {
   f = nullptr;
   for (const char* n : names)
     if (void* p = dlsym(h, n)) {
       f = reinterpret_cast<F>(p);
-      return;
+      return n;
     }
+  return "";
 }
 
 // Calls an optional NVML function; nullopt when it is missing or fails.
@@ -99,7 +111,7 @@ library::library() {
   bind(handle_, f_->driver_version, {"nvmlSystemGetDriverVersion"});
   bind(handle_, f_->cuda_driver_version, {"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"});
   bind(handle_, f_->name, {"nvmlDeviceGetName"});
-  bind(handle_, f_->pci, {"nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2"});
+  f_->pci_name = bind(handle_, f_->pci, {"nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2"});
   bind(handle_, f_->memory_info, {"nvmlDeviceGetMemoryInfo"});
   bind(handle_, f_->enforced_limit, {"nvmlDeviceGetEnforcedPowerLimit"});
   bind(handle_, f_->default_limit, {"nvmlDeviceGetPowerManagementDefaultLimit"});
@@ -120,6 +132,12 @@ library::library() {
   bind(handle_, f_->clock, {"nvmlDeviceGetClockInfo"});
   bind(handle_, f_->max_clock, {"nvmlDeviceGetMaxClockInfo"});
   bind(handle_, f_->temperature, {"nvmlDeviceGetTemperature"});
+  bind(handle_, f_->uuid, {"nvmlDeviceGetUUID"});
+  bind(handle_, f_->serial, {"nvmlDeviceGetSerial"});
+  bind(handle_, f_->part_number, {"nvmlDeviceGetBoardPartNumber"});
+  bind(handle_, f_->vbios, {"nvmlDeviceGetVbiosVersion"});
+  bind(handle_, f_->remote_pci, {"nvmlDeviceGetNvLinkRemotePciInfo_v2"});
+  bind(handle_, f_->error_string, {"nvmlErrorString"});
   if (f_->init == nullptr || f_->count == nullptr || f_->by_index == nullptr) {
     status_ = "unavailable: libnvidia-ml.so.1 lacks nvmlInit/nvmlDeviceGetCount";
     return;
@@ -222,6 +240,100 @@ void library::inventory(device d, gpu_record& g) const {
   if (auto t = query<double>(f_->temperature, d, 0)) g.temperature_c = t;
   if (!g.max_sm_clock_mhz) g.max_sm_clock_mhz = query<int>(f_->max_clock, d, static_cast<int>(clock_sm));
   if (!g.max_mem_clock_mhz) g.max_mem_clock_mhz = query<int>(f_->max_clock, d, static_cast<int>(clock_mem));
+}
+
+std::string library::error(int code) const {
+  const char* text = f_ && f_->error_string ? f_->error_string(code) : nullptr;
+  return "NVML error " + std::to_string(code) + (text ? std::string(" (") + text + ")" : "");
+}
+
+// A string query (UUID, serial, part number, VBIOS): the exact string NVML returns, or why not.
+fingerprint::reading library::text(ret (*f)(device, char*, unsigned), const char* name, device d) const {
+  fingerprint::reading r{std::nullopt, std::string("nvml:") + name, ""};
+  if (!ok_) return r.reason = "NVML " + status_, r;
+  if (f == nullptr) return r.reason = std::string("libnvidia-ml.so.1 lacks ") + name, r;
+  char buf[128] = {};  // larger than NVML's buffers (UUID 96, part number 80, VBIOS 32, serial 30)
+  if (const ret code = f(d, buf, sizeof buf - 1); code != success) return r.reason = error(code), r;
+  if (buf[0] == '\0') return r.reason = "NVML returned an empty string", r;
+  r.value = buf;
+  return r;
+}
+
+fingerprint::gpu_identity library::identity(std::optional<device> d, int index, const std::string& cuda_bus_id) const {
+  fingerprint::gpu_identity id;
+  id.index = {std::to_string(index), cuda_bus_id.empty() ? "nvml:device index" : "cuda:device ordinal", ""};
+  if (!ok_ || !d) {
+    const std::string why = !ok_ ? "NVML " + status_ : "NVML has no device at this index or bus id";
+    for (auto* r : {&id.uuid, &id.serial, &id.board_part_number, &id.vbios_version}) r->reason = why;
+    id.uuid.source = "nvml:nvmlDeviceGetUUID", id.serial.source = "nvml:nvmlDeviceGetSerial";
+    id.board_part_number.source = "nvml:nvmlDeviceGetBoardPartNumber", id.vbios_version.source = "nvml:nvmlDeviceGetVbiosVersion";
+    id.pci_bus_id = {cuda_bus_id.empty() ? std::nullopt : std::optional(cuda_bus_id), "cuda:cudaDeviceGetPCIBusId", why};
+    id.nvlink_source = "nvml:nvmlDeviceGetNvLinkState", id.nvlink_reason = why;
+    return id;
+  }
+  id.uuid = text(f_->uuid, "nvmlDeviceGetUUID", *d);
+  id.serial = text(f_->serial, "nvmlDeviceGetSerial", *d);
+  id.board_part_number = text(f_->part_number, "nvmlDeviceGetBoardPartNumber", *d);
+  id.vbios_version = text(f_->vbios, "nvmlDeviceGetVbiosVersion", *d);
+  pci_info pci{};
+  if (f_->pci && f_->pci(*d, &pci) == success && pci.bus_id[0] != '\0')
+    id.pci_bus_id = {std::string(pci.bus_id, strnlen(pci.bus_id, sizeof pci.bus_id)), std::string("nvml:") + f_->pci_name, ""};
+  else if (!cuda_bus_id.empty())
+    id.pci_bus_id = {cuda_bus_id, "cuda:cudaDeviceGetPCIBusId", ""};
+  else
+    id.pci_bus_id = {std::nullopt, "nvml:nvmlDeviceGetPciInfo_v3", "NVML gave no PCI bus id"};
+  nvlink_peers(*d, id);
+  return id;
+}
+
+// The remote ends of the active links: links up to 36 (NVML_NVLINK_MAX_LINKS is 18 today).
+void library::nvlink_peers(device d, fingerprint::gpu_identity& id) const {
+  id.nvlink_source = "nvml:nvmlDeviceGetNvLinkState, nvmlDeviceGetNvLinkRemotePciInfo_v2";
+  if (f_->nvlink_state == nullptr || f_->remote_pci == nullptr) {
+    id.nvlink_reason = "libnvidia-ml.so.1 lacks nvmlDeviceGetNvLinkState or nvmlDeviceGetNvLinkRemotePciInfo_v2";
+    return;
+  }
+  std::vector<std::string> peers, unread;
+  int answered = 0;
+  ret first = success;
+  for (unsigned link = 0; link < 36; ++link) {
+    int state = 0;
+    const ret code = f_->nvlink_state(d, link, &state);
+    if (link == 0) first = code;
+    if (code != success) continue;
+    ++answered;
+    if (state == 0) continue;
+    pci_info remote{};
+    if (const ret rc = f_->remote_pci(d, link, &remote); rc != success) unread.push_back("link " + std::to_string(link) + ": " + error(rc));
+    else
+      peers.emplace_back(remote.bus_id, strnlen(remote.bus_id, sizeof remote.bus_id));
+  }
+  if (answered == 0 && first != not_supported) {
+    id.nvlink_reason = "nvmlDeviceGetNvLinkState on link 0: " + error(first);
+    return;
+  }
+  if (peers.empty() && !unread.empty()) {
+    id.nvlink_reason = "no active link's remote end could be read: " + unread.front();
+    return;
+  }
+  if (answered == 0) id.nvlink_source += " (link 0: not supported: the GPU has no NVLink)";
+  std::sort(peers.begin(), peers.end());
+  peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
+  id.nvlink_peers = peers;
+  for (const auto& u : unread) id.nvlink_note += (id.nvlink_note.empty() ? "unread: " : "; ") + u;
+}
+
+fingerprint::reading library::driver_version_reading() const {
+  const auto v = driver_version();
+  return {v.empty() ? std::nullopt : std::optional(v), "nvml:nvmlSystemGetDriverVersion",
+          ok_ ? "NVML gave no driver version" : "NVML " + status_};
+}
+
+fingerprint::reading library::cuda_version_reading() const {
+  const auto v = cuda_driver_version();
+  if (!v) return {std::nullopt, "nvml:nvmlSystemGetCudaDriverVersion_v2", ok_ ? "NVML gave no CUDA version" : "NVML " + status_};
+  return {std::to_string(*v / 1000) + "." + std::to_string(*v % 1000 / 10),
+          "nvml:nvmlSystemGetCudaDriverVersion_v2 (" + std::to_string(*v) + ")", ""};
 }
 
 sample library::read(device d) const {

@@ -3,6 +3,7 @@
 // runs the smoke test (with a thinner inventory). Only the few functions used are declared; no
 // NVML header is needed.
 
+#include <neograde/gpu_smoke/fingerprint.hpp>
 #include <neograde/gpu_smoke/record.hpp>
 
 #include <cstdint>
@@ -42,8 +43,17 @@ class library {
   // reasons at rest); leaves fields NVML cannot answer empty.
   void inventory(device d, gpu_record& g) const;
   [[nodiscard]] sample read(device d) const;
+  // The fingerprint's view of a GPU: UUID, serial, part number, VBIOS, PCI bus id, NVLink peers
+  // (raw; fingerprint::gpu_json hashes the UUID and serial). Without NVML or a handle, every
+  // field is null with the reason, and the bus id is CUDA's.
+  [[nodiscard]] fingerprint::gpu_identity identity(std::optional<device> d, int index, const std::string& cuda_bus_id) const;
+  [[nodiscard]] fingerprint::reading driver_version_reading() const;
+  [[nodiscard]] fingerprint::reading cuda_version_reading() const;  // "13.0"
 
  private:
+  [[nodiscard]] std::string error(int code) const;  // "NVML error 3 (Not Supported)"
+  [[nodiscard]] fingerprint::reading text(int (*f)(device, char*, unsigned), const char* name, device d) const;
+  void nvlink_peers(device d, fingerprint::gpu_identity& id) const;
   struct fns;
   void* handle_ = nullptr;
   fns* f_ = nullptr;

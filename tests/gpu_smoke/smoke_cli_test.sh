@@ -22,6 +22,9 @@ case "$case_name" in
     [[ $doc == *'"no_gpu":{"reason":"'* ]] || fail "no reason: $doc"
     [[ $doc == *'"expected":{"count":8,"sku":"h100-sxm5-80gb"}'* ]] || fail "expectation not echoed: $doc"
     grep -q '^neograde-gpu-smoke: no GPU' err.txt || fail "no summary on stderr"
+    # The host's fingerprint is recorded even without a GPU.
+    [[ $doc == *'"fingerprint":{"gpus":[],"hash":{"algorithm":"HMAC-SHA256","key":"neograde-gpu-fingerprint-v1"'* ]] || fail "no fingerprint: $doc"
+    [[ $doc == *'"virtualisation":{'* && $doc == *'"container":{'* && $doc == *'"kernel":{"source":"uname(2)'* ]] || fail "no host in the fingerprint: $doc"
     # --out writes the same document to a file, and nothing to stdout.
     run --out doc.json
     [ "$rc" -eq 77 ] && [ ! -s out.txt ] && grep -q '"status": "no_gpu"' doc.json || fail "--out did not write the document"
@@ -36,6 +39,20 @@ case "$case_name" in
     grep -q 'FAIL node.gpu_count: 7 GPU(s) usable by CUDA; 8 ordered' err.txt || { cat err.txt >&2; fail "summary does not say why"; }
     run --regrade "$fixtures/no-gpu.json"
     [ "$rc" -eq 77 ] || fail "no-GPU record: exit $rc, expected 77"
+    ;;
+  schema)
+    # Every fixture and the program's own document against gpu_smoke/smoke-record.schema.json
+    # ($SCHEMA_CHECK: tests/gpu_smoke/schema_check.cpp). With a GPU, the whole run's document.
+    [ -n "${SCHEMA_CHECK:-}" ] || { echo "SCHEMA_CHECK is not set"; exit 77; }
+    run --out doc.json --gemm-seconds 1
+    case $rc in 0|1|77) ;; *) cat err.txt >&2; fail "exit $rc" ;; esac
+    grep -q '"fingerprint"' doc.json || fail "no fingerprint in the document"
+    "$SCHEMA_CHECK" "$fixtures"/*.json doc.json || fail "a record is not valid against the schema"
+    # A regraded record keeps its fingerprint.
+    run --regrade "$fixtures/fingerprint-kvm-guest.json" --out regraded.json
+    [ "$rc" -eq 0 ] || { cat err.txt >&2; fail "kvm guest fixture: exit $rc, expected 0"; }
+    grep -q '"uuid_hash"' regraded.json || fail "the regraded document lost its fingerprint"
+    "$SCHEMA_CHECK" regraded.json || fail "the regraded document is not valid against the schema"
     ;;
   usage)
     run --expect h100-sxm9

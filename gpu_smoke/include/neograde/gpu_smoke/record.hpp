@@ -110,6 +110,8 @@ struct node_record {
   std::vector<p2p_record> p2p;
   std::vector<stage_error> errors;
   std::vector<stage_timing> stages;
+  // The hardware fingerprint (fingerprint.hpp), carried as written; null in records from before it.
+  nlohmann::json fingerprint;
 };
 
 // PCI device ids as written in records and SKUs: "0x2330".
