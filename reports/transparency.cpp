@@ -155,7 +155,10 @@ std::vector<claim_row> grade_transparency(const scorecard& card, const transpare
                   .measured = v.measured,
                   .verdict = v.verdict,
                   .evidence = v.evidence};
-    if (hw && hw->origin == "fixture") row.evidence = "fixture smoke record (demonstration, not a measurement); " + row.evidence;
+    if (hw && hw->origin == "fixture") {
+      row.measured = "(fixture) " + row.measured;
+      row.evidence = "fixture smoke record (demonstration, not a measurement); " + row.evidence;
+    }
     rows.push_back(std::move(row));
   }
   if (!texts(t, "address_registrants").empty() || !address_owner(card).empty()) rows.push_back(address_claim(card, all));
