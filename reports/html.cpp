@@ -650,7 +650,7 @@ void render_provider(std::ostringstream& out, const placed_card& v) {
 
 }  // namespace
 
-std::string render_html(const std::vector<scorecard>& scorecards, const std::string& generated_at) {
+std::string render_html(const std::vector<scorecard>& scorecards, const std::string& generated_at, const std::string& sections) {
   const auto views = place(scorecards);
   std::ostringstream out;
   render_head(out);
@@ -658,6 +658,7 @@ std::string render_html(const std::vector<scorecard>& scorecards, const std::str
   render_leaderboard(out, views);
   render_matrix(out, views);
   render_charts(out, views);
+  out << sections;
   render_hall_of_shame(out, views);
   for (const auto& v : views) render_provider(out, v);
   out << "</body>\n</html>\n";
