@@ -1,4 +1,5 @@
 #include <neograde/reports/history.hpp>
+#include <neograde/reports/html.hpp>
 
 #include "fields.hpp"
 
@@ -115,20 +116,7 @@ std::string md_cell(const std::string& s) {
   return out;
 }
 
-std::string esc(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+constexpr auto esc = &html_escape;
 
 std::string label_of(const reliability& r) {
   return (r.display_name.empty() ? r.provider : r.display_name) + (r.source == "emulated" ? "" : " (" + r.source + ")");
@@ -332,13 +320,8 @@ history_contents read_history(const std::filesystem::path& history) {
 }
 
 std::vector<reliability> compute_reliability(const std::vector<run_record>& runs) {
-  std::map<std::pair<std::string, std::string>, std::vector<const run_record*>> groups;
-  for (const auto& r : runs) groups[{text(r.header, "provider"), text(r.header, "source")}].push_back(&r);
   std::vector<reliability> all;
-  for (auto& [key, group] : groups) {
-    std::stable_sort(group.begin(), group.end(), [](const run_record* a, const run_record* b) {
-      return text(a->header, "started_at") < text(b->header, "started_at");
-    });
+  for (const auto& [key, group] : runs_by_provider_and_source(runs)) {
     reliability r;
     r.provider = key.first;
     r.source = key.second.empty() ? "unknown" : key.second;

@@ -665,4 +665,6 @@ std::string render_html(const std::vector<scorecard>& scorecards, const std::str
   return out.str();
 }
 
+std::string html_escape(std::string_view text) { return esc(text); }
+
 }  // namespace neograde::reports

@@ -57,7 +57,7 @@ done
 echo "two passes in $(($(date +%s) - started)) s"
 
 for p in "${providers[@]}"; do
-  n=$(find "history/$p/live" -name results.jsonl 2>/dev/null | wc -l)
+  n=$(find "history/$p" -name results.jsonl 2>/dev/null | wc -l)
   [ "$n" -eq 2 ] || { ls -R history >&2; fail "$p: $n run(s) in the history, expected 2"; }
   state=$(curl -sf "${origin[$p]}/_neograde/state") || fail "$p: no state from the emulator"
   live=$(echo "$state" | sed -n 's/.*"live_instances":\([0-9]*\).*/\1/p')
@@ -73,11 +73,19 @@ charts=$(grep -o '<svg class="chart trend"' "$report/index.html" | wc -l)
 [ "$charts" -eq 3 ] || fail "$charts trend chart(s) in the report, expected 3"
 grep -q '^## Reliability over time' "$report/index.md" || fail "index.md has no reliability section"
 grep -q '"reliability_version": 1' "$report/reliability.json" || fail "no reliability.json"
-grep -q '| lambda | 2 |' "$report/reliability.md" 2>/dev/null || grep -q '| live | 2 |' "$report/reliability.md" ||
-  fail "reliability.md does not count two runs: $(cat "$report/reliability.md")"
+# One row per provider, two runs each (labelled emulated: --treat-as-live changes the rules, not the label).
+[ "$(grep -cE '^\| [^|]+ \| emulated \| 2 \|' "$report/reliability.md")" -eq 3 ] ||
+  fail "reliability.md does not count two runs of each provider: $(cat "$report/reliability.md")"
 grep -q '^## neograde diff' summary2.md || fail "the second pass wrote no diff summary"
 grep -q 'regression(s),' summary2.md || fail "the diff summary has no counts"
 grep -q '^| added | ' summary1.md || fail "the first pass's diff does not say the providers are new"
+# Two histories compared (the same one: nothing changed); an empty history is a usage error.
+"$neograde" diff history history >same.out 2>same.err || { cat same.out same.err >&2; fail "diff of a history with itself failed"; }
+grep -q '^0 regression(s), 0 improvement(s), 0 other change(s)' same.out || fail "a history differs from itself: $(cat same.out)"
+mkdir -p empty
+"$neograde" report --history empty --out empty-report >empty.out 2>empty.err
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'no complete run' empty.err || fail "report over an empty history: exit $rc, $(cat empty.err)"
 # The sweep phase alone (the workflow's always() step) finds nothing left.
 "$here/scripts/grade" sweep --neograde "$neograde" --providers lambda,digitalocean,bodgewell --work work2 >sweep.out 2>sweep.err ||
   { cat sweep.err >&2; fail "grade sweep failed"; }

@@ -247,7 +247,7 @@ TEST(History, ThirtyRunsGiveExactFigures) {
                     "75 / 88 (n=24) | 95 / 108 (n=24) | 109 / 119 (n=18) | 2 |"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("| `lifecycle.instance.reaches_running` | 7 |"), std::string::npos);
+  EXPECT_NE(md.find("| `lifecycle.instance.reaches_running` | 8 |"), std::string::npos);
   EXPECT_NE(md.find("3 run(s) without the developer_experience measurement"), std::string::npos);
 
   // HTML: the table and one SVG trend chart per provider and source, no script.
@@ -302,7 +302,7 @@ TEST(History, DiffReportsRatesAndP95BeyondThresholds) {
   auto after = before;
   after.launch_success_rate = 0.75;   // -15 points
   after.refusal_rate = 0.3;           // +20 points
-  after.time_to_running_s.p95 = 130;  // +30 %, +30 s
+  after.time_to_running_s.p95 = 140;  // +40 %, +40 s; back from 140, -40 s is beyond 25 % of 140 (35 s)
   after.time_to_ssh_s.p95 = 3;        // +200 %, but only 2 s
   const auto changes = diff_reliability({before}, {after}, {});
   ASSERT_EQ(changes.size(), 3u);

@@ -6,6 +6,7 @@
 #include <neograde/reports/scorecard.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace neograde::reports {
@@ -16,5 +17,8 @@ namespace neograde::reports {
 // reliability section of reports/history.hpp), placed as given after the charts.
 [[nodiscard]] std::string render_html(const std::vector<scorecard>& scorecards, const std::string& generated_at,
                                       const std::string& sections = "");
+
+// Text as HTML element content or attribute value: & < > " ' escaped.
+[[nodiscard]] std::string html_escape(std::string_view text);
 
 }  // namespace neograde::reports
