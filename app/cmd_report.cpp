@@ -118,7 +118,7 @@ command add_diff(CLI::App& app) {
   cmd->add_option("--history", o->history,
                   "Instead of OLD and NEW: a history folder, whose latest run of each provider and source is compared with the "
                   "runs before it");
-  cmd->add_option("--markdown", o->markdown, "Also write the changes as a Markdown summary to this file (e.g. $GITHUB_STEP_SUMMARY)");
+  cmd->add_option("--markdown", o->markdown, "Also append the changes, as a Markdown summary, to this file (e.g. $GITHUB_STEP_SUMMARY)");
   cmd->add_option("--success-rate-points", o->t.success_rate_points, "Launch success rate: a change beyond this many percentage points")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
