@@ -1,12 +1,16 @@
 // neograde report: merges runs into scorecards and renders every format.
-// neograde diff: what got better or worse between two reports.
+// neograde diff: what got better or worse between two reports or histories, the reliability
+// figures beyond their thresholds included.
 
 #include "commands.hpp"
 #include "run_report.hpp"
 
+#include <neograde/core/json_util.hpp>
 #include <neograde/reports/compare.hpp>
+#include <neograde/reports/history.hpp>
 #include <neograde/reports/results.hpp>
 
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -32,13 +36,37 @@ std::vector<reports::run_record> read_runs(const std::filesystem::path& in) {
   return runs;
 }
 
-std::vector<reports::scorecard> cards_in(const std::vector<std::string>& dirs) {
-  std::vector<reports::run_record> runs;
-  for (const auto& d : dirs) {
-    auto more = read_runs(d);
-    runs.insert(runs.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
-  }
-  return reports::merge_scorecards(runs);
+std::vector<reports::run_record> history_runs(const std::filesystem::path& dir) {
+  auto h = reports::read_history(dir);
+  for (const auto& note : h.notes) std::cerr << "neograde: " << note << "\n";
+  return std::move(h.runs);
+}
+
+// A history is a directory without results.jsonl or findings.jsonl of its own (reports/README.md).
+bool is_history(const std::filesystem::path& p) {
+  return std::filesystem::is_directory(p) && !std::filesystem::is_regular_file(p / "results.jsonl") &&
+         !std::filesystem::is_regular_file(p / "findings.jsonl");
+}
+
+std::vector<reports::run_record> runs_at(const std::filesystem::path& p) {
+  if (!is_history(p)) return read_runs(p);
+  auto runs = history_runs(p);
+  if (runs.empty()) throw usage_error("no complete run in the history " + p.string());
+  return runs;
+}
+
+void append(std::vector<reports::run_record>& to, std::vector<reports::run_record> more) {
+  to.insert(to.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+}
+
+// The history without the latest run of each provider and source: what `diff --history` compares against.
+std::vector<reports::run_record> without_latest(const std::vector<reports::run_record>& runs) {
+  std::map<std::pair<std::string, std::string>, std::size_t> latest;  // history runs are oldest first
+  for (std::size_t i = 0; i < runs.size(); ++i) latest[{runs[i].header.value("provider", ""), runs[i].header.value("source", "")}] = i;
+  std::vector<reports::run_record> out;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    if (latest[{runs[i].header.value("provider", ""), runs[i].header.value("source", "")}] != i) out.push_back(runs[i]);
+  return out;
 }
 
 }  // namespace
@@ -46,16 +74,29 @@ std::vector<reports::scorecard> cards_in(const std::vector<std::string>& dirs) {
 command add_report(CLI::App& app) {
   struct options {
     std::vector<std::string> in;
+    std::string history;
     std::string out = "neograde-report";
   };
   auto o = std::make_shared<options>();
   auto* cmd = app.add_subcommand("report", "Merge runs into scorecards: HTML, Markdown, JSON, JUnit XML, CSV");
-  cmd->add_option("--in", o->in, "A directory with results.jsonl (and findings.jsonl), or a results file; repeatable")->required();
+  cmd->add_option("--in", o->in, "A directory with results.jsonl (and findings.jsonl), or a results file; repeatable");
+  cmd->add_option("--history", o->history,
+                  "A history folder (neograde history add): its runs are merged too, and the report gains the reliability "
+                  "section (reliability.json, reliability.md, trend charts)");
   cmd->add_option("--out", o->out, "Output directory")->capture_default_str();
   return [o] {
-    const auto cards = cards_in(o->in);
-    const auto html = write_report(cards, o->out);
-    std::cout << cards.size() << " scorecard(s); report: " << html.string() << "\n";
+    if (o->in.empty() && o->history.empty()) throw usage_error("report: give --in or --history");
+    std::vector<reports::run_record> runs;
+    if (!o->history.empty()) append(runs, history_runs(o->history));
+    for (const auto& d : o->in) append(runs, read_runs(d));
+    if (runs.empty()) throw usage_error("no complete run in the history " + o->history);
+    const auto cards = reports::merge_scorecards(runs);
+    std::vector<reports::reliability> figures;
+    if (!o->history.empty()) figures = reports::compute_reliability(runs);
+    const auto html = write_report(cards, o->out, figures);
+    std::cout << cards.size() << " scorecard(s)"
+              << (o->history.empty() ? "" : ", reliability over " + std::to_string(runs.size()) + " run(s)")
+              << "; report: " << html.string() << "\n";
     return exit_ok;
   };
 }
@@ -63,13 +104,47 @@ command add_report(CLI::App& app) {
 command add_diff(CLI::App& app) {
   struct options {
     std::string before, after;
+    std::string history;
+    std::string markdown;
+    reports::reliability_thresholds t;
   };
   auto o = std::make_shared<options>();
-  auto* cmd = app.add_subcommand("diff", "Regressions and improvements between two reports (exit 1 on a regression)");
-  cmd->add_option("OLD", o->before, "The earlier report directory (or results file)")->required();
-  cmd->add_option("NEW", o->after, "The later report directory (or results file)")->required();
+  auto* cmd = app.add_subcommand("diff",
+                                 "Regressions and improvements between two reports or histories, or a history's latest run and the runs "
+                                 "before it: check outcomes, tiers, and launch success rate, refusal rate and p95 timings beyond the "
+                                 "thresholds (exit 1 on a regression)");
+  cmd->add_option("OLD", o->before, "The earlier report directory, results file or history folder");
+  cmd->add_option("NEW", o->after, "The later report directory, results file or history folder");
+  cmd->add_option("--history", o->history,
+                  "Instead of OLD and NEW: a history folder, whose latest run of each provider and source is compared with the "
+                  "runs before it");
+  cmd->add_option("--markdown", o->markdown, "Also append the changes, as a Markdown summary, to this file (e.g. $GITHUB_STEP_SUMMARY)");
+  cmd->add_option("--success-rate-points", o->t.success_rate_points, "Launch success rate: a change beyond this many percentage points")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--refusal-rate-points", o->t.refusal_rate_points, "Refusal rate: a change beyond this many percentage points")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--p95-percent", o->t.p95_percent, "p95 timings: a change beyond this percentage of the earlier p95 ...")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--p95-seconds", o->t.p95_seconds, "... and beyond this many seconds")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   return [o] {
-    const auto changes = reports::diff_scorecards(cards_in({o->before}), cards_in({o->after}));
+    std::vector<reports::run_record> before, after;
+    if (!o->history.empty()) {
+      if (!o->before.empty() || !o->after.empty()) throw usage_error("diff: give OLD and NEW, or --history, not both");
+      after = runs_at(o->history);
+      before = without_latest(after);
+    } else {
+      if (o->before.empty() || o->after.empty()) throw usage_error("diff: give OLD and NEW, or --history");
+      before = runs_at(o->before);
+      after = runs_at(o->after);
+    }
+    auto changes = reports::diff_scorecards(reports::merge_scorecards(before), reports::merge_scorecards(after));
+    auto figures = reports::diff_reliability(reports::compute_reliability(before), reports::compute_reliability(after), o->t);
+    changes.insert(changes.end(), figures.begin(), figures.end());
     int regressions = 0, improvements = 0;
     for (const auto& c : changes) {
       regressions += c.kind == "regression";
@@ -80,6 +155,11 @@ command add_diff(CLI::App& app) {
     }
     std::cout << regressions << " regression(s), " << improvements << " improvement(s), " << changes.size() - regressions - improvements
               << " other change(s)\n";
+    if (!o->markdown.empty()) {
+      std::ofstream md(o->markdown, std::ios::app);
+      md << reports::render_diff_markdown(changes, o->t);
+      if (!md) throw usage_error("cannot write " + o->markdown);
+    }
     return regressions > 0 ? exit_failed : exit_ok;
   };
 }

@@ -78,7 +78,8 @@ int report_stop(const run_stop& stop, const std::string& what, const std::string
   return exit_bug;
 }
 
-std::filesystem::path write_report(const std::vector<reports::scorecard>& cards, const std::filesystem::path& out_dir) {
+std::filesystem::path write_report(const std::vector<reports::scorecard>& cards, const std::filesystem::path& out_dir,
+                                   const std::vector<reports::reliability>& reliability) {
   std::filesystem::create_directories(out_dir / "providers");
   nlohmann::json all = nlohmann::json::array();
   for (const auto& card : cards) {
@@ -91,11 +92,19 @@ std::filesystem::path write_report(const std::vector<reports::scorecard>& cards,
     all.push_back(card);
   }
   reports::write_file_atomic(out_dir / "scorecard.json", dump_json(all, 2) + "\n");
-  reports::write_file_atomic(out_dir / "index.md", reports::render_index_markdown(cards));
+  std::string index = reports::render_index_markdown(cards), reliability_html;
+  if (!reliability.empty()) {
+    const auto md = reports::render_reliability_markdown(reliability);
+    reports::write_file_atomic(out_dir / "reliability.json", dump_json(reports::reliability_document(reliability), 2) + "\n");
+    reports::write_file_atomic(out_dir / "reliability.md", md);
+    index += "\n" + md;
+    reliability_html = reports::render_reliability_html(reliability);
+  }
+  reports::write_file_atomic(out_dir / "index.md", index);
   reports::write_file_atomic(out_dir / "junit.xml", reports::render_junit(cards));
   reports::write_file_atomic(out_dir / "matrix.csv", reports::render_matrix_csv(cards));
   const auto html = out_dir / "index.html";
-  reports::write_file_atomic(html, reports::render_html(cards, utc_now_iso8601()));
+  reports::write_file_atomic(html, reports::render_html(cards, utc_now_iso8601(), reliability_html));
   return html;
 }
 

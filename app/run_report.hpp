@@ -5,6 +5,7 @@
 #include "commands.hpp"
 
 #include <neograde/conformance/runner.hpp>
+#include <neograde/reports/history.hpp>
 #include <neograde/reports/scorecard.hpp>
 
 #include <filesystem>
@@ -31,7 +32,10 @@ struct run_summary {
 [[nodiscard]] int report_stop(const run_stop& stop, const std::string& what, const std::string& where);
 
 // Writes every format of a report into `out_dir`: scorecard.json (the cards), index.md,
-// providers/<id>/scorecard.md and .json, index.html, junit.xml, matrix.csv. Returns index.html's path.
-std::filesystem::path write_report(const std::vector<reports::scorecard>& cards, const std::filesystem::path& out_dir);
+// providers/<id>/scorecard.md and .json, index.html, junit.xml, matrix.csv; with reliability
+// figures (a history), also reliability.json and reliability.md, and their section in index.md and
+// index.html. Returns index.html's path.
+std::filesystem::path write_report(const std::vector<reports::scorecard>& cards, const std::filesystem::path& out_dir,
+                                   const std::vector<reports::reliability>& reliability = {});
 
 }  // namespace neograde::app

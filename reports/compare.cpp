@@ -39,14 +39,20 @@ std::map<std::string, const check_row*> checks_of(const scorecard& card) {
 
 }  // namespace
 
-std::vector<scorecard> merge_scorecards(const std::vector<run_record>& runs) {
+std::map<std::pair<std::string, std::string>, std::vector<const run_record*>> runs_by_provider_and_source(
+    const std::vector<run_record>& runs) {
   std::map<std::pair<std::string, std::string>, std::vector<const run_record*>> groups;
   for (const auto& r : runs) groups[{text(r.header, "provider"), text(r.header, "source")}].push_back(&r);
-  std::vector<scorecard> cards;
-  for (auto& [key, group] : groups) {
+  for (auto& [key, group] : groups)
     std::stable_sort(group.begin(), group.end(), [](const run_record* a, const run_record* b) {
       return text(a->header, "started_at") < text(b->header, "started_at");
     });
+  return groups;
+}
+
+std::vector<scorecard> merge_scorecards(const std::vector<run_record>& runs) {
+  std::vector<scorecard> cards;
+  for (const auto& [key, group] : runs_by_provider_and_source(runs)) {
     run_record merged;
     merged.header = group.back()->header;
     std::map<std::string, json> latest;                 // check id -> its latest outcome record

@@ -690,7 +690,7 @@ void render_provider(std::ostringstream& out, const placed_card& v) {
 
 }  // namespace
 
-std::string render_html(const std::vector<scorecard>& scorecards, const std::string& generated_at) {
+std::string render_html(const std::vector<scorecard>& scorecards, const std::string& generated_at, const std::string& sections) {
   const auto views = place(scorecards);
   std::ostringstream out;
   render_head(out);
@@ -698,10 +698,13 @@ std::string render_html(const std::vector<scorecard>& scorecards, const std::str
   render_leaderboard(out, views);
   render_matrix(out, views);
   render_charts(out, views);
+  out << sections;
   render_hall_of_shame(out, views);
   for (const auto& v : views) render_provider(out, v);
   out << "</body>\n</html>\n";
   return out.str();
 }
+
+std::string html_escape(std::string_view text) { return esc(text); }
 
 }  // namespace neograde::reports

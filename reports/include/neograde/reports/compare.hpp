@@ -3,10 +3,17 @@
 
 #include <neograde/reports/scorecard.hpp>
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace neograde::reports {
+
+// The runs of each provider and source (as their headers say), each group in start order
+// (started_at; stable). Ordered by provider id, then source.
+[[nodiscard]] std::map<std::pair<std::string, std::string>, std::vector<const run_record*>> runs_by_provider_and_source(
+    const std::vector<run_record>& runs);
 
 // One scorecard per provider and source (emulated, live, replay are never mixed). Runs of the
 // same provider and source are merged in start order: each check keeps its latest outcome, so a

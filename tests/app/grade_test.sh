@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# scripts/grade as the scheduled workflow runs it, on three emulators treated as live (lambda,
+# digitalocean and the fictional bodgewell; runpod has no credentials and is skipped): two passes,
+# so that the second has a previous run to diff. Checks the history (two runs per provider), the
+# report's reliability section, the diff summary, and that every emulator has no instance left.
+# Usage: grade_test.sh NEOGRADE WORK_DIR
+set -uo pipefail
+neograde=$1 work=$2
+here=$(cd "$(dirname "$0")/../.." && pwd)
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+command -v curl >/dev/null || { echo "SKIP: curl is not installed" >&2; exit 77; }
+
+providers=(lambda digitalocean bodgewell)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
+  wait 2>/dev/null
+}
+trap cleanup EXIT
+# No credential of another provider may leak in from the environment.
+for var in $(grep -ho '"env": *"[A-Z_]*"' "$here"/specs/providers/*.json | sed 's/.*"\([A-Z_]*\)"$/\1/' | sort -u); do unset "$var"; done
+unset GITHUB_STEP_SUMMARY
+for p in "${providers[@]}"; do
+  "$neograde" emulate --provider "$p" --port 0 --time-scale 0.01 --no-rate-limit </dev/null >"$p.emulator.out" 2>"$p.emulator.err" &
+  pids+=($!)
+done
+declare -A origin
+for p in "${providers[@]}"; do
+  for _ in $(seq 100); do
+    head -1 "$p.emulator.out" 2>/dev/null | grep -q '^http' && break
+    sleep 0.1
+  done
+  base=$(head -1 "$p.emulator.out")
+  [ -n "$base" ] || { cat "$p.emulator.err" >&2; fail "the $p emulator did not start"; }
+  origin[$p]=$(echo "$base" | sed -E 's#^(https?://[^/]+).*#\1#')
+  key=$(sed -n 's/^key: //p' "$p.emulator.out" | head -1)
+  upper=$(echo "$p" | tr 'a-z-' 'A-Z_')
+  export "NEOGRADE_GRADE_BASE_URL_$upper=$base"
+  case "$p" in
+    lambda) export LAMBDA_API_KEY=$key ;;
+    digitalocean) export DIGITALOCEAN_TOKEN=$key ;;
+    bodgewell) export BODGEWELL_API_KEY=$key ;;
+  esac
+done
+
+grade() {
+  "$here/scripts/grade" --neograde "$neograde" --providers lambda,digitalocean,bodgewell,runpod --treat-as-live \
+    --history history --work "work$1" --summary "summary$1.md" >"grade$1.out" 2>"grade$1.err"
+}
+started=$(date +%s)
+for pass in 1 2; do
+  grade "$pass" || { cat "grade$pass.err" >&2; fail "pass $pass: scripts/grade exited $?"; }
+  grep -q 'runpod skipped: RUNPOD_API_KEY is not set' "grade$pass.err" || fail "pass $pass: runpod was not skipped for want of credentials"
+done
+echo "two passes in $(($(date +%s) - started)) s"
+
+for p in "${providers[@]}"; do
+  n=$(find "history/$p" -name results.jsonl 2>/dev/null | wc -l)
+  [ "$n" -eq 2 ] || { ls -R history >&2; fail "$p: $n run(s) in the history, expected 2"; }
+  state=$(curl -sf "${origin[$p]}/_neograde/state") || fail "$p: no state from the emulator"
+  live=$(echo "$state" | sed -n 's/.*"live_instances":\([0-9]*\).*/\1/p')
+  created=$(echo "$state" | sed -n 's/.*"instances_created":\([0-9]*\).*/\1/p')
+  [ "$live" = "0" ] || fail "$p: the emulator reports $live instance(s) not terminated"
+  [ "${created:-0}" -ge 2 ] || fail "$p: only ${created:-0} instance(s) created: the runs did not launch as live runs"
+  grep -q "^| $p | 0 | [01] | terminated and confirmed" summary2.md || { cat summary2.md >&2; fail "$p: no row in the summary"; }
+done
+[ -d history/runpod ] && fail "runpod, without credentials, is in the history"
+report=work2/report
+grep -q '<section id="reliability">' "$report/index.html" || fail "the report has no reliability section"
+charts=$(grep -o '<svg class="chart trend"' "$report/index.html" | wc -l)
+[ "$charts" -eq 3 ] || fail "$charts trend chart(s) in the report, expected 3"
+grep -q '^## Reliability over time' "$report/index.md" || fail "index.md has no reliability section"
+grep -q '"reliability_version": 1' "$report/reliability.json" || fail "no reliability.json"
+# One row per provider, two runs each (labelled emulated: --treat-as-live changes the rules, not the label).
+[ "$(grep -cE '^\| [^|]+ \| emulated \| 2 \|' "$report/reliability.md")" -eq 3 ] ||
+  fail "reliability.md does not count two runs of each provider: $(cat "$report/reliability.md")"
+grep -q '^## neograde diff' summary2.md || fail "the second pass wrote no diff summary"
+grep -q 'regression(s),' summary2.md || fail "the diff summary has no counts"
+grep -q '^| added | ' summary1.md || fail "the first pass's diff does not say the providers are new"
+# Two histories compared (the same one: nothing changed); an empty history is a usage error.
+"$neograde" diff history history >same.out 2>same.err || { cat same.out same.err >&2; fail "diff of a history with itself failed"; }
+grep -q '^0 regression(s), 0 improvement(s), 0 other change(s)' same.out || fail "a history differs from itself: $(cat same.out)"
+mkdir -p empty
+"$neograde" report --history empty --out empty-report >empty.out 2>empty.err
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'no complete run' empty.err || fail "report over an empty history: exit $rc, $(cat empty.err)"
+# The sweep phase alone (the workflow's always() step) finds nothing left.
+"$here/scripts/grade" sweep --neograde "$neograde" --providers lambda,digitalocean,bodgewell --work work2 >sweep.out 2>sweep.err ||
+  { cat sweep.err >&2; fail "grade sweep failed"; }
+[ "$(grep -c 'swept: terminated and confirmed 0' sweep.out)" -eq 3 ] || { cat sweep.out >&2; fail "grade sweep found something"; }
+echo "ok: grade"
