@@ -27,10 +27,10 @@ const hardware_summary* fingerprinted(const scorecard& card) {
   return nullptr;
 }
 
-// The RDAP owner of the instance's address as the run recorded it (clients/rdap.hpp's layout).
+// The RDAP owner of the instance's address as the run recorded it (docs/address-owner.md).
 const json& address_owner(const scorecard& card) { return fields::object(card.measurements, "address_owner"); }
 
-std::string owner_organisation(const json& owner) { return text(fields::object(owner, "registrant"), "name"); }
+std::string owner_organisation(const json& owner) { return text(fields::object(owner, "organisation"), "name"); }
 
 std::vector<std::string> texts(const json& j, const char* key) {
   std::vector<std::string> out;
@@ -61,9 +61,10 @@ claim_row address_claim(const scorecard& card, const transparency_evidence& all)
     row.measured = "not looked up (RDAP runs in live runs with an instance address)";
     return row;
   }
-  row.evidence = "RDAP " + text(owner, "server");
+  row.evidence = "RDAP " + (text(owner, "final_url").empty() ? text(owner, "query_url") : text(owner, "final_url"));
   if (status != "found") {
-    row.measured = "no owner found (" + status + (text(owner, "error").empty() ? "" : ": " + text(owner, "error")) + ")";
+    const auto why = text(owner, "error").empty() ? text(owner, "reason") : text(owner, "error");
+    row.measured = "no owner found (" + status + (why.empty() ? "" : ": " + why) + ")";
     return row;
   }
   const auto org = owner_organisation(owner);

@@ -87,7 +87,7 @@ TEST(Transparency, TheReportMatchesAGpuAcrossProviders) {
 
 TEST(Transparency, TheAddressOwnerAgainstTheDeclaredRegistrants) {
   auto with_owner = [](const std::string& org) {
-    return json{{"address_owner", {{"status", "found"}, {"server", "https://rdap.example/ip/"}, {"registrant", {{"name", org}}}}}};
+    return json{{"address_owner", {{"status", "found"}, {"query_url", "https://rdap.example/ip/2d00::1"}, {"organisation", {{"name", org}}}}}};
   };
   auto t = owns("vm");
   t["address_registrants"] = {"P Cloud Inc"};
@@ -111,7 +111,7 @@ TEST(Transparency, HostileRecordsNeverThrow) {
   for (const json& fp : {json(42), json("x"), json::array(), json{{"gpus", 7}, {"host", {{"virtualisation", "kvm"}}}}}) {
     auto r = run("p", owns("bare_metal"), "");
     r.hardware.push_back({{"smoke", {{"fingerprint", fp}}}});
-    r.footer = json{{"measurements", {{"address_owner", {{"status", 5}, {"registrant", "x"}}}, {"developer_experience", {{"launch_refused", 3}}}}}};
+    r.footer = json{{"measurements", {{"address_owner", {{"status", 5}, {"organisation", "x"}}}, {"developer_experience", {{"launch_refused", 3}}}}}};
     scorecard card;
     ASSERT_NO_THROW(card = build_scorecard(r));
     EXPECT_NE(claim(card, "machine").verdict, "contradicted");
