@@ -225,6 +225,7 @@ class scenario {
       matches_order(*running, last);
       consistent(id);
       if (ctx_.opts.remote && ctx_.hardware) *ctx_.hardware = run_remote_smoke(ctx_, *running);
+      record_address_owner(ctx_, *running);
     }
     isolation(id);
     if (running) restart(id);

@@ -120,6 +120,10 @@ struct context {
 // and returns the hardware record (never throws; problems are recorded in it).
 [[nodiscard]] nlohmann::json run_remote_smoke(context& ctx, const instance& running);
 
+// Who owns the running instance's address (address_owner.cpp): an RDAP lookup where the run's
+// options allow one, into the measurements and the hardware record.
+void record_address_owner(context& ctx, const instance& running);
+
 // Negative inputs (checks_inputs.cpp): broken bodies to every operation that takes one (the
 // 4xx answers go to `samples`), and a body per request-schema constraint.
 void broken_bodies(context& ctx, std::vector<call_result>& samples);
