@@ -26,6 +26,7 @@ struct ip_bits {
 
 // The address (an IPv4-mapped IPv6 one unmapped), or nullopt. A zone id is not an address here.
 std::optional<boost::asio::ip::address> parse_address(std::string_view text) {
+  if (text.find('%') != std::string_view::npos) return std::nullopt;  // a zone id names no public address
   boost::system::error_code ec;
   auto a = boost::asio::ip::make_address(std::string(text), ec);
   if (ec) return std::nullopt;
