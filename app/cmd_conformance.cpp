@@ -66,6 +66,10 @@ command add_conformance(CLI::App& app) {
                   "Write every exchange (secrets redacted) to this cassette, to re-grade the run later with --replay");
   cmd->add_option("--replay", o->replay, "Run the checks against a cassette instead of the network; results are labelled replay")
       ->excludes(cmd->get_option("--record"));
+  cmd->add_option("--rdap-url", o->run.rdap.url,
+                  "RDAP base URL asked who owns the instance's address (`<URL>ip/<address>`), instead of the registry "
+                  "IANA's bootstrap names; given, the lookup is made in any run (live runs only make it otherwise)");
+  cmd->add_flag("--no-rdap", o->run.rdap.disabled, "Do not look up who owns the instance's address")->excludes("--rdap-url");
   cmd->add_flag("--probe-rate-limit", o->run.probe_rate_limit, "Probe for a 429 (at most 300 requests; always done against the emulator)");
   cmd->add_flag("--remote-exec", o->remote_exec, "Copy neograde-gpu-smoke to the running instance over SSH and run it before terminating");
   cmd->add_option("--smoke-binary", o->smoke_binary, "The neograde-gpu-smoke to copy (default: the one built beside neograde)");

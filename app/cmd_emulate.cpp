@@ -2,6 +2,7 @@
 #include "options.hpp"
 
 #include <neograde/emulator/emulator.hpp>
+#include <neograde/emulator/rdap.hpp>
 
 #include <csignal>
 #include <fstream>
@@ -38,6 +39,7 @@ command add_emulate(CLI::App& app) {
     bool no_rate_limit = false;
     bool no_head_content_length = false;
     std::string instance_address;
+    bool rdap = false;
   };
   auto o = std::make_shared<options>();
   auto* cmd = app.add_subcommand("emulate", "Serve a provider's API from the embedded emulator");
@@ -55,6 +57,9 @@ command add_emulate(CLI::App& app) {
   cmd->add_flag("--no-head-content-length", o->no_head_content_length,
                 "Answer HEAD without Content-Length (by default it carries GET's length, as most servers do)");
   cmd->add_option("--instance-address", o->instance_address, "Address running instances report (e.g. 127.0.0.1 where a test sshd listens)");
+  cmd->add_flag("--rdap", o->rdap,
+                "Also serve a fictional RDAP registry under /_neograde/rdap/ on the same port (for --rdap-url; "
+                "docs/address-owner.md lists its networks)");
   return [o] {
     auto spec = load_spec_or_throw(o->provider);
     emulator::model_options model;
@@ -68,7 +73,9 @@ command add_emulate(CLI::App& app) {
     model.rate_limit = !o->no_rate_limit;
     model.head_content_length = !o->no_head_content_length;
     model.instance_address = o->instance_address;
-    emulator::server_options server{o->host, o->port, o->tls, o->cert, o->key};
+    emulator::server_options server{.host = o->host, .port = o->port, .tls = o->tls, .cert_file = o->cert, .key_file = o->key};
+    if (o->rdap)
+      server.intercept = emulator::serve(std::make_shared<emulator::rdap_emulator>(emulator::rdap_emulator::default_prefix, o->tls));
 
     // Block the signals before any thread starts, then wait for one of them.
     sigset_t signals;
@@ -85,6 +92,10 @@ command add_emulate(CLI::App& app) {
     }
     std::cout << emu.base_url() << "\n";
     for (const auto& k : model.api_keys) std::cout << "key: " << k << "\n";
+    if (o->rdap) {
+      const auto base = emu.base_url();
+      std::cout << "rdap: " << base.substr(0, base.find('/', base.find("://") + 3)) << emulator::rdap_emulator::default_prefix << "rir1/\n";
+    }
     if (o->tls) {
       const auto ca = o->ca_out.empty() ? "neograde-emulator-" + std::to_string(emu.port()) + ".pem" : o->ca_out;
       std::ofstream(ca) << emu.certificate_pem();

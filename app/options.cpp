@@ -55,6 +55,9 @@ nlohmann::json apply_run_cli(session_options& session, conformance::run_options&
   session.budget = {o.max_instances, o.live.max_spend_usd};
   if (!o.live.journal.empty()) session.journal = o.live.journal;
   run.probe_rate_limit = o.probe_rate_limit;
+  run.rdap = o.rdap;
+  if (!run.rdap.url.empty() && !http::parse_url(run.rdap.url))
+    throw usage_error("--rdap-url: not an http(s) URL with a host: " + run.rdap.url);
   auto overrides = nlohmann::json::object();
   auto override_timing = [&](const char* name, const std::optional<double>& given, double& timing) {
     if (!given) return;

@@ -53,6 +53,7 @@ void apply_variables(provider_spec& spec, const target_cli& o, bool live);
 struct run_cli {
   std::string second_api_key;
   std::string ca_file;
+  conformance::rdap_run_options rdap;  // --rdap-url, --no-rdap (conformance only)
   bool allow_spend = false;
   bool probe_rate_limit = false;
   int max_instances = 1;

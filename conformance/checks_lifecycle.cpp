@@ -238,6 +238,7 @@ class scenario {
       if (ctx_.opts.remote && ctx_.hardware) *ctx_.hardware = run_remote_smoke(ctx_, *running);
       else if (ctx_.opts.hardware_fixture.is_object() && ctx_.hardware)
         *ctx_.hardware = fixture_hardware(*running, ctx_.opts.hardware_fixture);
+      record_address_owner(ctx_, *running);
     }
     isolation(id);
     if (running) restart(id);

@@ -139,6 +139,10 @@ struct context {
 // The hardware record of a fixture smoke document (run_options::hardware_fixture) for the instance.
 [[nodiscard]] nlohmann::json fixture_hardware(const instance& running, const nlohmann::json& smoke);
 
+// Who owns the running instance's address (address_owner.cpp): an RDAP lookup where the run's
+// options allow one, into the measurements and the hardware record.
+void record_address_owner(context& ctx, const instance& running);
+
 // Negative inputs (checks_inputs.cpp): broken bodies to every operation that takes one (the
 // 4xx answers go to `samples`), and a body per request-schema constraint.
 void broken_bodies(context& ctx, std::vector<call_result>& samples);

@@ -103,7 +103,8 @@ struct emulator::impl {
       in.url = std::string(req.target());
       for (const auto& f : req) in.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
       in.body = std::move(req.body());
-      auto out = in.url == state_path ? state() : model.handle(in);
+      auto early = server.intercept ? server.intercept(in) : std::nullopt;
+      auto out = early ? std::move(*early) : in.url == state_path ? state() : model.handle(in);
 
       bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(out.status), req.version()};
       res.set(bhttp::field::server, "neograde-emulator");

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Live mode's rules, tested on a loopback emulator with --treat-as-live (nothing here can spend
-# money): signals during boot and terminate, kill -9 then sweep, the budget, the opt-in. Each
+# money): signals during boot and terminate, kill -9 then sweep, the budget, the opt-in, the RDAP
+# lookup of the instance's address (at the emulator's own fictional registry, --rdap). Each
 # case starts its own emulator (time scale 0.1: boots take 9 s, terminations 2 s) and ends by
 # reading the emulator's own count of instances not terminated, which must be zero.
 # Usage: live_test.sh CASE NEOGRADE WORK_DIR
@@ -11,7 +12,11 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v curl >/dev/null || { echo "SKIP: curl is not installed" >&2; exit 77; }
 
-"$neograde" emulate --provider lambda --port 0 --time-scale 0.1 --no-rate-limit </dev/null >emulator.out 2>emulator.err &
+# address_owner: instances report an address of the emulator's fictional RDAP registry
+# (2d00::/8 is IANA-reserved: nobody real holds it), which the emulator also serves.
+emulate_args=()
+[ "$case_name" = address_owner ] && emulate_args=(--instance-address 2d00:1::10 --rdap)
+"$neograde" emulate --provider lambda --port 0 --time-scale 0.1 --no-rate-limit "${emulate_args[@]}" </dev/null >emulator.out 2>emulator.err &
 emulator=$!
 run_pid=""
 cleanup() {
@@ -141,6 +146,24 @@ case "$case_name" in
     [ "$(created_instances)" = "0" ] || fail "an instance was created without NEOGRADE_LIVE=1"
     grep -q 'NEOGRADE_LIVE=1 is not set' out/results.jsonl || fail "the skip reason does not name the opt-in"
     [ ! -s "$journal" ] || fail "a journal was written by a run that may not create anything"
+    ;;
+  address_owner)
+    rdap=$(sed -n 's/^rdap: //p' emulator.out | head -1)
+    [ -n "$rdap" ] || fail "the emulator does not say where it serves RDAP"
+    start_run --rdap-url "$rdap"
+    expect_exit 0
+    expect_nothing_left
+    footer=$(grep '"record":"footer"' out/results.jsonl)
+    owner=$(printf '%s' "$footer" | grep -o '"address_owner":{.*"status":"[a-z_]*"}')
+    [ -n "$owner" ] || fail "the footer has no address_owner: $footer"
+    for expected in '"address":"2d00:1::10"' '"status":"found"' '"name":"Example Cloud Holdings"' '"handle":"EXCH"' \
+      '"role":"registrant"' '"country":"ZZ"' '"origin_as":[64500,64501]' "\"query_url\":\"${rdap}ip/2d00:1::10\""; do
+      printf '%s' "$owner" | grep -qF "$expected" || fail "address_owner lacks $expected: $owner"
+    done
+    # --no-rdap: no lookup, no address_owner.
+    start_run --no-rdap
+    expect_exit 0
+    if grep '"record":"footer"' out/results.jsonl | grep -q '"address_owner"'; then fail "--no-rdap still looked the address up"; fi
     ;;
   *) fail "unknown case $case_name" ;;
 esac

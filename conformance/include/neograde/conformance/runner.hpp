@@ -28,6 +28,13 @@ struct remote_exec_options {
   [[nodiscard]] double extra_hold_s() const { return ssh_wait_s + smoke_timeout_s; }
 };
 
+// Who owns the instance's address (clients/rdap.hpp): looked up in live runs through IANA's
+// bootstrap; `url` names the RDAP server instead, and then the lookup is made in any run.
+struct rdap_run_options {
+  std::string url;        // --rdap-url
+  bool disabled = false;  // --no-rdap
+};
+
 // What a conformance run adds to its session.
 struct run_options {
   bool probe_rate_limit = false;  // probe for a 429 (always on against the emulator, unless probe_emulator is false)
@@ -38,6 +45,7 @@ struct run_options {
   // Without --remote-exec: a GPU smoke document to record as the running instance's hardware,
   // labelled `origin: fixture` (the demo's stand-in; nothing was measured). Null: none.
   nlohmann::json hardware_fixture;
+  rdap_run_options rdap;
   std::function<void(const check_descriptor&, const check_outcome&)> on_outcome;
 };
 

@@ -2,10 +2,13 @@
 // neograde's embedded provider emulator: a provider_model served over HTTP or HTTPS on a
 // background thread.
 
+#include <neograde/core/http_message.hpp>
 #include <neograde/emulator/model.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace neograde::emulator {
@@ -16,6 +19,9 @@ struct server_options {
   bool tls = false;
   std::string cert_file;  // PEM certificate (chain) and key; generated when empty
   std::string key_file;
+  // Answers a request before the provider's model does (nullopt: the model answers): another
+  // service on the same port, e.g. the RDAP emulator (rdap.hpp).
+  std::function<std::optional<http::response>(const http::request&)> intercept;
 };
 
 class emulator {
