@@ -87,11 +87,14 @@ TEST(Transparency, TheReportMatchesAGpuAcrossProviders) {
 
 TEST(Transparency, TheAddressOwnerAgainstTheDeclaredRegistrants) {
   auto with_owner = [](const std::string& org) {
-    return json{{"address_owner", {{"status", "found"}, {"query_url", "https://rdap.example/ip/2d00::1"}, {"organisation", {{"name", org}}}}}};
+    json owner = {{"status", "found"}, {"query_url", "https://rdap.example/ip/2d00::1"}};
+    owner["organisation"]["name"] = org;
+    return json{{"address_owner", owner}};
   };
   auto t = owns("vm");
   t["address_registrants"] = {"P Cloud Inc"};
-  EXPECT_EQ(claim(build_scorecard(run("p", t, "", with_owner("P CLOUD INC"))), "address").verdict, "consistent");
+  const auto mine = build_scorecard(run("p", t, "", with_owner("P CLOUD INC")));
+  EXPECT_EQ(claim(mine, "address").verdict, "consistent") << claim(mine, "address").measured << " " << mine.measurements.dump();
   EXPECT_EQ(claim(build_scorecard(run("p", t, "", with_owner("Someone Else LLC"))), "address").verdict, "unverified");
   // Registered to an organisation another provider's spec declares as its own: p claims to own its
   // hardware, so that contradicts it; for a reseller it is what reselling looks like.
