@@ -4,7 +4,6 @@
 #include <neograde/core/template.hpp>
 
 #include <cmath>
-#include <ctime>
 #include <sstream>
 
 namespace neograde::conformance::detail {
@@ -96,9 +95,23 @@ void billing_watch::running(const std::string& id, const offer& order, time_poin
   duration_at(*at_running_, "once running");
 }
 
-void billing_watch::terminating(time_point sent) {
-  terminate_sent_ = sent;
-  terminate_sent_epoch_ = static_cast<long long>(std::time(nullptr));
+void billing_watch::terminating(time_point sent) { terminate_sent_ = sent; }
+
+// Whether the reading's figures were generated (as_of) before the terminate was sent, by the API's
+// own clock: the answer's Date less the time since the terminate on the run's clock (so that a
+// replay judges as the run did); how long before, if so.
+std::optional<std::string> billing_watch::generated_before_terminate(const reading& r) const {
+  if (!spec_->as_of || !r.figures.as_of || !terminate_sent_) return std::nullopt;
+  std::string date;
+  for (const auto& [k, v] : r.evidence.response_headers)
+    if (k.size() == 4 && (k == "Date" || k == "date")) date = v;
+  const auto as_of = seconds_until_utc(*r.figures.as_of, "%Y-%m-%dT%H:%M:%SZ");
+  const auto answered = seconds_until_utc(date, "%a, %d %b %Y %H:%M:%S GMT");
+  if (!as_of || !answered) return std::nullopt;
+  const double since_terminate = std::chrono::duration<double>(r.at - *terminate_sent_).count();
+  const double before = static_cast<double>(*answered - *as_of) - since_terminate;
+  if (before <= 1) return std::nullopt;  // Date and as_of are whole seconds
+  return usd(before) + " s";
 }
 
 // What the reading `r` says was charged for the instance, against what its price allows for the
@@ -181,12 +194,10 @@ void billing_watch::stops(const reading& after) {
   const auto later = read("later");
   if (!later.problem.empty())
     return emit(make(stops_id, outcome::errored, "the billing read after teardown failed: " + later.problem, {later.evidence}));
-  if (spec_->as_of && later.figures.as_of && terminate_sent_epoch_)
-    if (const auto until = seconds_until_utc(*later.figures.as_of, "%Y-%m-%dT%H:%M:%SZ");
-        until && static_cast<long long>(std::time(nullptr)) + *until < *terminate_sent_epoch_)
-      return emit(make(stops_id, outcome::skipped,
-                       "inconclusive: the figures were generated at " + *later.figures.as_of + ", before the instance was terminated",
-                       {later.evidence}));
+  if (const auto stale = generated_before_terminate(later))
+    return emit(make(stops_id, outcome::skipped,
+                     "inconclusive: the figures were generated at " + *later.figures.as_of + ", " + *stale + " before the terminate",
+                     {later.evidence}));
   const double grown = charged_between(after, later);
   if (grown > tol)
     return emit(make(stops_id, outcome::fail,
@@ -200,10 +211,17 @@ void billing_watch::stops(const reading& after) {
             {after.evidence, later.evidence}));
 }
 
+// The account's figures cover every instance of the run: the others (further rows, the extras
+// that a terminate taking one id leaves to the run's teardown) are billed as long as they live.
+// They are terminated and confirmed gone first, as the run's teardown would do them, so that the
+// account is billed nothing of the run's when the figures are read.
+void billing_watch::others_gone() { (void)terminate_run_instances(ctx_); }
+
 void billing_watch::torn_down() {
   if (!spec_) return;
   if (!terminate_sent_) return finish(outcome::skipped, "terminate was not accepted");
   if (auto why = not_judged(false)) return finish(outcome::skipped, *why);
+  if (!spec_->per_instance) others_gone();
   stops(read("after_teardown"));
   if (spec_->per_instance && !decided_.contains(duration_id)) duration_at(readings_.back(), "after teardown");
 }

@@ -49,6 +49,8 @@ class billing_watch {
   [[nodiscard]] double provider_seconds(time_point from, time_point to) const;
   [[nodiscard]] double tolerance() const;
   [[nodiscard]] std::optional<std::string> not_judged(bool duration) const;
+  [[nodiscard]] std::optional<std::string> generated_before_terminate(const reading& r) const;
+  void others_gone();
   void stops(const reading& after);
   void duration_at(const reading& r, const std::string& when);
   void emit(check_outcome o);
@@ -61,7 +63,6 @@ class billing_watch {
   std::string id_;
   std::optional<double> price_;
   std::optional<time_point> requested_, not_running_, terminate_sent_;
-  std::optional<long long> terminate_sent_epoch_;
   bool duration_failed_ = false;
 };
 

@@ -1,5 +1,6 @@
 // Billing (issue 22): each account is billed for its instances at their type's hourly price, from
-// the moment they run (or, where the spec says so, from the launch request) until terminated,
+// the launch request (or, where the spec says billing starts once they run, from then) until
+// terminated,
 // each started increment billed whole, all in the emulator's time (scaled, on its clock). The
 // answers carry the figures where the spec's billing section reads them.
 
@@ -30,7 +31,7 @@ nlohmann::json written(double v, const billing_amount& a) {
 // The instance's charges at `now`: its billable time in provider seconds, under the increment.
 double provider_model::impl::instance_charge(const emu_instance& i, clock::time_point now) const {
   const auto& b = *emu.billing;
-  const bool from_request = has(quirk::billing_from_request) || b.billed_from == "request";
+  const bool from_request = has(quirk::billing_from_request) || b.billed_from != "running";
   if (!from_request && has(quirk::stuck_booting)) return 0;
   const auto start = from_request ? i.requested : i.boot_done;
   auto end = now;
@@ -45,7 +46,7 @@ double provider_model::impl::instance_charge(const emu_instance& i, clock::time_
 
 // USD per hour the account is billed at `now`: its instances between their start and terminate.
 double provider_model::impl::spend_rate(const account& acct, clock::time_point now) const {
-  const bool from_request = has(quirk::billing_from_request) || emu.billing->billed_from == "request";
+  const bool from_request = has(quirk::billing_from_request) || emu.billing->billed_from != "running";
   double rate = 0;
   for (const auto& i : acct.instances) {
     if (now < (from_request ? i.requested : i.boot_done) || (!from_request && has(quirk::stuck_booting))) continue;

@@ -4,6 +4,8 @@
 
 #include <neograde/emulator/model.hpp>
 
+#include <neograde/core/billing.hpp>
+
 #include "../support/specs.hpp"
 
 #include <gtest/gtest.h>
@@ -146,13 +148,13 @@ TEST(EmulatorBilling, RunPodAccountAndPodFigures) {
       imageName: "runpod/pytorch:x", gpuTypeId: "NVIDIA GeForce RTX 4090", containerDiskInGb: 50, ports: "22/tcp",
       startSsh: true, supportPublicIp: true}) { id } })");
   ASSERT_EQ(launched.status, 200) << launched.body;
-  now += 70s;  // boot 60 s: 10 s running at the type's price
+  now += 70s;  // billed from the request: RunPod does not document when a pod's billing starts
   auto r = post("query Billing { myself { clientBalance currentSpendPerHr } }");
   ASSERT_EQ(r.status, 200) << r.body;
   const auto me = json::parse(r.body)["data"]["myself"];
   EXPECT_EQ(me.size(), 2u) << me.dump();  // exactly the selection
   EXPECT_GT(me["currentSpendPerHr"].get<double>(), 0);
-  EXPECT_NEAR(me["clientBalance"].get<double>(), 100 - me["currentSpendPerHr"].get<double>() * 10 / 3600, 1e-9);
+  EXPECT_NEAR(me["clientBalance"].get<double>(), 100 - me["currentSpendPerHr"].get<double>() * 70 / 3600, 1e-9);
 
   provider_model rest(test::spec("runpod"), o);
   auto call = [&](const std::string& method, const std::string& path, const std::string& body = {}) {
@@ -173,6 +175,30 @@ TEST(EmulatorBilling, RunPodAccountAndPodFigures) {
   auto billed = [&](const std::string& pod_id) {
     return json::parse(call("GET", "/billing/pods?podId=" + pod_id + "&bucketSize=day&lastN=2").body)["metadata"]["totals"]["totalAmount"];
   };
-  EXPECT_NEAR(billed(id).get<double>(), me["currentSpendPerHr"].get<double>() * 10 / 3600, 1e-9);
+  EXPECT_NEAR(billed(id).get<double>(), me["currentSpendPerHr"].get<double>() * 70 / 3600, 1e-9);
   EXPECT_EQ(billed("nope").get<double>(), 0);
+}
+
+// The one rounding rule the emulator and the checks share (core/billing.hpp).
+TEST(BilledUsd, StartedIncrementsAreWholeAndMinimumsHold) {
+  billing_spec per_minute;
+  per_minute.increment_s = 60;
+  EXPECT_EQ(billed_usd(per_minute, 3.6, 0), 0);
+  EXPECT_DOUBLE_EQ(billed_usd(per_minute, 3.6, 1), 0.06);
+  EXPECT_DOUBLE_EQ(billed_usd(per_minute, 3.6, 60), 0.06);
+  EXPECT_DOUBLE_EQ(billed_usd(per_minute, 3.6, 61), 0.12);
+  billing_spec droplet;  // per second, at least 60 s and 0.01 USD
+  droplet.increment_s = 1;
+  droplet.minimum_s = 60;
+  droplet.minimum_usd = 0.01;
+  EXPECT_DOUBLE_EQ(billed_usd(droplet, 0.36, 5), 0.01);
+  EXPECT_DOUBLE_EQ(billed_usd(droplet, 36, 5), 0.6);
+  EXPECT_DOUBLE_EQ(billed_usd(droplet, 36, 100.2), 1.01);
+  billing_spec figures;
+  figures.amount = billing_amount{.pointer = "/usage", .moves = billing_moves::up, .as_string = true, .resolution = 0.01};
+  figures.as_of = "/at";
+  const auto read = read_billing(figures, json{{"usage", "11.21"}, {"at", "2026-12-01T00:00:00Z"}});
+  EXPECT_DOUBLE_EQ(read.amount.value_or(0), 11.21);
+  EXPECT_EQ(read.as_of.value_or(""), "2026-12-01T00:00:00Z");
+  EXPECT_FALSE(read_billing(figures, json{{"usage", "11.21 USD"}}).amount);
 }
