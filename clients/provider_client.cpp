@@ -89,6 +89,17 @@ bool is_launch_request(const provider_spec& spec, const std::string& method, con
   return true;
 }
 
+// A GraphQL launch shares its path with every other operation: a well-formed request whose query
+// does not name the launch's field (a billing read of `myself`) creates nothing. Anything else
+// sent there, however broken, is admitted as a launch.
+bool graphql_not_launch(const provider_spec& spec, const std::string& body) {
+  const auto* op = spec.operation(operation_id::launch);
+  if (op == nullptr || !op->graphql_operation) return false;
+  const auto doc = parse_json(body, 64);
+  const auto* q = doc ? find_pointer(*doc, "/query") : nullptr;
+  return q != nullptr && q->is_string() && q->get_ref<const std::string&>().find(*op->graphql_operation) == std::string::npos;
+}
+
 std::string var_text(const template_vars& vars, const char* name) {
   auto it = vars.find(name);
   if (it == vars.end()) return {};
@@ -357,7 +368,7 @@ call_result provider_client::raw(const std::string& method, const std::string& p
   req.url = base_url_ + path;
   req.body = body;
   if (!content_type.empty()) req.headers.emplace_back("Content-Type", content_type);
-  if (!is_launch_request(spec_, method, path)) return send(std::move(req), spec_.operation(as), auth);
+  if (!is_launch_request(spec_, method, path) || graphql_not_launch(spec_, body)) return send(std::move(req), spec_.operation(as), auth);
   // A request to the launch operation, however broken, may create an instance on a broken
   // provider: the ledger admits it like any create.
   const std::string name = "(a raw request to the launch operation)";

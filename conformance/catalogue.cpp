@@ -461,6 +461,28 @@ const std::vector<check_descriptor>& catalogue() {
        .requirement_text = "A deleted SSH key MUST disappear from the key list.",
        .source = "provider API reference (SSH keys)",
        .quirk = "key_delete_ignored"},
+      // billing (issue 22)
+      {.id = "billing.instance.stops_after_terminate",
+       .category = "billing",
+       .level = high,
+       .requirement = must,
+       .description = "Reads the billing the spec declares before the launch and after teardown: the spend rate must be back to its "
+                      "level before the launch (within the time to gone), or, where only an amount is read, the amount must not move "
+                      "over two billing increments after the instance is gone.",
+       .requirement_text = "Billing for an instance MUST stop once it is terminated: no spend rate and no further charges for it.",
+       .source = "provider billing docs (spec billing.source); dstack#1551 (a RunPod pod marked terminated kept billing)",
+       .quirk = "billing_continues_after_terminate"},
+      {.id = "billing.instance.duration_consistent",
+       .category = "billing",
+       .level = high,
+       .requirement = must,
+       .description = "Compares what the billing read says was charged for the run's instance with the lifecycle's timestamps: no "
+                      "more than its offer's hourly price for the time from the billing start the spec declares (the instance "
+                      "running, or the launch request) to the read, each started increment billed whole.",
+       .requirement_text = "An instance MUST be billed no more than its hourly price for the time it was billable, rounded up to the "
+                           "declared billing increment.",
+       .source = "provider billing docs (spec billing.increment.source, billing.billed_from.source)",
+       .quirk = "billing_from_request"},
       // ---- capacity
       {.id = "capacity.offers.advertised_is_launchable",
        .category = "capacity",

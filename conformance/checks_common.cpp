@@ -40,6 +40,19 @@ check_outcome make(std::string id, outcome result, std::string reason, std::vect
   return o;
 }
 
+teardown_result terminate_run_instances(context& ctx) {
+  std::vector<teardown_target> known;
+  for (const auto& c : ctx.client.ledger().instances())
+    if (!c.deleted) known.push_back({c.id, c.name});
+  teardown_options o;
+  o.confirm_within = std::max(ctx.scaled(ctx.spec.timing.time_to_gone_s), std::chrono::milliseconds(1000));
+  o.poll = ctx.poll_interval();
+  o.clock = &ctx.clock;
+  const auto prefix = ctx.prefix();
+  return terminate_and_confirm(
+      ctx.client, known, [&](const instance& i) { return i.name.starts_with(prefix) && i.state != instance_state::terminated; }, o);
+}
+
 check_outcome not_applicable(std::string id, const std::string& why) {
   return make(std::move(id), outcome::skipped, "not applicable: " + why);
 }

@@ -3,6 +3,7 @@
 // that cannot run because an earlier one failed is skipped with the reason. The runner tears
 // down whatever the run created.
 
+#include "billing.hpp"
 #include "context.hpp"
 
 #include <neograde/clients/teardown.hpp>
@@ -81,6 +82,7 @@ class scenario {
     decide_order(order_.key(), "the run ended before a second type was ordered");
     for (const char* id : all_ids)
       if (!decided(id)) emit(make(id, result, reason));
+    billing_.finish(result, reason);
   }
 
   void sleep() { ctx_.sleep(ctx_.poll_interval()); }
@@ -105,6 +107,9 @@ class scenario {
   // lifecycle.instance.no_illegal_transition: running must not fall back to pending unless a
   // restart was asked for.
   void watch(const instance& i, const exchange& ev) {
+    if (!was_running_ && i.state != instance_state::running)
+      billing_.not_running(ctx_.now() -
+                           std::chrono::duration_cast<time_point::duration>(std::chrono::duration<double, std::milli>(ev.duration_ms)));
     if (restarting_ && i.state != instance_state::running) left_running_ = true;
     if (i.state == instance_state::running) {
       was_running_ = true;
@@ -186,6 +191,7 @@ class scenario {
 
   void steps() {
     if (!launchable_offer(ctx_)) return skip_all(outcome::no_capacity, "no offer lists available capacity");
+    billing_.before_launch();
     launch_main();
     if (launch_.call.not_sent) return skip_all(outcome::skipped, "the launch was " + launch_.call.describe());
     if (!launch_.call.success) {
@@ -230,6 +236,7 @@ class scenario {
       auto o = make(running_id, outcome::pass, action.message + "running after " + std::to_string(ttr) + " s", {last});
       o.measurements["time_to_running_s"] = ttr;
       emit(std::move(o));
+      billing_.running(id, order_, launched_at_);
       if (running->ip) emit(make(address_id, outcome::pass, "address " + *running->ip, {last}));
       else
         emit(make(address_id, outcome::fail, "the instance reports running but no address", {last}));
@@ -245,6 +252,8 @@ class scenario {
     more_instances();
     further_offers();
     terminate(id);
+    billing_.torn_down();
+    billing_.finish(outcome::skipped, "the lifecycle ended before billing was judged");
     emit(illegal_ ? std::move(*illegal_) : make(transition_id, outcome::pass, "no illegal transition seen"));
   }
 
@@ -925,6 +934,7 @@ class scenario {
       return;
     }
     emit(make(terminate_id, outcome::pass, "HTTP " + std::to_string(term.status()), {term.evidence}));
+    billing_.terminating(terminated_at);
     validate(terminate_schema_id, operation_id::terminate, term);
     // lifecycle.instance.terminate_idempotent: terminating again while terminating.
     auto again = client_.terminate(id);
@@ -1019,6 +1029,7 @@ class scenario {
   bool left_running_ = false;  // a poll during the restart saw the instance away from running
   bool terminated_by_other_ = false;
   std::optional<check_outcome> illegal_;
+  billing_watch billing_{ctx_};  // billing read before, during and after (issue 22)
 };
 
 }  // namespace

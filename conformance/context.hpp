@@ -6,6 +6,7 @@
 #include <neograde/clients/run_names.hpp>
 #include <neograde/clients/spend.hpp>
 #include <neograde/clients/stop.hpp>
+#include <neograde/clients/teardown.hpp>
 #include <neograde/conformance/runner.hpp>
 #include <neograde/core/json_schema.hpp>
 
@@ -147,6 +148,10 @@ void record_address_owner(context& ctx, const instance& running);
 // 4xx answers go to `samples`), and a body per request-schema constraint.
 void broken_bodies(context& ctx, std::vector<call_result>& samples);
 void schema_constraints(context& ctx);
+
+// Terminates every instance of the run (the ledger's, and any listed under the run's name prefix)
+// and confirms each gone within the spec's time to gone, as the run's teardown does.
+[[nodiscard]] teardown_result terminate_run_instances(context& ctx);
 
 void run_request_checks(context& ctx);
 void run_lifecycle(context& ctx);

@@ -78,16 +78,7 @@ void teardown(detail::context& ctx) noexcept {
   try {
     teardown_scope no_stopping;
     auto& ledger = ctx.client.ledger();
-    std::vector<teardown_target> known;
-    for (const auto& c : ledger.instances())
-      if (!c.deleted) known.push_back({c.id, c.name});
-    teardown_options o;
-    o.confirm_within = std::max(ctx.scaled(ctx.spec.timing.time_to_gone_s), std::chrono::milliseconds(1000));
-    o.poll = ctx.poll_interval();
-    o.clock = &ctx.clock;
-    const auto prefix = ctx.prefix();
-    auto r = terminate_and_confirm(
-        ctx.client, known, [&](const instance& i) { return i.name.starts_with(prefix) && i.state != instance_state::terminated; }, o);
+    auto r = detail::terminate_run_instances(ctx);
     if (!ctx.ssh_key_id.empty()) (void)ctx.client.delete_ssh_key(ctx.ssh_key_id);
     if (ledger.launched() == 0 && r.confirmed.empty() && r.leftovers.empty())
       return ctx.emit(detail::not_applicable(leftovers_id, "the run created no instance"));

@@ -148,6 +148,7 @@ http::response provider_model::impl::launch(const operation_spec& op, account& a
     for (const auto& p : vars.at("published_ports")) inst.ports.push_back(p.get<std::string>());
   inst.ip = opts.instance_address.empty() ? "198.51.100." + std::to_string(next_ip++ % 250 + 1)  // RFC 5737
                                           : opts.instance_address;
+  inst.requested = now;
   inst.boot_done = now + scaled(emu.boot_s);
   acct.instances.push_back(inst);
   ++created;

@@ -8,6 +8,7 @@
 //   offers.cpp      the catalogue and the capacity left in it
 //   rate_limit.cpp  the token bucket per credential and its headers
 //   render.cpp      responses: errors, provider objects, pages
+//   billing.cpp     what each account is billed, and the billing answers (issue 22)
 // Private to the emulator library.
 
 #include <neograde/emulator/model.hpp>
@@ -41,6 +42,7 @@ struct emu_instance {
   std::vector<std::string> tags;  // what the launch sent as {{run_tag}} (DigitalOcean's tags)
   std::string ip;
   std::vector<std::string> ports;  // container ports the launch asked to publish: "10022/tcp"
+  clock::time_point requested;     // the launch request (billing_from_request bills from here)
   clock::time_point boot_done;
   std::optional<clock::time_point> terminated_at;
   std::optional<clock::time_point> restart_until;
@@ -188,6 +190,17 @@ struct provider_model::impl {
   [[nodiscard]] double refill_rate() const;
   [[nodiscard]] header_list rate_headers(long remaining, long reset_s) const;
   std::optional<http::response> throttle(const http::request& req, clock::time_point now, header_list& advertised);
+
+  // ---- billing.cpp ----
+  [[nodiscard]] double instance_charge(const emu_instance& i, clock::time_point now) const;
+  [[nodiscard]] double spend_rate(const account& acct, clock::time_point now) const;
+  // The billing answer, when the request is the spec's billing read (a REST path); GraphQL
+  // answers get the figures written in by with_billing.
+  [[nodiscard]] std::optional<http::response> billing_read(const http::request& req, const std::string& rel, const std::string& raw_query,
+                                                           const account& acct, clock::time_point now) const;
+  [[nodiscard]] http::response with_billing(http::response r, const account& acct, clock::time_point now) const;
+  void write_billing(nlohmann::json& doc, const account& acct, const emu_instance* one, clock::time_point now,
+                     bool only_where_present) const;
 
   // ---- render.cpp ----
   [[nodiscard]] http::response json_response(int status, const nlohmann::json& body) const;

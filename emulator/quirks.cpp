@@ -95,6 +95,11 @@ constexpr std::array<quirk_info, quirk_count> quirks{{
     {quirk::slow_responses, "slow_responses", "read requests take longer than the spec's latency expectation"},
     {quirk::double_terminate_500, "double_terminate_500",
      "terminating an instance that is already terminating gets HTTP 500 (as skypilot#3410 saw)"},
+    // billing (issue 22)
+    {quirk::billing_continues_after_terminate, "billing_continues_after_terminate",
+     "a terminated instance keeps being billed: the spend rate keeps it and its charges keep growing"},
+    {quirk::billing_from_request, "billing_from_request",
+     "instances are billed from the launch request instead of from the moment they run"},
 }};
 
 // Row i describes quirk i, so that a quirk's row is found by its value.

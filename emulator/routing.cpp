@@ -128,6 +128,7 @@ http::response provider_model::impl::dispatch(const http::request& req, header_l
     return r;
   }
   auto& acct = accounts.at(*tenant_index);
+  if (auto r = billing_read(req, rel, raw_query, acct, now)) return *r;
   if (std::map<std::string, std::string> p;
       spec.offer_availability && (req.method == "GET" || req.method == "HEAD") && matches(spec.offer_availability->path, rel, p))
     return availability(now);
@@ -236,8 +237,8 @@ http::response provider_model::impl::dispatch(const http::request& req, header_l
 
   auto r = serve(*op, acct, vars, now, raw_query);
   if (graphql_root)
-    r = selected(filtered(std::move(r), *op, *graphql_root, body->value("variables", nlohmann::json::object())), *graphql_root,
-                 *graphql_op);
+    r = selected(with_billing(filtered(std::move(r), *op, *graphql_root, body->value("variables", nlohmann::json::object())), acct, now),
+                 *graphql_root, *graphql_op);
   return r;
 }
 

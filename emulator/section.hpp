@@ -3,6 +3,7 @@
 // parsed once when a model is built: requests read these, never the spec's JSON. The loader has
 // validated them against the schema, so the members it requires are read as required here.
 
+#include <neograde/core/billing.hpp>
 #include <neograde/core/spec.hpp>
 
 #include <nlohmann/json.hpp>
@@ -93,6 +94,9 @@ struct emulator_section {
   std::optional<emu_published_ports> published_ports;
   std::map<std::string, nlohmann::json> graphql_roots;  // root field -> its static data
   std::map<operation_id, std::vector<emu_graphql_filter>> graphql_filters;
+  std::optional<billing_spec> billing;  // the spec's billing section, if it declares one
+  double opening_balance = 100;         // emulator.billing: each account's balance before any charge
+  nlohmann::json billing_template = nlohmann::json::object();
 
   [[nodiscard]] const emu_instance_type* find_type(const std::string& name) const;
 };

@@ -4,6 +4,7 @@
 #include <neograde/clients/cassette.hpp>
 #include <neograde/clients/spend.hpp>
 #include <neograde/conformance/runner.hpp>
+#include <neograde/core/billing.hpp>
 
 #include <neograde/conformance/catalogue.hpp>
 #include <neograde/core/schema_mutations.hpp>
@@ -286,6 +287,19 @@ const std::vector<scoped_quirk>& scoped_quirks() {
       // quantity, FluidStack's gpu_count, Hyperbolic's gpuCount, RunPod's gpu.count, Cudo's vcpus).
       {"out_of_range_accepted", "validation.request.schema_constraints_enforced", "accepted (HTTP 2",
        [](const provider_spec& s) { return launch_sends_a_bounded_number(s); }},
+      // billing (issue 22): wherever the spec declares billing the check can judge (a spend rate,
+      // or an amount and an increment); billed from the request only where the spec says billing
+      // starts once the instance runs.
+      {"billing_continues_after_terminate", "billing.instance.stops_after_terminate", "after the instance was gone",
+       [](const provider_spec& s) {
+         const auto b = billing_of(s);
+         return b && (b->spend_rate || (b->amount && b->increment_s));
+       }},
+      {"billing_from_request", "billing.instance.duration_consistent", "at most due",
+       [](const provider_spec& s) {
+         const auto b = billing_of(s);
+         return b && b->amount && b->increment_s && b->billed_from == "running";
+       }},
   };
   return quirks;
 }

@@ -150,6 +150,10 @@ const std::map<std::string, std::string>& unreachable_quirks() {
       {"slow_responses", "latency is a measurement, not an oracle"},
       {"unknown_image_accepted", "Lambda's launch sends no image; conformance checks it where the provider documents the refusal"},
       {"unknown_ssh_key_accepted", "fuzz launches name the run's own key; an unknown key name is conformance's check"},
+      // billing (issue 22)
+      {"billing_continues_after_terminate",
+       "billing is read by the conformance lifecycle where the spec declares it; Lambda declares none"},
+      {"billing_from_request", "billing is read by the conformance lifecycle where the spec declares it; Lambda declares none"},
   };
   return all;
 }

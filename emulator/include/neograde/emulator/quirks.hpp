@@ -86,8 +86,11 @@ enum class quirk {
   next_link_on_last_page,
   slow_responses,
   double_terminate_500,
+  // billing (issue 22)
+  billing_continues_after_terminate,
+  billing_from_request,
 };
-inline constexpr std::size_t quirk_count = static_cast<std::size_t>(quirk::double_terminate_500) + 1;
+inline constexpr std::size_t quirk_count = static_cast<std::size_t>(quirk::billing_from_request) + 1;
 
 struct quirk_info {
   quirk id;
