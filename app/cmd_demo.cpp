@@ -34,7 +34,9 @@ nlohmann::json demo_hardware(const provider_spec& spec) {
   const auto& t = spec.provider.transparency;
   const auto machine = t.is_object() ? t.value("machine", "") : "";
   auto name = spec.emulator.value(  // demo_hardware: fictional providers only (core/spec.cpp)
-      "demo_hardware", machine == "bare_metal" ? "bare-metal" : machine == "container" ? "container-on-vm" : "kvm-guest");
+      "demo_hardware", machine == "bare_metal"  ? "bare-metal"
+                       : machine == "container" ? "container-on-vm"
+                                                : "kvm-guest");
   const auto text = name == "bare-metal"        ? embedded::demo_hardware_bare_metal()
                     : name == "container-on-vm" ? embedded::demo_hardware_container_on_vm()
                                                 : embedded::demo_hardware_kvm_guest();
@@ -44,7 +46,8 @@ nlohmann::json demo_hardware(const provider_spec& spec) {
   for (auto& gpu : doc["fingerprint"]["gpus"])
     for (const char* key : {"uuid_hash", "serial_hash"})
       if (gpu.contains(key) && gpu[key]["value"].is_string())
-        gpu[key]["value"] = gpu_smoke::to_hex(gpu_smoke::hmac_sha256("neograde-demo:" + spec.provider.id, gpu[key]["value"].get<std::string>()));
+        gpu[key]["value"] =
+            gpu_smoke::to_hex(gpu_smoke::hmac_sha256("neograde-demo:" + spec.provider.id, gpu[key]["value"].get<std::string>()));
   return doc;
 }
 

@@ -22,7 +22,7 @@ nlohmann::json dx_timeline::to_json() const {
   for (int m = running; m < milestones; ++m) {
     const auto key = std::string("time_to_") + (m == running ? "running" : m == ssh ? "ssh" : "first_kernel") + "_s";
     j[key] = at[requested] && at[m] ? json(std::round(std::chrono::duration<double>(*at[m] - *at[requested]).count() * 1000) / 1000)
-                                     : json(nullptr);
+                                    : json(nullptr);
   }
   j["launch_attempts"] = attempts;
   j["launch_refused"] = {{"capacity", refused_capacity}, {"quota", refused_quota}, {"error", refused_error}};

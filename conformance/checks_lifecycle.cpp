@@ -181,7 +181,9 @@ class scenario {
         break;
       }
       const auto condition = provider_condition(launch_.call, ctx_.spec);
-      ++(condition == outcome::no_capacity ? ctx_.dx.refused_capacity : condition == outcome::quota ? ctx_.dx.refused_quota : ctx_.dx.refused_error);
+      ++(condition == outcome::no_capacity ? ctx_.dx.refused_capacity
+         : condition == outcome::quota     ? ctx_.dx.refused_quota
+                                           : ctx_.dx.refused_error);
       if (condition != outcome::no_capacity) break;
       refused.push_back(target->key());
       rows_.push_back(

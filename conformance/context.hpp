@@ -24,10 +24,10 @@ struct dx_timeline {
   enum milestone { requested, running, ssh, first_kernel, milestones };
   std::optional<run_clock::time_point> at[milestones];
   std::string utc[milestones];
-  int attempts = 0;                     // launch requests sent for the main instance
+  int attempts = 0;  // launch requests sent for the main instance
   int refused_capacity = 0, refused_quota = 0, refused_error = 0;
-  bool succeeded = false;               // a launch was accepted
-  bool api_answered = false;            // any declared operation got an HTTP response
+  bool succeeded = false;     // a launch was accepted
+  bool api_answered = false;  // any declared operation got an HTTP response
 
   // Marks a milestone now (the first time only); `requested` is reset by each launch attempt.
   void mark(milestone m, run_clock::time_point now);

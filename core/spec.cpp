@@ -230,7 +230,8 @@ provider_spec build(const nlohmann::json& doc) {
   // the real API is documented.
   if (!s.provider.fictional)
     for (const char* demo_only : {"default_quirks", "demo_hardware"})
-      if (s.emulator.contains(demo_only)) throw spec_fault(std::string("/emulator/") + demo_only, "only a fictional provider may declare it");
+      if (s.emulator.contains(demo_only))
+        throw spec_fault(std::string("/emulator/") + demo_only, "only a fictional provider may declare it");
   return s;
 }
 

@@ -439,8 +439,8 @@ void render_contradictions(std::ostringstream& out, const std::vector<placed_car
     for (const auto& c : v.card->transparency_claims)
       if (c.verdict == "contradicted")
         rows << "<tr data-provider=\"" << esc(v.card->provider.id) << "\"><td><a href=\"#" << v.anchor << "-transparency\">" << esc(v.label)
-             << "</a>" << (v.card->provider.fictional ? " (fictional)" : "") << "</td><td>" << esc(c.claim) << "</td><td>" << esc(c.declared)
-             << "</td><td>" << esc(c.measured) << "</td><td>" << esc(c.evidence) << "</td></tr>\n";
+             << "</a>" << (v.card->provider.fictional ? " (fictional)" : "") << "</td><td>" << esc(c.claim) << "</td><td>"
+             << esc(c.declared) << "</td><td>" << esc(c.measured) << "</td><td>" << esc(c.evidence) << "</td></tr>\n";
   if (rows.str().empty()) return;
   out << "<h3>Transparency contradicted</h3>\n<table class=\"contradictions\">\n<thead><tr><th>provider</th><th>claim</th><th>declared</th>"
          "<th>measured</th><th>evidence</th></tr></thead>\n<tbody>\n"
@@ -585,7 +585,8 @@ void render_problems(std::ostringstream& out, const hardware_summary& hw) {
 void render_transparency(std::ostringstream& out, const placed_card& v) {
   const auto& card = *v.card;
   if (!card.transparency_claims.empty()) {
-    out << "<h3 id=\"" << v.anchor << "-transparency\">Transparency: declared vs measured</h3>\n<table class=\"claims\">\n<thead><tr><th>claim</th>"
+    out << "<h3 id=\"" << v.anchor
+        << "-transparency\">Transparency: declared vs measured</h3>\n<table class=\"claims\">\n<thead><tr><th>claim</th>"
            "<th>declared</th><th>measured</th><th>verdict</th><th>evidence</th></tr></thead>\n<tbody>\n";
     for (const auto& c : card.transparency_claims) {
       const auto verdict_class = c.verdict == "contradicted" ? "fail" : c.verdict == "consistent" ? "pass" : "other";

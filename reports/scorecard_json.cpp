@@ -39,9 +39,10 @@ json hardware_json(const hardware_summary& hw) {
   for (const auto& g : hw.gpus) gpus.push_back(gpu_json(g));
   for (const auto& p : hw.problems)
     problems.push_back({{"id", p.id}, {"gpu", number_or_null(p.gpu)}, {"verdict", p.verdict}, {"message", p.message}});
-  return {{"status", hw.status},     {"reason", hw.reason}, {"address", hw.address}, {"time_to_ssh_s", number_or_null(hw.time_to_ssh_s)},
-          {"instance", hw.instance}, {"gpus", gpus},        {"problems", problems}, {"origin", hw.origin},
-          {"fingerprint", hw.fingerprint}};
+  return {
+      {"status", hw.status},          {"reason", hw.reason}, {"address", hw.address}, {"time_to_ssh_s", number_or_null(hw.time_to_ssh_s)},
+      {"instance", hw.instance},      {"gpus", gpus},        {"problems", problems},  {"origin", hw.origin},
+      {"fingerprint", hw.fingerprint}};
 }
 
 // One object of a scorecard document; every error names the key by its JSON pointer.
@@ -143,9 +144,12 @@ hardware_summary hardware_of(const object_reader& hw) {
           .time_to_ssh_s = hw.number("time_to_ssh_s"),
           .instance = hw.any("instance"),
           .gpus = hw.each<gpu_summary>("gpus", gpu_of),
-          .problems = hw.each<hardware_problem>("problems", [](const object_reader& p) {
-            return hardware_problem{.id = p.text("id"), .gpu = p.number("gpu"), .verdict = p.text("verdict"), .message = p.text("message")};
-          }),
+          .problems = hw.each<hardware_problem>(
+              "problems",
+              [](const object_reader& p) {
+                return hardware_problem{
+                    .id = p.text("id"), .gpu = p.number("gpu"), .verdict = p.text("verdict"), .message = p.text("message")};
+              }),
           // Cards written before the fingerprint (issue 22) have neither.
           .origin = hw.doc().contains("origin") ? hw.text("origin") : "",
           .fingerprint = hw.doc().contains("fingerprint") ? hw.any("fingerprint") : json(nullptr)};
@@ -279,16 +283,17 @@ void from_json(const json& j, scorecard& c) {
        .flaky_checks = card.texts("flaky_checks"),
        .hardware = card.each<hardware_summary>("hardware", hardware_of),
        // Cards written before declared-vs-measured transparency (issue 22) have none.
-       .transparency_claims = j.contains("transparency_claims") ? card.each<claim_row>("transparency_claims",
-                                                                                        [](const object_reader& r) {
-                                                                                          return claim_row{.claim = r.text("claim"),
-                                                                                                           .declared = r.text("declared"),
-                                                                                                           .declared_source = r.text("declared_source"),
-                                                                                                           .measured = r.text("measured"),
-                                                                                                           .verdict = r.text("verdict"),
-                                                                                                           .evidence = r.text("evidence")};
-                                                                                        })
-                                                                : std::vector<claim_row>{},
+       .transparency_claims = j.contains("transparency_claims")
+                                  ? card.each<claim_row>("transparency_claims",
+                                                         [](const object_reader& r) {
+                                                           return claim_row{.claim = r.text("claim"),
+                                                                            .declared = r.text("declared"),
+                                                                            .declared_source = r.text("declared_source"),
+                                                                            .measured = r.text("measured"),
+                                                                            .verdict = r.text("verdict"),
+                                                                            .evidence = r.text("evidence")};
+                                                         })
+                                  : std::vector<claim_row>{},
        .measurements = card.any("measurements"),
        .checks = card.each<check_row>("checks",
                                       [](const object_reader& r) {

@@ -44,7 +44,9 @@ const claim_row& claim(const scorecard& card, const std::string& which) {
   return none;
 }
 
-json owns(const std::string& machine) { return {{"hardware", "owns"}, {"hardware_source", "s"}, {"machine", machine}, {"machine_source", "m"}}; }
+json owns(const std::string& machine) {
+  return {{"hardware", "owns"}, {"hardware_source", "s"}, {"machine", machine}, {"machine_source", "m"}};
+}
 
 }  // namespace
 
@@ -69,8 +71,9 @@ TEST(Transparency, NoClaimsWhereTheSpecSaysNothing) {
 TEST(Transparency, TheReportMatchesAGpuAcrossProviders) {
   // p claims to own its GPUs; the same physical GPUs were rented from q (a marketplace) before.
   json market = {{"hardware", "marketplace"}, {"hardware_source", "s"}};
-  const auto cards = merge_scorecards({run("p", owns("bare_metal"), "fingerprint-seen-elsewhere", json::object(), "live", "2026-11-20T10:00:00Z"),
-                                       run("q", market, "fingerprint-bare-metal", json::object(), "live", "2026-11-02T09:00:00Z")});
+  const auto cards =
+      merge_scorecards({run("p", owns("bare_metal"), "fingerprint-seen-elsewhere", json::object(), "live", "2026-11-20T10:00:00Z"),
+                        run("q", market, "fingerprint-bare-metal", json::object(), "live", "2026-11-02T09:00:00Z")});
   ASSERT_EQ(cards.size(), 2u);
   const auto& p = claim(cards[0], "hardware");
   EXPECT_EQ(p.verdict, "contradicted") << p.measured;
@@ -80,8 +83,8 @@ TEST(Transparency, TheReportMatchesAGpuAcrossProviders) {
   // One run alone cannot see the other provider.
   EXPECT_EQ(claim(build_scorecard(run("p", owns("bare_metal"), "fingerprint-seen-elsewhere")), "hardware").verdict, "unverified");
   // Nor can a run of another source: an emulated GPU is not a live one.
-  const auto mixed = merge_scorecards({run("p", owns("bare_metal"), "fingerprint-seen-elsewhere"),
-                                       run("q", market, "fingerprint-bare-metal", json::object(), "emulated")});
+  const auto mixed = merge_scorecards(
+      {run("p", owns("bare_metal"), "fingerprint-seen-elsewhere"), run("q", market, "fingerprint-bare-metal", json::object(), "emulated")});
   EXPECT_NE(claim(mixed[0].provider.id == "p" ? mixed[0] : mixed[1], "hardware").verdict, "contradicted");
 }
 
@@ -114,7 +117,8 @@ TEST(Transparency, HostileRecordsNeverThrow) {
   for (const json& fp : {json(42), json("x"), json::array(), json{{"gpus", 7}, {"host", {{"virtualisation", "kvm"}}}}}) {
     auto r = run("p", owns("bare_metal"), "");
     r.hardware.push_back({{"smoke", {{"fingerprint", fp}}}});
-    r.footer = json{{"measurements", {{"address_owner", {{"status", 5}, {"organisation", "x"}}}, {"developer_experience", {{"launch_refused", 3}}}}}};
+    r.footer = json{
+        {"measurements", {{"address_owner", {{"status", 5}, {"organisation", "x"}}}, {"developer_experience", {{"launch_refused", 3}}}}}};
     scorecard card;
     ASSERT_NO_THROW(card = build_scorecard(r));
     EXPECT_NE(claim(card, "machine").verdict, "contradicted");

@@ -103,8 +103,8 @@ struct hardware_summary {
   nlohmann::json instance;  // as the provider described it; null when not recorded
   std::vector<gpu_summary> gpus;
   std::vector<hardware_problem> problems;
-  std::string origin;                 // "fixture" for the demo's stand-in record; "" for a measured one
-  nlohmann::json fingerprint;         // the smoke record's fingerprint (identities hashed); null when none
+  std::string origin;          // "fixture" for the demo's stand-in record; "" for a measured one
+  nlohmann::json fingerprint;  // the smoke record's fingerprint (identities hashed); null when none
 };
 
 // One claim of the spec's provider.transparency beside what the runs measured
@@ -148,7 +148,7 @@ struct scorecard {
   int runs = 1;  // neograde report merges runs and says how many
   std::vector<std::string> flaky_checks;
   std::vector<hardware_summary> hardware;
-  std::vector<claim_row> transparency_claims;  // every declared claim graded; a contradiction is a finding
+  std::vector<claim_row> transparency_claims;              // every declared claim graded; a contradiction is a finding
   nlohmann::json measurements = nlohmann::json::object();  // the results footer's
   std::vector<check_row> checks;
   std::vector<finding_row> failures;

@@ -17,8 +17,8 @@ struct transparency_evidence {
   struct gpu_seen {
     std::string provider, source, date, uuid_hash;
   };
-  std::vector<gpu_seen> gpus;                            // every fingerprinted GPU of every card
-  std::map<std::string, std::string> registrants;        // lower-cased organisation a spec declares as its own -> provider id
+  std::vector<gpu_seen> gpus;                      // every fingerprinted GPU of every card
+  std::map<std::string, std::string> registrants;  // lower-cased organisation a spec declares as its own -> provider id
 };
 
 [[nodiscard]] transparency_evidence evidence_of(const std::vector<scorecard>& cards);
