@@ -14,9 +14,10 @@ command -v curl >/dev/null || { echo "SKIP: curl is not installed" >&2; exit 77;
 
 # address_owner: instances report an address of the emulator's fictional RDAP registry
 # (2d00::/8 is IANA-reserved: nobody real holds it), which the emulator also serves.
-emulate_args=()
-[ "$case_name" = address_owner ] && emulate_args=(--instance-address 2d00:1::10 --rdap)
-"$neograde" emulate --provider lambda --port 0 --time-scale 0.1 --no-rate-limit "${emulate_args[@]}" </dev/null >emulator.out 2>emulator.err &
+# It sends no signal mid-step, so its emulator runs faster (time scale 0.02: boots take 1.8 s).
+emulate_args=(--time-scale 0.1)
+[ "$case_name" = address_owner ] && emulate_args=(--time-scale 0.02 --instance-address 2d00:1::10 --rdap)
+"$neograde" emulate --provider lambda --port 0 --no-rate-limit "${emulate_args[@]}" </dev/null >emulator.out 2>emulator.err &
 emulator=$!
 run_pid=""
 cleanup() {
