@@ -124,10 +124,20 @@ TEST_P(CleanEmulator, PassesEveryCheckAndLeavesNothingRunning) {
   // With delays, a poll sees the restart take the instance away from running (recorded, not judged);
   // where the restart answers with an action, the run waits for it first and the record shows it.
   const auto& restart = outcome_of(run.report, "lifecycle.instance.restart_returns_to_running");
-  if (restart.result == outcome::pass && GetParam().scale > 0 && !spec.operation(operation_id::restart)->action)
+  if (restart.result == outcome::pass && GetParam().scale > 0 && !spec.operation(operation_id::restart)->action) {
     EXPECT_EQ(restart.measurements.value("departure_seen", false), true) << restart.reason;
+  }
   EXPECT_EQ(run.live_after, 0u);
   EXPECT_TRUE(run.report.measurements.contains("time_to_running_s"));
+  // The developer's timeline: one launch accepted, running reached after the request, nothing
+  // measured that needs SSH (no --remote-exec here), and the API answered.
+  const auto dx = run.report.measurements.value("developer_experience", nlohmann::json::object());
+  EXPECT_EQ(dx.value("launch_succeeded", false), true) << dx.dump();
+  EXPECT_GE(dx.value("launch_attempts", 0), 1) << dx.dump();
+  EXPECT_TRUE(dx["time_to_running_s"].is_number() && dx["time_to_running_s"].get<double>() >= 0) << dx.dump();
+  EXPECT_TRUE(dx["running_at"].is_string() && dx["launch_requested_at"].is_string()) << dx.dump();
+  EXPECT_TRUE(dx["time_to_ssh_s"].is_null() && dx["time_to_first_kernel_s"].is_null()) << dx.dump();
+  EXPECT_EQ(dx.value("api_answered", false), true) << dx.dump();
   EXPECT_TRUE(run.report.measurements.contains("time_to_gone_s"));
   // More than one offer: as many advertised rows as the catalogue has, up to four, all launched
   // where the catalogue advertises their capacity.
@@ -359,6 +369,24 @@ TEST(RateLimitInTraffic, EveryMetA429IsJudgedWithoutTheProbe) {
     EXPECT_EQ(skipped.result, outcome::skipped) << skipped.reason;
     EXPECT_NE(skipped.reason.find("--probe-rate-limit"), std::string::npos) << skipped.reason;
   }
+}
+
+// The developer-experience timeline counts what a developer met: launches refused for capacity
+// before (here: instead of) one accepted, and nothing requested when spending is not allowed.
+TEST(DeveloperExperience, RefusedLaunchesAreCountedAndNothingIsTimedThatDidNotHappen) {
+  const auto refused = run_against(test::spec("lambda"), {"phantom_capacity"});
+  const auto dx = refused.report.measurements.value("developer_experience", nlohmann::json::object());
+  EXPECT_EQ(dx.value("launch_succeeded", true), false) << dx.dump();
+  EXPECT_GE(dx.value("launch_attempts", 0), 1) << dx.dump();
+  EXPECT_EQ(dx["launch_refused"].value("capacity", -1), dx.value("launch_attempts", 0)) << dx.dump();
+  EXPECT_TRUE(dx["time_to_running_s"].is_null() && dx["running_at"].is_null()) << dx.dump();
+  EXPECT_EQ(refused.live_after, 0u);
+
+  const auto unspent = run_against(test::spec("lambda"), {}, false);
+  const auto none = unspent.report.measurements.value("developer_experience", nlohmann::json::object());
+  EXPECT_EQ(none.value("launch_attempts", -1), 0) << none.dump();
+  EXPECT_TRUE(none["launch_requested_at"].is_null()) << none.dump();
+  EXPECT_EQ(none.value("api_answered", false), true) << none.dump();
 }
 
 TEST(MutationMatrix, EveryQuirkIsClaimedByACheckAndEveryCheckByAKnownQuirk) {
