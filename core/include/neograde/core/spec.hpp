@@ -186,7 +186,7 @@ struct timing_spec {
 struct provider_info {
   std::string id;
   std::string display_name;
-  std::string kind;  // neocloud | marketplace | depin | hyperscaler
+  std::string kind;  // neocloud | marketplace | aggregator | depin | hyperscaler
   bool fictional = false;
   std::string docs_url;
   std::string api_version;
