@@ -29,7 +29,8 @@ namespace {
 // fixture smoke record (tests/gpu_smoke/fixtures), labelled as one. For a real provider it is the
 // fixture that matches what its spec declares (so that nothing is found that no one measured); a
 // fictional provider may name another (emulator.demo_hardware) to demonstrate a contradiction.
-// The GPU hashes are re-keyed per provider, so that no two providers appear to share a GPU.
+// The GPU hashes are re-keyed per provider, so that no two providers appear to share a GPU; a
+// fictional reseller's by the provider it resells (emulator.demo_gpus_of).
 nlohmann::json demo_hardware(const provider_spec& spec) {
   const auto& t = spec.provider.transparency;
   const auto machine = t.is_object() ? t.value("machine", "") : "";
@@ -46,8 +47,8 @@ nlohmann::json demo_hardware(const provider_spec& spec) {
   for (auto& gpu : doc["fingerprint"]["gpus"])
     for (const char* key : {"uuid_hash", "serial_hash"})
       if (gpu.contains(key) && gpu[key]["value"].is_string())
-        gpu[key]["value"] =
-            gpu_smoke::to_hex(gpu_smoke::hmac_sha256("neograde-demo:" + spec.provider.id, gpu[key]["value"].get<std::string>()));
+        gpu[key]["value"] = gpu_smoke::to_hex(gpu_smoke::hmac_sha256(
+            "neograde-demo:" + spec.emulator.value("demo_gpus_of", spec.provider.id), gpu[key]["value"].get<std::string>()));
   return doc;
 }
 

@@ -406,6 +406,7 @@ instance provider_client::to_instance(const nlohmann::json& obj, operation_id fr
     if (auto ip = string_at(obj, it->second.pointer); ip && !ip->empty()) i.ip = *ip;
   i.region = text_field(obj, f, "region");
   i.instance_type = text_field(obj, f, "instance_type");
+  i.underlying_provider = text_field(obj, f, "underlying_provider");
   if (auto it = f.find("ssh_key_names"); it != f.end()) i.ssh_key_names = strings_at(obj, it->second);
   return i;
 }
@@ -502,6 +503,7 @@ std::vector<offer> provider_client::to_offers(const nlohmann::json& item) const 
     if (const auto* fp = field("price_per_hour_usd")) o.price_per_hour_usd = number_field(*fp, at_pointer);
     if (const auto* fp = field("gpu")) o.gpu = truthy(at(*fp));
     if (const auto* fp = field("available")) o.available = available_at(*fp, at(*fp));
+    if (const auto* fp = field("underlying_provider")) o.underlying_provider = text_of(at(*fp));
     for (const auto& req : spec_.offer_requirements) {
       if (!o.misfit.empty()) break;
       if (req.equals) {

@@ -78,6 +78,13 @@ std::optional<double> spend_ledger::estimate_locked(const std::string& instance_
   return *price * rules_.billed_seconds_per_instance / 3600.0;
 }
 
+std::optional<double> spend_ledger::highest_price() const {
+  std::lock_guard lock(mu_);
+  std::optional<double> out;
+  for (const auto& [t, p] : prices_) out = std::max(out.value_or(0.0), p);
+  return out;
+}
+
 std::optional<double> spend_ledger::estimate_usd(const std::string& instance_type) const {
   std::lock_guard lock(mu_);
   return estimate_locked(instance_type);

@@ -12,6 +12,7 @@ namespace {
 
 constexpr const char* stops_id = "billing.instance.stops_after_terminate";
 constexpr const char* duration_id = "billing.instance.duration_consistent";
+constexpr const char* deposit_id = "billing.deposit.released_after_teardown";
 // Longest wait after teardown for an amount to show a charge, in provider seconds.
 constexpr double longest_wait_s = 900;
 
@@ -95,7 +96,51 @@ void billing_watch::running(const std::string& id, const offer& order, time_poin
   duration_at(*at_running_, "once running");
 }
 
+void billing_watch::before_terminate() {
+  if (!deposit_not_judged() && price_) before_terminate_ = read("before_terminate");
+}
+
 void billing_watch::terminating(time_point sent) { terminate_sent_ = sent; }
+
+// Why the deposit's return cannot be judged on this provider or target, if it cannot.
+std::optional<std::string> billing_watch::deposit_not_judged() const {
+  if (auto why = not_judged(false)) return why;
+  if (!spec_->deposit) return "the spec declares no deposit";
+  if (!spec_->amount || spec_->per_instance || spec_->amount->moves != billing_moves::down)
+    return "the billing read carries no account balance, where a deposit held and returned shows";
+  return std::nullopt;
+}
+
+// billing.deposit.released_after_teardown: across the teardown the balance rises by the deposit
+// the instance held, less what the run's instances can have been charged meanwhile (each at the
+// highest price listed, over the time between the readings and one increment more).
+void billing_watch::deposit_returned(const reading& after) {
+  if (decided_.contains(deposit_id)) return;
+  if (auto why = deposit_not_judged()) return emit(not_applicable(deposit_id, *why));
+  if (!price_) return emit(not_applicable(deposit_id, "the offer launched lists no hourly price"));
+  if (!before_terminate_ || !before_terminate_->problem.empty())
+    return emit(
+        make(deposit_id, outcome::errored,
+             "the billing read before the terminate failed: " + (before_terminate_ ? before_terminate_->problem : std::string("not made")),
+             before_terminate_ ? std::vector<exchange>{before_terminate_->evidence} : std::vector<exchange>{}));
+  if (!after.problem.empty())
+    return emit(make(deposit_id, outcome::errored, "the billing read after teardown failed: " + after.problem, {after.evidence}));
+  const double held = deposit_usd(*spec_, *price_);
+  const double rose = -charged_between(*before_terminate_, after);
+  const double seconds = provider_seconds(before_terminate_->at, after.at) + spec_->increment_s.value_or(0);
+  const double charges =
+      std::max(1, ctx_.client.ledger().launched()) * ctx_.client.ledger().highest_price().value_or(*price_) * seconds / 3600;
+  const std::string basis = "the " + usd(held) + " USD deposit the instance held, less at most " + usd(charges) +
+                            " USD charged to the run's " + std::to_string(std::max(1, ctx_.client.ledger().launched())) +
+                            " instance(s) over " + usd(seconds) + " s";
+  std::vector<exchange> ev{before_terminate_->evidence, after.evidence};
+  if (rose + charges + tolerance() >= held)
+    return emit(make(deposit_id, outcome::pass, "the balance rose by " + usd(rose) + " USD across the teardown: " + basis, ev));
+  emit(make(deposit_id, outcome::fail,
+            "the balance rose by " + usd(rose) + " USD across the teardown (from " + usd(*before_terminate_->figures.amount) + " to " +
+                usd(*after.figures.amount) + "), short of " + basis + ": the deposit was not returned",
+            ev));
+}
 
 // Whether the reading's figures were generated (as_of) before the terminate was sent, by the API's
 // own clock: the answer's Date less the time since the terminate on the run's clock (so that a
@@ -222,14 +267,17 @@ void billing_watch::torn_down() {
   if (!terminate_sent_) return finish(outcome::skipped, "terminate was not accepted");
   if (auto why = not_judged(false)) return finish(outcome::skipped, *why);
   if (!spec_->per_instance) others_gone();
-  stops(read("after_teardown"));
+  const auto after = read("after_teardown");
+  deposit_returned(after);
+  stops(after);
   if (spec_->per_instance && !decided_.contains(duration_id)) duration_at(readings_.back(), "after teardown");
 }
 
 void billing_watch::finish(outcome result, const std::string& reason) {
-  for (const char* id : {stops_id, duration_id}) {
+  for (const char* id : {stops_id, duration_id, deposit_id}) {
     if (decided_.contains(id)) continue;
-    if (auto why = not_judged(std::string(id) == duration_id)) emit(not_applicable(id, *why));
+    if (auto why = std::string(id) == deposit_id ? deposit_not_judged() : not_judged(std::string(id) == duration_id))
+      emit(not_applicable(id, *why));
     else
       emit(make(id, result, reason));
   }

@@ -26,6 +26,9 @@ class billing_watch {
   // Once the instance runs: the reading the duration is judged by (scope account) or first
   // judged by (scope instance).
   void running(const std::string& id, const offer& order, time_point launch_requested);
+  // Just before the lifecycle's instance is terminated: the reading its deposit's return is
+  // measured from (where the spec declares a deposit).
+  void before_terminate();
   void terminating(time_point sent);
   // After the teardown: decides both checks.
   void torn_down();
@@ -52,6 +55,8 @@ class billing_watch {
   [[nodiscard]] std::optional<std::string> generated_before_terminate(const reading& r) const;
   void others_gone();
   void stops(const reading& after);
+  [[nodiscard]] std::optional<std::string> deposit_not_judged() const;
+  void deposit_returned(const reading& after);
   void duration_at(const reading& r, const std::string& when);
   void emit(check_outcome o);
 
@@ -59,7 +64,7 @@ class billing_watch {
   std::optional<billing_spec> spec_;
   std::set<std::string> decided_;
   std::vector<reading> readings_;
-  std::optional<reading> before_, at_running_;
+  std::optional<reading> before_, at_running_, before_terminate_;
   std::string id_;
   std::optional<double> price_;
   std::optional<time_point> requested_, not_running_, terminate_sent_;

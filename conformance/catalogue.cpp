@@ -411,6 +411,15 @@ const std::vector<check_descriptor>& catalogue() {
        .requirement_text = "The instance delivered MUST be what was ordered.",
        .source = "gpu-hardware reference (PCIe sold as SXM); buyer reports",
        .quirk = "wrong_type_delivered"},
+      {.id = "transparency.instance.underlying_provider_as_listed",
+       .category = "transparency",
+       .level = high,
+       .requirement = must,
+       .description = "Where an aggregator's catalogue names the provider whose capacity each offer is and its instances name it too, "
+                      "compares the provider the running instance names with the one its offer named.",
+       .requirement_text = "An instance MUST come from the underlying provider its offer named.",
+       .source = "depin-and-transparency reference (aggregators naming the underlying provider: Spheron, Prime Intellect); issue 23",
+       .quirk = "underlying_provider_swapped"},
       {.id = "lifecycle.instance.no_illegal_transition",
        .category = "lifecycle",
        .level = high,
@@ -483,6 +492,17 @@ const std::vector<check_descriptor>& catalogue() {
                            "declared billing increment.",
        .source = "provider billing docs (spec billing.increment.source, billing.billed_from.source)",
        .quirk = "billing_from_request"},
+      {.id = "billing.deposit.released_after_teardown",
+       .category = "billing",
+       .level = high,
+       .requirement = must,
+       .description = "Where the spec declares a deposit held while an instance lives (an escrow, a reserve, prepaid hours) and a "
+                      "balance to read, reads the balance just before the instance is terminated and after teardown: it must rise by "
+                      "the deposit, less at most what the run's instances can have been charged in between.",
+       .requirement_text = "A deposit held for an instance MUST be returned (its unspent part) once the instance is terminated.",
+       .source = "depin-and-transparency reference (Akash escrow returned on close; Fluence's reserve refunded on termination; "
+                 "io.net's prepaid hours refunded after the first); spec billing.deposit.source",
+       .quirk = "deposit_not_released"},
       // ---- capacity
       {.id = "capacity.offers.advertised_is_launchable",
        .category = "capacity",

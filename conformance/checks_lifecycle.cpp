@@ -28,6 +28,7 @@ constexpr const char* filter_id = "lifecycle.instance.filter_selects_exactly";
 constexpr const char* running_id = "lifecycle.instance.reaches_running";
 constexpr const char* address_id = "lifecycle.instance.running_has_address";
 constexpr const char* order_id = "lifecycle.instance.matches_order";
+constexpr const char* underlying_id = "transparency.instance.underlying_provider_as_listed";
 constexpr const char* consistent_id = "schema.instance.consistent_across_endpoints";
 constexpr const char* iso_get_id = "isolation.instance.get_denied";
 constexpr const char* iso_list_id = "isolation.instance.list_hidden";
@@ -44,11 +45,11 @@ constexpr const char* terminate_schema_id = "schema.terminate.matches_schema";
 constexpr const char* gone_id = "lifecycle.instance.gone_after_terminate";
 constexpr const char* idempotent_id = "lifecycle.instance.terminate_idempotent";
 constexpr const char* transition_id = "lifecycle.instance.no_illegal_transition";
-constexpr const char* all_ids[] = {launch_id,    capacity_id,      launch_schema_id, get_id,           list_id,
-                                   running_id,   address_id,       order_id,         consistent_id,    iso_get_id,
-                                   iso_list_id,  iso_terminate_id, iso_restart_id,   iso_leak_id,      restart_id,
-                                   each_once_id, page_size_id,     many_id,          terminate_id,     terminate_schema_id,
-                                   gone_id,      idempotent_id,    transition_id,    page_metadata_id, filter_id};
+constexpr const char* all_ids[] = {
+    launch_id,     capacity_id,   launch_schema_id, get_id,      list_id,          running_id,          address_id,
+    order_id,      consistent_id, iso_get_id,       iso_list_id, iso_terminate_id, iso_restart_id,      iso_leak_id,
+    restart_id,    each_once_id,  page_size_id,     many_id,     terminate_id,     terminate_schema_id, gone_id,
+    idempotent_id, transition_id, page_metadata_id, filter_id,   underlying_id};
 
 class scenario {
  public:
@@ -229,7 +230,7 @@ class scenario {
                     : "status \"" + last_status + "\" after " + std::to_string(seconds_since(launched_at_)) +
                           " s; the spec expects running within " + std::to_string(ctx_.spec.timing.time_to_running_s * ctx_.scale) + " s",
                 {last}));
-      for (const char* dependent : {address_id, order_id, consistent_id, restart_id})
+      for (const char* dependent : {address_id, order_id, underlying_id, consistent_id, restart_id})
         emit(make(dependent, outcome::skipped, "the instance never reached running"));
     } else {
       const double ttr = seconds_since(launched_at_);
@@ -253,6 +254,7 @@ class scenario {
     if (running) restart(id);
     more_instances();
     further_offers();
+    billing_.before_terminate();
     terminate(id);
     billing_.torn_down();
     billing_.finish(outcome::skipped, "the lifecycle ended before billing was judged");
@@ -307,6 +309,22 @@ class scenario {
     order_wrong_ = delivered_otherwise(got, order_, ctx_.prefix() + "lc", !order_.region.empty());
     order_evidence_.push_back(ev);
     order_compared_ = true;
+    underlying_provider(got, ev);
+  }
+
+  // transparency.instance.underlying_provider_as_listed: the running instance names the provider
+  // its offer row named (where the spec maps both).
+  void underlying_provider(const instance& got, const exchange& ev) {
+    if (!ctx_.spec.offer_fields.contains("underlying_provider") || !ctx_.spec.instance_fields.contains("underlying_provider"))
+      return emit(not_applicable(underlying_id, "the spec maps no underlying provider on both offers and instances"));
+    if (order_.underlying_provider.empty())
+      return emit(make(underlying_id, outcome::skipped, "the offer launched (" + order_.key() + ") names no underlying provider"));
+    if (got.underlying_provider == order_.underlying_provider)
+      return emit(make(underlying_id, outcome::pass, "from " + got.underlying_provider + ", as its offer named", {ev}));
+    emit(make(underlying_id, outcome::fail,
+              "the offer named " + order_.underlying_provider + ", the instance names " +
+                  (got.underlying_provider.empty() ? std::string("no underlying provider") : got.underlying_provider),
+              {ev}));
   }
 
   // What of `got` differs from `order` (launched with `name`): type, region where it is compared,

@@ -43,6 +43,7 @@ std::vector<std::pair<std::string, std::string>> predicted_skips(const session& 
                            "lifecycle.instance.reaches_running",
                            "lifecycle.instance.running_has_address",
                            "lifecycle.instance.matches_order",
+                           "transparency.instance.underlying_provider_as_listed",
                            "lifecycle.instance.restart_returns_to_running",
                            "lifecycle.instance.terminate_many",
                            "lifecycle.instance.terminate_accepted",

@@ -49,6 +49,8 @@ std::optional<billing_spec> billing_of(const provider_spec& spec) {
     out.minimum_usd = it->value("minimum_usd", 0.0);
   }
   if (const auto it = b->find("billed_from"); it != b->end()) out.billed_from = it->at("event").get<std::string>();
+  if (const auto it = b->find("deposit"); it != b->end())
+    out.deposit = billing_spec::deposit_terms{.usd = it->value("usd", 0.0), .hours = it->value("hours", 0.0)};
   return out;
 }
 
@@ -66,6 +68,10 @@ double billed_usd(const billing_spec& b, double price_per_hour, double seconds) 
   const double increment = b.increment_s.value_or(1.0);
   const double billed_s = std::ceil(std::max(seconds, b.minimum_s) / increment - 1e-9) * increment;
   return std::max(b.minimum_usd, price_per_hour * billed_s / 3600.0);
+}
+
+double deposit_usd(const billing_spec& b, double price_per_hour) {
+  return b.deposit ? b.deposit->usd + b.deposit->hours * price_per_hour : 0.0;
 }
 
 }  // namespace neograde

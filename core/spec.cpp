@@ -229,7 +229,7 @@ provider_spec build(const nlohmann::json& doc) {
   // Demonstration behaviour belongs to fictional providers: an emulator of a real one behaves as
   // the real API is documented.
   if (!s.provider.fictional)
-    for (const char* demo_only : {"default_quirks", "demo_hardware"})
+    for (const char* demo_only : {"default_quirks", "demo_hardware", "demo_gpus_of"})
       if (s.emulator.contains(demo_only))
         throw spec_fault(std::string("/emulator/") + demo_only, "only a fictional provider may declare it");
   return s;

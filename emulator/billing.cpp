@@ -73,6 +73,12 @@ void provider_model::impl::write_billing(nlohmann::json& doc, const account& acc
     else
       for (const auto& i : acct.instances) charged += instance_charge(i, now);
     const bool falls = !b.per_instance && b.amount->moves != billing_moves::up;
+    // A balance also lacks the deposits its live instances hold (all of them, with the quirk).
+    if (falls && b.deposit)
+      for (const auto& i : acct.instances)
+        if (!(i.terminated_at && *i.terminated_at <= now) || has(quirk::deposit_not_released))
+          if (const auto* type = emu.find_type(i.type); type != nullptr && type->price_per_hour_usd.is_number())
+            charged += deposit_usd(b, type->price_per_hour_usd.get<double>());
     put(b.amount->pointer, written(falls ? emu.opening_balance - charged : charged, *b.amount));
   }
   if (b.spend_rate) put(*b.spend_rate, spend_rate(acct, now));

@@ -52,6 +52,26 @@ std::string provider_model::impl::other_type(const std::string& ordered) const {
   return ordered + "_throttled";
 }
 
+// Whose capacity an instance type is, as its offer rows name it (offer field underlying_provider:
+// a launch parameter of the type, or a static member of its rows or of their enclosing item).
+std::string provider_model::impl::underlying_provider_of(const std::string& type) const {
+  const auto* t = emu.find_type(type);
+  const auto field = spec.offer_fields.find("underlying_provider");
+  if (t == nullptr || field == spec.offer_fields.end()) return {};
+  if (const auto p = t->params.find("underlying_provider"); p != t->params.end()) return p->second;
+  const auto& pointer = field->second.pointer;
+  const auto* v =
+      pointer.starts_with('^') ? find_pointer(t->parent_object, std::string_view(pointer).substr(1)) : find_pointer(t->object, pointer);
+  return v != nullptr && v->is_string() ? v->get<std::string>() : std::string();
+}
+
+// Another underlying provider than `named`: another type's, else a made-up one.
+std::string provider_model::impl::other_underlying_provider(const std::string& named) const {
+  for (const auto& t : emu.instance_types)
+    if (const auto other = underlying_provider_of(t.name); !other.empty() && other != named) return other;
+  return named + "-subcontractor";
+}
+
 long provider_model::impl::remaining(const emu_instance_type& type, const std::string& region, clock::time_point now) const {
   const auto cap = type.capacity.find(region);
   long left = cap != type.capacity.end() ? cap->second : 0;

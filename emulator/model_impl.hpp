@@ -168,6 +168,8 @@ struct provider_model::impl {
   [[nodiscard]] phase phase_of(const emu_instance& i, clock::time_point now) const;
   [[nodiscard]] std::vector<std::string> requested_ports(const nlohmann::json& body) const;
   [[nodiscard]] std::string other_type(const std::string& ordered) const;
+  [[nodiscard]] std::string underlying_provider_of(const std::string& type) const;
+  [[nodiscard]] std::string other_underlying_provider(const std::string& named) const;
   [[nodiscard]] long remaining(const emu_instance_type& type, const std::string& region, clock::time_point now) const;
   std::string new_hex(int n = 32);
   std::string new_instance_id();

@@ -100,6 +100,12 @@ constexpr std::array<quirk_info, quirk_count> quirks{{
      "a terminated instance keeps being billed: the spend rate keeps it and its charges keep growing"},
     {quirk::billing_from_request, "billing_from_request",
      "instances are billed from the launch request instead of from the moment they run"},
+    // DePIN networks and aggregators (issue 23)
+    {quirk::underlying_provider_swapped, "underlying_provider_swapped",
+     "an instance names another underlying provider than the offer it was launched from (an aggregator reselling other capacity "
+     "than it listed)"},
+    {quirk::deposit_not_released, "deposit_not_released",
+     "the deposit a launch holds from the account's balance is kept after the instance is terminated"},
 }};
 
 // Row i describes quirk i, so that a quirk's row is found by its value.

@@ -207,6 +207,10 @@ nlohmann::json provider_model::impl::render_instance(const emu_instance& i, phas
               : has(quirk::fixed_type_delivered) && first_type ? *first_type
                                                                : i.type);
   write_field(obj, f, "ssh_key_names", i.ssh_keys);
+  if (f.contains("underlying_provider")) {
+    const auto named = underlying_provider_of(i.type);
+    write_field(obj, f, "underlying_provider", has(quirk::underlying_provider_swapped) ? other_underlying_provider(named) : named);
+  }
   // Published ports beside the template's, Docker-style: {"10022/tcp": [{"HostIp", "HostPort"}]},
   // each on a host port of its own.
   if (const auto& ports = emu.published_ports; ports && !i.ports.empty()) {

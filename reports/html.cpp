@@ -131,11 +131,14 @@ std::string source_of(const scorecard& card) {
   return s == "emulated" || s == "live" || s == "replay" ? s : "unknown";
 }
 
-// Worst first, as Bowtie orders its leaderboard; unscored cards last.
+// By kind (kind_rank), then worst first, as Bowtie orders its leaderboard; unscored cards last
+// in their kind.
 std::vector<placed_card> place(const std::vector<scorecard>& cards) {
   std::vector<placed_card> views;
   for (const auto& c : cards) views.push_back({.card = &c});
   std::stable_sort(views.begin(), views.end(), [](const placed_card& a, const placed_card& b) {
+    const int ka = kind_rank(a.card->provider.kind), kb = kind_rank(b.card->provider.kind);
+    if (ka != kb) return ka < kb;
     const auto &sa = a.card->score, &sb = b.card->score;
     if (!sa || !sb) return sa.has_value() && !sb.has_value();
     return *sa < *sb;
@@ -198,6 +201,7 @@ a{color:#0969da}
 .banner.replay{background:#ddf4ff;border-color:#54aeff}
 .banner.live{background:#dafbe1;border-color:#4ac26b}
 .banner.unknown{background:#ffebe9;border-color:#ff8182}
+span.kind{font-size:.75rem;font-weight:normal;color:var(--grey);border:1px solid var(--line);border-radius:3px;padding:0 4px}
 .banner .headline{font-weight:700;margin:.2rem 0}
 .banner ul{margin:.2rem 0;padding-left:1.2rem}
 .meta,.note{color:var(--grey)}
@@ -290,11 +294,18 @@ std::string tier_text(const scorecard& card) {
 }
 
 void render_leaderboard(std::ostringstream& out, const std::vector<placed_card>& views) {
-  out << "<section id=\"leaderboard\">\n<h2>Leaderboard</h2>\n<p class=\"note\">Worst first; cards without a graded "
-         "outcome last.</p>\n<table>\n<thead><tr><th>rank</th><th>provider</th><th>source</th><th>score</th><th>tier</th>"
-         "<th>pass</th><th>fail</th><th>warn</th><th>other</th></tr></thead>\n<tbody>\n";
+  out << "<section id=\"leaderboard\">\n<h2>Leaderboard</h2>\n<p class=\"note\">Ranked within each kind of provider (a "
+         "marketplace is not a neocloud), worst first; cards without a graded outcome last.</p>\n";
   int rank = 0;
+  std::string group;
   for (const auto& v : views) {
+    if (const auto title = kind_title(v.card->provider.kind); rank == 0 || title != group) {
+      if (rank != 0) out << "</tbody>\n</table>\n";
+      group = title;
+      rank = 0;
+      out << "<h3 class=\"kind\">" << esc(title) << "</h3>\n<table>\n<thead><tr><th>rank</th><th>provider</th><th>kind</th>"
+          << "<th>source</th><th>score</th><th>tier</th><th>pass</th><th>fail</th><th>warn</th><th>other</th></tr></thead>\n<tbody>\n";
+    }
     double pass = 0, fail = 0, warn = 0, other = 0;
     for (const auto& [k, count] : v.card->counts) {
       if (k == "pass") pass += count;
@@ -307,12 +318,13 @@ void render_leaderboard(std::ostringstream& out, const std::vector<placed_card>&
     }
     const auto& p = v.card->provider;
     out << "<tr data-provider=\"" << esc(p.id) << "\"><td class=\"num\">" << ++rank << "</td><td><a href=\"#" << v.anchor << "\">"
-        << esc(v.label) << "</a>" << (p.fictional ? " (fictional)" : "") << "</td><td>" << esc(source_of(*v.card))
-        << "</td><td class=\"num\">" << score_text(v.card->score) << "</td><td>" << tier_text(*v.card) << "</td><td class=\"num\">"
-        << figure(pass) << "</td><td class=\"num\">" << figure(fail) << "</td><td class=\"num\">" << figure(warn)
-        << "</td><td class=\"num\">" << figure(other) << "</td></tr>\n";
+        << esc(v.label) << "</a>" << (p.fictional ? " (fictional)" : "") << "</td><td>" << esc(p.kind) << "</td><td>"
+        << esc(source_of(*v.card)) << "</td><td class=\"num\">" << score_text(v.card->score) << "</td><td>" << tier_text(*v.card)
+        << "</td><td class=\"num\">" << figure(pass) << "</td><td class=\"num\">" << figure(fail) << "</td><td class=\"num\">"
+        << figure(warn) << "</td><td class=\"num\">" << figure(other) << "</td></tr>\n";
   }
-  out << "</tbody>\n</table>\n</section>\n";
+  if (!views.empty()) out << "</tbody>\n</table>\n";
+  out << "</section>\n";
 }
 
 // The category of a check: its own field, else the first part of its id.
@@ -672,7 +684,8 @@ void render_failure(std::ostringstream& out, const placed_card& v, const finding
 void render_provider(std::ostringstream& out, const placed_card& v) {
   const auto& card = *v.card;
   out << "<section class=\"provider\" id=\"" << v.anchor << "\" data-provider=\"" << esc(card.provider.id) << "\">\n<h2>" << esc(v.label)
-      << (card.provider.fictional ? " (fictional)" : "") << "</h2>\n";
+      << (card.provider.fictional ? " (fictional)" : "") << " <span class=\"kind\">"
+      << esc(card.provider.kind.empty() ? "kind unknown" : card.provider.kind) << "</span></h2>\n";
   out << "<div class=\"banner " << source_of(card) << "\"><p>" << esc(provenance_banner(card)) << "</p>";
   if (const auto t = timing_overrides_summary(card); !t.empty()) out << "<p class=\"timings\">Timings " << esc(t) << "</p>";
   if (const auto t = rate_limit_summary(card); !t.empty()) out << "<p class=\"ratelimit\">Rate limit " << esc(t) << "</p>";

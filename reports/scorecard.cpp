@@ -4,6 +4,7 @@
 #include "fields.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -320,6 +321,25 @@ std::string render_markdown(const scorecard& card) {
   return md.str();
 }
 
+namespace {
+constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kinds{{{"neocloud", "Neoclouds"},
+                                                                              {"marketplace", "Marketplaces"},
+                                                                              {"aggregator", "Aggregators"},
+                                                                              {"depin", "DePIN networks"},
+                                                                              {"hyperscaler", "Hyperscalers"}}};
+}  // namespace
+
+int kind_rank(const std::string& kind) {
+  for (std::size_t i = 0; i < kinds.size(); ++i)
+    if (kinds[i].first == kind) return static_cast<int>(i);
+  return static_cast<int>(kinds.size());
+}
+
+std::string kind_title(const std::string& kind) {
+  const auto rank = static_cast<std::size_t>(kind_rank(kind));
+  return rank < kinds.size() ? std::string(kinds[rank].second) : "Other kinds";
+}
+
 std::string render_index_markdown(const std::vector<scorecard>& cards) {
   std::ostringstream md;
   md << "# neograde scorecards\n\n";
@@ -328,15 +348,24 @@ std::string render_index_markdown(const std::vector<scorecard>& cards) {
     md << "> **EMULATED: every result below comes from neograde's embedded emulators, not from the providers' services. "
           "They show how the suite grades each documented API and are not a rating of any real provider. "
           "Providers marked fictional do not exist.**\n\n";
-  md << "| provider | kind | source | score | tier | pass | fail | warn | other | scorecard |\n|---|---|---|---|---|---|---|---|---|---|\n";
+  md << "Providers are ranked within their kind (a marketplace is not a neocloud), worst first.\n";
   std::vector<const scorecard*> sorted;
   for (const auto& c : cards) sorted.push_back(&c);
-  // Worst first, as Bowtie orders its leaderboard.
+  // By kind, then worst first, as Bowtie orders its leaderboard.
   std::stable_sort(sorted.begin(), sorted.end(), [](const scorecard* a, const scorecard* b) {
+    const int ka = kind_rank(a->provider.kind), kb = kind_rank(b->provider.kind);
+    if (ka != kb) return ka < kb;
     return !a->score ? false : !b->score ? true : *a->score < *b->score;
   });
+  std::string group;
   for (const auto* c : sorted) {
     const auto& p = c->provider;
+    if (const auto title = kind_title(p.kind); title != group || c == sorted.front()) {
+      group = title;
+      md << "\n## " << title << "\n\n"
+         << "| provider | kind | source | score | tier | pass | fail | warn | other | scorecard "
+            "|\n|---|---|---|---|---|---|---|---|---|---|\n";
+    }
     int pass = 0, fail = 0, warn = 0, other = 0;
     for (const auto& [k, v] : c->counts) {
       if (k == "pass") pass = v;
@@ -347,9 +376,9 @@ std::string render_index_markdown(const std::vector<scorecard>& cards) {
       else
         other += v;
     }
-    md << "| " << p.display_name << (p.fictional ? " (fictional)" : "") << " | " << p.kind << " | " << c->source << " | " << score_text(*c)
-       << " | " << c->tier << " | " << pass << " | " << fail << " | " << warn << " | " << other << " | [" << p.id << "](providers/" << p.id
-       << "/scorecard.md) |\n";
+    md << "| " << md_escape(p.display_name) << (p.fictional ? " (fictional)" : "") << " | " << md_escape(p.kind) << " | " << c->source
+       << " | " << score_text(*c) << " | " << c->tier << " | " << pass << " | " << fail << " | " << warn << " | " << other << " | [" << p.id
+       << "](providers/" << p.id << "/scorecard.md) |\n";
   }
   md << "\nGrading: see reports/README.md in the neograde repository.\n";
   return md.str();

@@ -310,6 +310,17 @@ const std::vector<scoped_quirk>& scoped_quirks() {
          const auto b = billing_of(s);
          return b && b->amount && b->increment_s && b->billed_from == "running";
        }},
+      // DePIN networks and aggregators (issue 23): wherever the spec names the underlying provider
+      // on both offers and instances, and wherever it declares a deposit and a balance to read.
+      {"underlying_provider_swapped", "transparency.instance.underlying_provider_as_listed", "the instance names",
+       [](const provider_spec& s) {
+         return s.offer_fields.contains("underlying_provider") && s.instance_fields.contains("underlying_provider");
+       }},
+      {"deposit_not_released", "billing.deposit.released_after_teardown", "the deposit was not returned",
+       [](const provider_spec& s) {
+         const auto b = billing_of(s);
+         return b && b->deposit && b->amount && !b->per_instance && b->amount->moves == billing_moves::down;
+       }},
   };
   return quirks;
 }

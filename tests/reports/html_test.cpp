@@ -91,6 +91,29 @@ TEST(HtmlReport, LeaderboardGoesWorstToBestThenUnscored) {
   EXPECT_NE(board.find("href=\"#provider-bad\""), std::string::npos);
 }
 
+// A marketplace is never ranked as though it were a neocloud: each kind has its own table, in
+// kind order, ranked from 1 within it; every card names its kind.
+TEST(HtmlReport, LeaderboardRanksWithinEachKind) {
+  auto depin = card("net", "Mesh Network", {outcome("a.x.y", "high", "fail")});
+  depin.provider.kind = "depin";
+  auto market = card("mkt", "Market Place", {outcome("a.x.y", "high", "pass")});
+  market.provider.kind = "marketplace";
+  auto neo = card("neo", "Neo Cloud", {outcome("a.x.y", "high", "pass")});
+  neo.provider.kind = "neocloud";
+  auto odd = card("odd", "Odd Cloud", {outcome("a.x.y", "high", "fail")});
+  odd.provider.kind = "";
+  const auto page = render_html({depin, odd, market, neo}, "now");
+  const auto board = section(page, "leaderboard");
+  EXPECT_LT(board.find("<h3 class=\"kind\">Neoclouds"), board.find("Neo Cloud"));
+  EXPECT_LT(board.find("Neo Cloud"), board.find("<h3 class=\"kind\">Marketplaces"));
+  EXPECT_LT(board.find("Market Place"), board.find("<h3 class=\"kind\">DePIN networks"));
+  EXPECT_LT(board.find("Mesh Network"), board.find("<h3 class=\"kind\">Other kinds"));
+  EXPECT_EQ(count(board, "<td class=\"num\">1</td><td><a"), 4u);  // each is first of its kind
+  EXPECT_EQ(count(board, "<table>"), count(board, "</table>"));
+  EXPECT_NE(section(page, "provider-net").find("<span class=\"kind\">depin</span>"), std::string::npos);
+  EXPECT_NE(section(page, "provider-odd").find("<span class=\"kind\">kind unknown</span>"), std::string::npos);
+}
+
 TEST(HtmlReport, MatrixHasACellPerProviderAndCheck) {
   const auto one = card("one", "One",
                         {outcome("auth.token.missing_is_401", "critical", "pass", "HTTP 401"),

@@ -128,6 +128,27 @@ TEST(ScorecardIndex, OrdersWorstFirst) {
   EXPECT_LT(md.find("Worse Cloud"), md.find("P Cloud"));
 }
 
+TEST(ScorecardIndex, GroupsByKindAndRanksWithinIt) {
+  auto neo = build_scorecard(run({outcome("a.x.y", "high", "pass")}));
+  neo.provider.kind = "neocloud";
+  auto market = build_scorecard(run({outcome("a.x.y", "high", "fail")}));
+  market.provider.display_name = "Bazaar";
+  market.provider.kind = "marketplace";
+  auto network = build_scorecard(run({outcome("a.x.y", "high", "fail")}));
+  network.provider.display_name = "Mesh";
+  network.provider.kind = "depin";
+  const auto md = render_index_markdown({network, market, neo});
+  // The worst score overall (Bazaar, Mesh) does not come first: the neoclouds do.
+  EXPECT_LT(md.find("## Neoclouds"), md.find("P Cloud"));
+  EXPECT_LT(md.find("P Cloud"), md.find("## Marketplaces"));
+  EXPECT_LT(md.find("## Marketplaces"), md.find("Bazaar"));
+  EXPECT_LT(md.find("Bazaar"), md.find("## DePIN networks"));
+  EXPECT_LT(md.find("## DePIN networks"), md.find("Mesh"));
+  EXPECT_EQ(md.find("## Hyperscalers"), std::string::npos);  // no empty groups
+  EXPECT_EQ(kind_rank("aggregator"), 2);
+  EXPECT_EQ(kind_title("something else"), "Other kinds");
+}
+
 TEST(Scorecard, HardwareSectionFromTheSmokeTestsDocument) {
   auto r = run({outcome("a.x.y", "high", "pass")});
   r.hardware.push_back(

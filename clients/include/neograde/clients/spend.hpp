@@ -80,6 +80,8 @@ class spend_ledger {
   // The cost one more instance of this type is estimated at (live rules), when a price is known:
   // its own price, else the highest price seen.
   [[nodiscard]] std::optional<double> estimate_usd(const std::string& instance_type) const;
+  // The highest hourly price seen in offer listings, if any.
+  [[nodiscard]] std::optional<double> highest_price() const;
 
   // Before a create request: the reason it must not be sent, or nullopt. Admitting journals the
   // intent (live), before anything is sent.

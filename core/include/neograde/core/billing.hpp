@@ -36,6 +36,14 @@ struct billing_spec {
   double minimum_s = 0;                    // the least time a launch is billed for
   double minimum_usd = 0;                  // the least a launch is billed
   std::optional<std::string> billed_from;  // "running" or "request", where documented
+  // A deposit held from the account's balance while an instance lives, its unspent part returned
+  // when the instance is terminated (Akash's escrow, Fluence's reserve, io.net's prepaid hours):
+  // a fixed amount plus hours of the instance's price.
+  struct deposit_terms {
+    double usd = 0;
+    double hours = 0;
+  };
+  std::optional<deposit_terms> deposit;
 };
 
 // The spec's billing section; nullopt where it declares none.
@@ -53,5 +61,8 @@ struct billing_figures {
 // What `seconds` of billable time at `price_per_hour` is billed under the declared increment and
 // minimums (a started increment is billed whole); 0 for no time at all.
 [[nodiscard]] double billed_usd(const billing_spec& b, double price_per_hour, double seconds);
+
+// The deposit a launch at `price_per_hour` holds (0 where the spec declares none).
+[[nodiscard]] double deposit_usd(const billing_spec& b, double price_per_hour);
 
 }  // namespace neograde

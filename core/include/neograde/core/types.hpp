@@ -37,6 +37,7 @@ struct instance {
   std::string region;
   std::string instance_type;
   std::vector<std::string> ssh_key_names;
+  std::string underlying_provider;  // whose capacity it is, where an aggregator's API says (instance field underlying_provider)
 };
 
 // One launchable row of a provider's catalogue: an instance type in a region, with whatever
@@ -51,6 +52,9 @@ struct offer {
   bool available = true;                      // capacity advertised
   std::map<std::string, std::string> params;  // launch parameters, sent as {{name}} in the launch body
   std::string misfit;                         // why the launch body cannot fit this row (the spec's offer_requirements); "" when it can
+  // Whose capacity the row is, where an aggregator's catalogue names it (offer field
+  // underlying_provider; also a launch parameter, as some launch bodies repeat it).
+  std::string underlying_provider;
 
   // The row's full identity: type, region and parameters ("a100 @ us-east-1 {template_id=t1}").
   [[nodiscard]] std::string key() const;

@@ -89,8 +89,11 @@ enum class quirk {
   // billing (issue 22)
   billing_continues_after_terminate,
   billing_from_request,
+  // DePIN networks and aggregators (issue 23)
+  underlying_provider_swapped,
+  deposit_not_released,
 };
-inline constexpr std::size_t quirk_count = static_cast<std::size_t>(quirk::billing_from_request) + 1;
+inline constexpr std::size_t quirk_count = static_cast<std::size_t>(quirk::deposit_not_released) + 1;
 
 struct quirk_info {
   quirk id;

@@ -188,7 +188,15 @@ void from_json(const nlohmann::json& j, scorecard& card);
 // The score as JSON writes it (66.7, 100.0), or `none` when nothing was graded.
 [[nodiscard]] std::string score_text(const scorecard& card, const char* none = "n/a");
 
+// Provider kinds in the order reports group them, so that a marketplace is never ranked as
+// though it were a neocloud: neocloud, marketplace, aggregator, depin, hyperscaler, then anything
+// else (an unknown kind, from an older or hand-edited record). `kind_rank` is the position,
+// `kind_title` the group's heading ("DePIN networks").
+[[nodiscard]] int kind_rank(const std::string& kind);
+[[nodiscard]] std::string kind_title(const std::string& kind);
+
 [[nodiscard]] std::string render_markdown(const scorecard& card);
+// One table per kind (kind_rank order), each worst first.
 [[nodiscard]] std::string render_index_markdown(const std::vector<scorecard>& cards);
 
 }  // namespace neograde::reports
