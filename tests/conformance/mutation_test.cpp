@@ -272,11 +272,15 @@ const std::vector<scoped_quirk>& scoped_quirks() {
          for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
          return upper != running && !s.states.contains(upper);
        }},
-      // What the pages say about the walk, where the spec declares it (issue 21 point 2).
+      // What the pages say about the walk, where the spec declares it (issue 21 point 2): that more
+      // follow only where a page can say so (a more flag, a next token or a next link; Prime
+      // Intellect's pages state a total alone).
       {"next_link_on_last_page", "pagination.list.metadata_truthful", "past the end",
        [](const provider_spec& s) {
          const auto* list = s.operation(operation_id::list);
-         return list != nullptr && list->pagination && !list->pagination->metadata_source.empty();
+         if (list == nullptr || !list->pagination || list->pagination->metadata_source.empty()) return false;
+         const auto& p = *list->pagination;
+         return p.style == "token" || !p.more_pointer.empty() || !p.next_link_pointer.empty();
        }},
       {"page_total_wrong", "pagination.list.metadata_truthful", "states a total of",
        [](const provider_spec& s) {
