@@ -23,6 +23,9 @@ std::optional<outcome> provider_condition(const call_result& r, const provider_s
   const auto message = lower(r.error->message);
   for (const auto& part : spec.errors.no_capacity_messages)
     if (!part.empty() && message.find(lower(part)) != std::string::npos) return outcome::no_capacity;
+  if (has(spec.errors.funds_codes)) return outcome::insufficient_funds;
+  for (const auto& part : spec.errors.funds_messages)
+    if (!part.empty() && message.find(lower(part)) != std::string::npos) return outcome::insufficient_funds;
   if (has(spec.errors.quota_codes)) return outcome::quota;
   // The spec's error kinds: a kind is recognised by its message, or by its code when no other
   // kind shares that code (RunPod answers capacity and validation errors both "Bad Request").
@@ -36,6 +39,7 @@ std::optional<outcome> provider_condition(const call_result& r, const provider_s
                         [&](const auto& other) { return other.first != name && other.second.code == k.code; });
   };
   if (is_kind("insufficient_capacity")) return outcome::no_capacity;
+  if (is_kind("insufficient_funds")) return outcome::insufficient_funds;
   if (is_kind("quota_exceeded")) return outcome::quota;
   return std::nullopt;
 }

@@ -96,6 +96,16 @@ void billing_watch::running(const std::string& id, const offer& order, time_poin
   duration_at(*at_running_, "once running");
 }
 
+std::optional<std::string> billing_watch::funds_were_available(const offer& order) const {
+  if (!spec_ || !spec_->amount || spec_->per_instance || spec_->amount->moves != billing_moves::down || !order.price_per_hour_usd)
+    return std::nullopt;
+  if (!before_ || !before_->problem.empty() || !before_->figures.amount) return std::nullopt;
+  const double needed = deposit_usd(*spec_, *order.price_per_hour_usd) + billed_usd(*spec_, *order.price_per_hour_usd, 3600);
+  if (*before_->figures.amount + tolerance() < needed) return std::nullopt;
+  return "the balance read before the launch was " + usd(*before_->figures.amount) + " USD, enough for the deposit and an hour of " +
+         order.key() + " (" + usd(needed) + " USD)";
+}
+
 void billing_watch::before_terminate() {
   if (!deposit_not_judged() && price_) before_terminate_ = read("before_terminate");
 }

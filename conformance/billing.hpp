@@ -29,6 +29,10 @@ class billing_watch {
   // Just before the lifecycle's instance is terminated: the reading its deposit's return is
   // measured from (where the spec declares a deposit).
   void before_terminate();
+  // A launch refused for lack of funds although the balance read before it covered the launch's
+  // deposit and an hour of its offer: why it did, or nullopt (no balance read, or too low).
+  [[nodiscard]] std::optional<std::string> funds_were_available(const offer& order) const;
+  [[nodiscard]] exchange before_launch_evidence() const { return before_ ? before_->evidence : exchange{}; }
   void terminating(time_point sent);
   // After the teardown: decides both checks.
   void torn_down();

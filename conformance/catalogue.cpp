@@ -36,8 +36,11 @@ const std::vector<check_descriptor>& catalogue() {
        .category = "lifecycle",
        .level = critical,
        .requirement = must,
-       .description = "Launches the cheapest offer with capacity and expects the instance id in the response.",
-       .requirement_text = "A successful launch MUST return the id of the instance it created.",
+       .description = "Launches the cheapest offer with capacity and expects the instance id in the response. A refusal for lack "
+                      "of capacity, quota or funds is the provider's condition, not a finding, except a refusal for lack of funds "
+                      "when the balance read before the launch covered its deposit and an hour of the offer.",
+       .requirement_text = "A successful launch MUST return the id of the instance it created; a launch MUST NOT be refused for lack of "
+                           "funds the account has.",
        .source = "provider API reference (launch)",
        .quirk = "launch_without_id"},
       {.id = "lifecycle.instance.visible_in_get",

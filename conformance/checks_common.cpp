@@ -25,7 +25,7 @@ nlohmann::json dx_timeline::to_json() const {
                                     : json(nullptr);
   }
   j["launch_attempts"] = attempts;
-  j["launch_refused"] = {{"capacity", refused_capacity}, {"quota", refused_quota}, {"error", refused_error}};
+  j["launch_refused"] = {{"capacity", refused_capacity}, {"quota", refused_quota}, {"funds", refused_funds}, {"error", refused_error}};
   j["launch_succeeded"] = succeeded;
   j["api_answered"] = api_answered;
   return j;

@@ -182,9 +182,10 @@ class scenario {
         break;
       }
       const auto condition = provider_condition(launch_.call, ctx_.spec);
-      ++(condition == outcome::no_capacity ? ctx_.dx.refused_capacity
-         : condition == outcome::quota     ? ctx_.dx.refused_quota
-                                           : ctx_.dx.refused_error);
+      ++(condition == outcome::no_capacity          ? ctx_.dx.refused_capacity
+         : condition == outcome::quota              ? ctx_.dx.refused_quota
+         : condition == outcome::insufficient_funds ? ctx_.dx.refused_funds
+                                                    : ctx_.dx.refused_error);
       if (condition != outcome::no_capacity) break;
       refused.push_back(target->key());
       rows_.push_back(
@@ -199,6 +200,12 @@ class scenario {
     if (launch_.call.not_sent) return skip_all(outcome::skipped, "the launch was " + launch_.call.describe());
     if (!launch_.call.success) {
       if (auto c = provider_condition(launch_.call, ctx_.spec)) {
+        // Refused for lack of funds is the provider's condition, unless the funds were there.
+        if (const auto had = *c == outcome::insufficient_funds ? billing_.funds_were_available(order_) : std::nullopt) {
+          emit(make(launch_id, outcome::fail, "refused for lack of funds (" + launch_.call.describe() + "), yet " + *had,
+                    {billing_.before_launch_evidence(), launch_.call.evidence}));
+          return skip_all(outcome::skipped, "depends on a successful launch");
+        }
         emit(make(launch_id, *c, launch_.call.describe(), {launch_.call.evidence}));
         return skip_all(*c, "the launch met a provider condition: " + launch_.call.describe());
       }

@@ -25,7 +25,7 @@ struct dx_timeline {
   std::optional<run_clock::time_point> at[milestones];
   std::string utc[milestones];
   int attempts = 0;  // launch requests sent for the main instance
-  int refused_capacity = 0, refused_quota = 0, refused_error = 0;
+  int refused_capacity = 0, refused_quota = 0, refused_funds = 0, refused_error = 0;
   bool succeeded = false;     // a launch was accepted
   bool api_answered = false;  // any declared operation got an HTTP response
 

@@ -2,7 +2,9 @@
 
 namespace neograde {
 
-bool is_provider_condition(outcome o) noexcept { return o == outcome::no_capacity || o == outcome::quota || o == outcome::rate_limited; }
+bool is_provider_condition(outcome o) noexcept {
+  return o == outcome::no_capacity || o == outcome::quota || o == outcome::rate_limited || o == outcome::insufficient_funds;
+}
 
 void to_json(nlohmann::json& j, const exchange& e) {
   j = nlohmann::json{{"method", e.method},

@@ -98,6 +98,8 @@ provider_spec build(const nlohmann::json& doc) {
   if (e.contains("in_success_body")) s.errors.in_success_body = e.at("in_success_body").get<std::string>();
   s.errors.no_capacity_codes = e.value("no_capacity_codes", std::vector<std::string>{});
   s.errors.quota_codes = e.value("quota_codes", std::vector<std::string>{});
+  s.errors.funds_codes = e.value("funds_codes", std::vector<std::string>{});
+  s.errors.funds_messages = e.value("funds_messages", std::vector<std::string>{});
   s.errors.no_capacity_messages = e.value("no_capacity_messages", std::vector<std::string>{});
 
   for (auto& [word, state] : doc.at("states").items()) {

@@ -143,6 +143,9 @@ http::response provider_model::impl::launch(const operation_spec& op, account& a
   // partial_capacity: capacity listed everywhere, but only the first row launched launches again.
   const auto row = type_name + "@" + region;
   if (has(quirk::partial_capacity) && first_row && *first_row != row) return error_response("insufficient_capacity");
+  // Funds (where the spec declares the refusal): refused with the balance there, with the quirk.
+  if (has(quirk::funds_refused_with_balance) && spec.errors.kinds.contains("insufficient_funds"))
+    return error_response("insufficient_funds");
 
   emu_instance inst;
   if (emu.ids == id_style::client) {

@@ -106,6 +106,8 @@ constexpr std::array<quirk_info, quirk_count> quirks{{
      "than it listed)"},
     {quirk::deposit_not_released, "deposit_not_released",
      "the deposit a launch holds from the account's balance is kept after the instance is terminated"},
+    {quirk::funds_refused_with_balance, "funds_refused_with_balance",
+     "every launch is refused for lack of funds (the spec's insufficient_funds error), whatever the balance"},
 }};
 
 // Row i describes quirk i, so that a quirk's row is found by its value.

@@ -110,7 +110,9 @@ enum class junit_kind { passed, failure, error, skipped };
 junit_kind classify(const std::string& outcome) {
   if (outcome == "pass") return junit_kind::passed;
   if (outcome == "fail" || outcome == "warn") return junit_kind::failure;
-  if (outcome == "skipped" || outcome == "no_capacity" || outcome == "quota" || outcome == "rate_limited") return junit_kind::skipped;
+  if (outcome == "skipped" || outcome == "no_capacity" || outcome == "quota" || outcome == "insufficient_funds" ||
+      outcome == "rate_limited")
+    return junit_kind::skipped;
   return junit_kind::error;
 }
 

@@ -97,7 +97,8 @@ std::string cut(const std::string& s) {
 
 // Outcomes become CSS classes, so only known names pass through.
 std::string outcome_class(const std::string& outcome) {
-  static const std::set<std::string> known{"pass", "fail", "warn", "errored", "skipped", "no_capacity", "quota", "rate_limited"};
+  static const std::set<std::string> known{
+      "pass", "fail", "warn", "errored", "skipped", "no_capacity", "quota", "insufficient_funds", "rate_limited"};
   return known.count(outcome) ? outcome : "other";
 }
 
@@ -351,7 +352,7 @@ void render_matrix(std::ostringstream& out, const std::vector<placed_card>& view
     return;
   }
   out << "<p class=\"legend\">";
-  for (const auto* o : {"pass", "fail", "warn", "errored", "skipped", "no_capacity", "quota", "rate_limited"})
+  for (const auto* o : {"pass", "fail", "warn", "errored", "skipped", "no_capacity", "quota", "insufficient_funds", "rate_limited"})
     out << "<span class=\"o " << o << "\">" << o << "</span>";
   out << "<span>– absent: not run for that provider.</span> Hover a cell for the reason.</p>\n";
   out << "<div class=\"scroll\">\n<table>\n<thead><tr><th>check</th>";

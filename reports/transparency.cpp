@@ -182,8 +182,8 @@ std::vector<std::pair<std::string, std::string>> developer_experience_rows(const
   return {
       {"Launch requested", text(dx, "launch_requested_at").empty() ? "no launch was requested" : text(dx, "launch_requested_at")},
       {"Launch attempts", std::to_string(attempts) + (ok.is_boolean() ? ok.get<bool>() ? ", one accepted" : ", none accepted" : "") +
-                              "; refused: " + count("capacity") + " for capacity, " + count("quota") + " for quota, " + count("error") +
-                              " by an error"},
+                              "; refused: " + count("capacity") + " for capacity, " + count("quota") + " for quota, " + count("funds") +
+                              " for funds, " + count("error") + " by an error"},
       {"Time to running", number_or(dx, "time_to_running_s", "not reached")},
       {"Time to first SSH command", number_or(dx, "time_to_ssh_s", "not measured (needs --remote-exec)")},
       {"Time to first CUDA kernel", number_or(dx, "time_to_first_kernel_s", "not measured (needs --remote-exec)")},

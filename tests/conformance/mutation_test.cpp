@@ -320,6 +320,13 @@ const std::vector<scoped_quirk>& scoped_quirks() {
        [](const provider_spec& s) {
          return s.offer_fields.contains("underlying_provider") && s.instance_fields.contains("underlying_provider");
        }},
+      // A refusal for lack of funds is the provider's condition, unless the balance had them.
+      {"funds_refused_with_balance", "lifecycle.instance.launch_returns_id", "yet the balance read before the launch",
+       [](const provider_spec& s) {
+         const auto b = billing_of(s);
+         return s.errors.kinds.contains("insufficient_funds") && b && b->amount && !b->per_instance &&
+                b->amount->moves == billing_moves::down;
+       }},
       {"deposit_not_released", "billing.deposit.released_after_teardown", "the deposit was not returned",
        [](const provider_spec& s) {
          const auto b = billing_of(s);

@@ -29,7 +29,7 @@ NLOHMANN_JSON_SERIALIZE_ENUM(requirement_level, {
 
 // pass/fail/warn/errored/skipped as Bowtie and Autobahn keep them apart; no_capacity, quota and
 // rate_limited are provider conditions, not defects (PerfKitBenchmarker's statuses).
-enum class outcome { unknown, pass, fail, warn, errored, skipped, no_capacity, quota, rate_limited };
+enum class outcome { unknown, pass, fail, warn, errored, skipped, no_capacity, quota, rate_limited, insufficient_funds };
 NLOHMANN_JSON_SERIALIZE_ENUM(outcome, {
                                           {outcome::unknown, "unknown"},
                                           {outcome::pass, "pass"},
@@ -40,6 +40,7 @@ NLOHMANN_JSON_SERIALIZE_ENUM(outcome, {
                                           {outcome::no_capacity, "no_capacity"},
                                           {outcome::quota, "quota"},
                                           {outcome::rate_limited, "rate_limited"},
+                                          {outcome::insufficient_funds, "insufficient_funds"},
                                       })
 
 // Where the results come from. Every output states it.

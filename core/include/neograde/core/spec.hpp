@@ -88,6 +88,10 @@ struct error_spec {
   std::map<std::string, error_kind> kinds;
   std::vector<std::string> no_capacity_codes;  // provider conditions, not defects
   std::vector<std::string> quota_codes;
+  // A launch refused, or an instance stopped, for lack of funds: a provider condition
+  // (insufficient_funds), by code or by a case-insensitive part of the message.
+  std::vector<std::string> funds_codes;
+  std::vector<std::string> funds_messages;
   // Case-insensitive parts of an error message that mark a capacity refusal whatever its code
   // (DigitalOcean answers every validation error "unprocessable_entity").
   std::vector<std::string> no_capacity_messages;

@@ -92,8 +92,9 @@ enum class quirk {
   // DePIN networks and aggregators (issue 23)
   underlying_provider_swapped,
   deposit_not_released,
+  funds_refused_with_balance,
 };
-inline constexpr std::size_t quirk_count = static_cast<std::size_t>(quirk::deposit_not_released) + 1;
+inline constexpr std::size_t quirk_count = static_cast<std::size_t>(quirk::funds_refused_with_balance) + 1;
 
 struct quirk_info {
   quirk id;
