@@ -26,7 +26,7 @@ nlohmann::json or_null(const std::optional<double>& v) { return v ? nlohmann::js
 
 }  // namespace
 
-billing_watch::billing_watch(context& ctx) : ctx_(ctx), spec_(billing_of(ctx.spec)) {}
+billing_watch::billing_watch(context& ctx) : ctx_(ctx), spec_(billing_read_of(ctx.spec)) {}
 
 void billing_watch::emit(check_outcome o) {
   if (!decided_.insert(o.check_id).second) return;
