@@ -11,6 +11,7 @@
 #include <neograde/core/json_util.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <thread>
 
@@ -940,8 +941,8 @@ class scenario {
     std::string early;
     if (!patient.early.empty())
       early = " after " + std::to_string(patient.early.size()) + " refusal(s) before the minimum runtime of " +
-              std::to_string(ctx_.spec.timing.minimum_runtime->seconds) + " s, as the spec declares (" + patient.early.front().describe() +
-              ")";
+              std::to_string(std::lround(ctx_.spec.timing.minimum_runtime->seconds)) + " s, as the spec declares (" +
+              patient.early.front().describe() + ")";
     if (!term.success && !terminated_by_other_) {
       emit(make(terminate_id, term.response ? outcome::fail : outcome::errored, "terminate failed" + early + ": " + term.describe(),
                 {term.evidence}));
