@@ -830,10 +830,33 @@ typed_result<std::string> provider_client::launch(const launch_request& req) {
   typed_result<std::string> out{call(operation_id::launch, launch_vars(req))};
   if (!out.call.success) return out;
   out.value = launched_id(out.call, req.name);
+  if (!out.value && spec_.operation(operation_id::launch)->id_from_list_reads > 0) return id_by_name(std::move(out), req.name);
   if (!out.value)
     out.problem = out.call.json || spec_.operation(operation_id::launch)->text_response ? "the response carries no instance id"
                                                                                         : "the response is not JSON";
   return out;
+}
+
+typed_result<std::string> provider_client::id_by_name(typed_result<std::string> launched, const std::string& name) {
+  const int reads = spec_.operation(operation_id::launch)->id_from_list_reads;
+  std::string last;
+  for (int i = 0; i < reads && !launched.value; ++i) {
+    auto listed = list();
+    if (!listed.value) {
+      last = listed.call.describe() + (listed.problem.empty() ? "" : ": " + listed.problem);
+      continue;
+    }
+    std::vector<std::string> ids;
+    for (const auto& inst : *listed.value)
+      if (!name.empty() && inst.name == name && !inst.id.empty()) ids.push_back(inst.id);
+    if (ids.size() == 1) launched.value = ids.front();
+    last = ids.empty() ? "not in the list" : std::to_string(ids.size()) + " listed instances carry the name";
+  }
+  if (launched.value) ledger_->identified(name, *launched.value);
+  else
+    launched.problem = "the response names no instance (as the spec declares) and the instance named " + name + " was not found in " +
+                       std::to_string(reads) + " list read(s): " + last;
+  return launched;
 }
 
 typed_result<instance> provider_client::get(const std::string& id) {

@@ -52,8 +52,7 @@ session::session(const provider_spec& spec, session_options options) : spec_(spe
     rules_ = {.live = live,
               .budget = options_.budget,
               .journal = options_.journal,
-              .billed_seconds_per_instance =
-                  billed_seconds_estimate(spec_.timing.time_to_running_s, spec_.timing.time_to_gone_s, options_.extra_hold_s)};
+              .billed_seconds_per_instance = billed_seconds_estimate(spec_, options_.extra_hold_s)};
   }
   make_ledger();
 

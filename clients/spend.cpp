@@ -1,6 +1,7 @@
 #include <neograde/clients/journal.hpp>
 #include <neograde/clients/spend.hpp>
 #include <neograde/clients/url.hpp>
+#include <neograde/core/billing.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +19,18 @@ bool is_live_target(const std::string& base_url, bool treat_as_live) {
 double billed_seconds_estimate(double time_to_running_s, double time_to_gone_s, double extra_hold_s) {
   constexpr double hold_s = 900;
   return time_to_running_s + hold_s + extra_hold_s + time_to_gone_s;
+}
+
+double billed_seconds_estimate(const provider_spec& spec, double extra_hold_s) {
+  const auto& t = spec.timing;
+  double held_s = billed_seconds_estimate(t.time_to_running_s, 0, extra_hold_s);
+  if (t.minimum_runtime) held_s = std::max(held_s, t.minimum_runtime->seconds);
+  double s = held_s + t.time_to_gone_s;
+  if (const auto b = billing_of(spec)) {
+    s = std::max(s, b->minimum_s);
+    if (b->increment_s && *b->increment_s > 0) s = std::ceil(s / *b->increment_s - 1e-9) * *b->increment_s;
+  }
+  return s;
 }
 
 bool effective_allow_spend(const std::string& base_url, bool allow_spend_flag, bool treat_as_live) {
@@ -168,6 +181,14 @@ void spend_ledger::created(const std::string& name, const std::string& id) {
   std::lock_guard lock(mu_);
   const auto type = count_locked(name, id);
   record(journal_event::created, name, id, type, id.empty() ? "the response named no id" : "");
+}
+
+void spend_ledger::identified(const std::string& name, const std::string& id) {
+  std::lock_guard lock(mu_);
+  for (auto& c : created_)
+    if (c.name == name && c.id.empty()) c.id = id;
+  // A second `created` event, now with the id: the journal's readers take the latest one.
+  record(journal_event::created, name, id, "", "the id was found by the instance's name in the list");
 }
 
 void spend_ledger::refused(const std::string& name, const std::string& detail) {

@@ -4,6 +4,7 @@
 #include <neograde/core/json_util.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace neograde {
@@ -16,6 +17,35 @@ bool answers_gone(const provider_spec& spec, const call_result& r) {
   auto it = spec.errors.kinds.find("not_found");
   return it != spec.errors.kinds.end() && r.error && r.status() == it->second.status &&
          (it->second.code.empty() || r.error->code == it->second.code);
+}
+
+bool refused_before_minimum_runtime(const provider_spec& spec, const call_result& r) {
+  const auto& m = spec.timing.minimum_runtime;
+  if (!m || !r.response || r.success || r.status() != m->status) return false;
+  if (m->pointer.empty()) return true;
+  const auto* v = r.json ? find_pointer(*r.json, m->pointer) : nullptr;
+  return v != nullptr && (m->equals.is_null() || *v == m->equals);
+}
+
+patient_terminate terminate_after_minimum_runtime(provider_client& client, const std::string& id, run_clock& clock) {
+  patient_terminate out{.result = client.terminate(id), .early = {}};
+  const auto& spec = client.spec();
+  if (!spec.timing.minimum_runtime) return out;
+  const auto& m = *spec.timing.minimum_runtime;
+  const double scale = client.target_time_scale();
+  double waited_s = 0;  // provider seconds
+  while (refused_before_minimum_runtime(spec, out.result) && waited_s < 2 * m.seconds) {
+    double wait_s = m.seconds;
+    if (m.remaining && out.result.json)
+      if (const auto* left = find_pointer(*out.result.json, m.remaining->pointer); left != nullptr && left->is_number())
+        wait_s = left->get<double>() * m.remaining->scale + 1;
+    wait_s = std::clamp(wait_s, std::max(spec.timing.poll_interval_s, 1.0), m.seconds + 1);
+    out.early.push_back(std::move(out.result));
+    clock.sleep(std::chrono::milliseconds(static_cast<long long>(std::ceil(wait_s * scale * 1000))));
+    waited_s += wait_s;
+    out.result = client.terminate(id);
+  }
+  return out;
 }
 
 teardown_result terminate_and_confirm(provider_client& client, std::vector<teardown_target> known,
@@ -61,7 +91,7 @@ teardown_result terminate_and_confirm(provider_client& client, std::vector<teard
       pending.emplace(id, t);
       if (options.dry_run) continue;
       // A 404 here is not yet a confirmation: the polling below reads and lists every one.
-      last_status[id] = client.terminate(id).describe();
+      last_status[id] = terminate_after_minimum_runtime(client, id, clock).result.describe();
     }
     if (options.dry_run) {
       for (const auto& [id, t] : pending) out.leftovers.push_back({id, t.name, "found (dry run: not terminated)"});

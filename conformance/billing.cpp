@@ -27,7 +27,7 @@ nlohmann::json or_null(const std::optional<double>& v) { return v ? nlohmann::js
 
 }  // namespace
 
-billing_watch::billing_watch(context& ctx) : ctx_(ctx), spec_(billing_of(ctx.spec)) {}
+billing_watch::billing_watch(context& ctx) : ctx_(ctx), spec_(billing_read_of(ctx.spec)) {}
 
 void billing_watch::emit(check_outcome o) {
   if (!decided_.insert(o.check_id).second) return;
@@ -36,7 +36,9 @@ void billing_watch::emit(check_outcome o) {
 
 // Why a check cannot be judged at all on this provider or target, if it cannot.
 std::optional<std::string> billing_watch::not_judged(bool duration) const {
-  if (!spec_) return "the spec declares no billing";
+  if (!spec_)
+    return billing_of(ctx_.spec) ? "the spec declares billing rules (an increment, minimums) but no billing read"
+                                 : "the spec declares no billing";
   if (ctx_.emulated && ctx_.scale <= 0) return "the emulator runs without delays (time scale 0): billed time cannot be told";
   if (duration && !spec_->amount) return "the billing read carries no amount, only a spend rate";
   if (duration && !spec_->increment_s) return "the spec declares no billing increment, so the billed time cannot be bounded";

@@ -11,6 +11,7 @@
 #include <neograde/core/json_util.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <thread>
 
@@ -220,7 +221,11 @@ class scenario {
     }
     const std::string id = *launch_.value;
     main_id_ = id;
-    emit(make(launch_id, outcome::pass, "launched " + order_.key() + " as " + id, {launch_.call.evidence}));
+    const bool by_name = !launched_id_in(launch_.call) && ctx_.spec.operation(operation_id::launch)->id_from_list_reads > 0;
+    emit(make(launch_id, outcome::pass,
+              "launched " + order_.key() + " as " + id +
+                  (by_name ? " (found by its name in the list: the answer names no id, as the spec declares)" : ""),
+              {launch_.call.evidence}));
 
     visible(id);
     // A launch answered with an operation (Crusoe) is done when the operation is: its failure or
@@ -267,6 +272,8 @@ class scenario {
     billing_.finish(outcome::skipped, "the lifecycle ended before billing was judged");
     emit(illegal_ ? std::move(*illegal_) : make(transition_id, outcome::pass, "no illegal transition seen"));
   }
+
+  bool launched_id_in(const call_result& r) const { return client_.launched_id(r, "").has_value(); }
 
   void validate(const char* check, operation_id op, const call_result& r) {
     const auto* spec_op = ctx_.spec.operation(op);
@@ -951,16 +958,28 @@ class scenario {
   }
 
   void terminate(const std::string& id) {
-    auto term = client_.terminate(id);
+    // A terminate the provider refuses before the instance's minimum runtime, as the spec
+    // declares (Spheron's 20 minutes), is waited out and sent again.
+    auto patient = terminate_after_minimum_runtime(client_, id, ctx_.clock);
+    auto term = std::move(patient.result);
     const auto terminated_at = ctx_.now();
+    std::string early;
+    if (!patient.early.empty())
+      early = " after " + std::to_string(patient.early.size()) + " refusal(s) before the minimum runtime of " +
+              std::to_string(std::lround(ctx_.spec.timing.minimum_runtime->seconds)) + " s, as the spec declares (" +
+              patient.early.front().describe() + ")";
     if (!term.success && !terminated_by_other_) {
-      emit(make(terminate_id, term.response ? outcome::fail : outcome::errored, "terminate failed: " + term.describe(), {term.evidence}));
+      emit(make(terminate_id, term.response ? outcome::fail : outcome::errored, "terminate failed" + early + ": " + term.describe(),
+                {term.evidence}));
       emit(make(terminate_schema_id, outcome::skipped, "terminate was not accepted"));
       emit(make(gone_id, outcome::skipped, "terminate was not accepted"));
       emit(make(idempotent_id, outcome::skipped, "terminate was not accepted"));
       return;
     }
-    emit(make(terminate_id, outcome::pass, "HTTP " + std::to_string(term.status()), {term.evidence}));
+    std::vector<exchange> term_evidence;
+    for (const auto& e : patient.early) term_evidence.push_back(e.evidence);
+    term_evidence.push_back(term.evidence);
+    emit(make(terminate_id, outcome::pass, "HTTP " + std::to_string(term.status()) + early, std::move(term_evidence)));
     billing_.terminating(terminated_at);
     validate(terminate_schema_id, operation_id::terminate, term);
     // lifecycle.instance.terminate_idempotent: terminating again while terminating.

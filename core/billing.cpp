@@ -27,10 +27,11 @@ std::optional<billing_spec> billing_of(const provider_spec& spec) {
   const auto* b = find_pointer(spec.raw, "/billing");
   if (b == nullptr || !b->is_object()) return std::nullopt;
   billing_spec out;
-  const auto& request = b->at("request");
-  out.method = request.value("method", "GET");
-  out.path = request.at("path").get<std::string>();
-  if (request.contains("body")) out.body = request.at("body");
+  if (const auto request = b->find("request"); request != b->end()) {
+    out.method = request->value("method", "GET");
+    out.path = request->at("path").get<std::string>();
+    if (request->contains("body")) out.body = request->at("body");
+  }
   out.per_instance = b->value("scope", "account") == "instance";
   if (const auto it = b->find("amount"); it != b->end()) {
     const auto moves = it->value("moves", "unknown");
@@ -52,6 +53,12 @@ std::optional<billing_spec> billing_of(const provider_spec& spec) {
   if (const auto it = b->find("deposit"); it != b->end())
     out.deposit = billing_spec::deposit_terms{.usd = it->value("usd", 0.0), .hours = it->value("hours", 0.0)};
   return out;
+}
+
+std::optional<billing_spec> billing_read_of(const provider_spec& spec) {
+  auto b = billing_of(spec);
+  if (!b || !b->readable()) return std::nullopt;
+  return b;
 }
 
 billing_figures read_billing(const billing_spec& b, const nlohmann::json& doc) {

@@ -113,6 +113,17 @@ provider_spec build(const nlohmann::json& doc) {
   s.timing.time_to_gone_s = t.at("time_to_gone_s").get<double>();
   s.timing.poll_interval_s = t.at("poll_interval_s").get<double>();
   s.timing.latency_p95_ms = t.value("latency_p95_ms", 2000.0);
+  if (const auto m = t.find("minimum_runtime"); m != t.end()) {
+    const auto& refusal = m->at("refusal");
+    minimum_runtime_spec mr{.seconds = m->at("seconds").get<double>(),
+                            .status = refusal.at("status").get<int>(),
+                            .pointer = refusal.value("pointer", ""),
+                            .equals = refusal.value("equals", nlohmann::json(nullptr)),
+                            .body = refusal.value("body", nlohmann::json::object()),
+                            .source = m->at("source").get<std::string>()};
+    if (refusal.contains("remaining")) mr.remaining = to_fields(nlohmann::json{{"remaining", refusal.at("remaining")}}).at("remaining");
+    s.timing.minimum_runtime = std::move(mr);
+  }
 
   s.instance_fields = to_fields(doc.at("instance_fields"));
   s.offer_fields = to_fields(doc.at("offer_fields"));
@@ -140,6 +151,11 @@ provider_spec build(const nlohmann::json& doc) {
     const auto format = o.value("response_format", "json");
     op.text_response = format == "text" || format == "text_or_json";
     op.text_or_json = format == "text_or_json";
+    op.empty_response = format == "empty";
+    if (const auto f = o.find("id_from"); f != o.end()) {
+      if (op.id != operation_id::launch) throw spec_fault(at + "/id_from", "only a launch finds its id elsewhere");
+      op.id_from_list_reads = f->value("list_reads", 3);
+    }
     if (o.contains("graphql")) {
       const auto& g = o.at("graphql");
       op.graphql_operation = g.at("operation").get<std::string>();

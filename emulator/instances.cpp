@@ -4,9 +4,11 @@
 #include "model_impl.hpp"
 
 #include <neograde/core/json_util.hpp>
+#include <neograde/core/template.hpp>
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <sstream>
 
 namespace neograde::emulator {
@@ -176,6 +178,7 @@ http::response provider_model::impl::launch(const operation_spec& op, account& a
   acct.instances.push_back(inst);
   ++created;
 
+  if (op.empty_response) return http::response{op.success_status.front(), {}, ""};  // io.net's deploy: found by name
   if (op.text_response)
     return http::response{op.success_status.front(), {{"Content-Type", "text/plain"}}, has(quirk::launch_without_id) ? "" : inst.id};
   nlohmann::json body = response_template(op);
@@ -294,6 +297,9 @@ http::response provider_model::impl::act(const operation_spec& op, account& acct
     targets.push_back(inst);
   }
   if (terminate && has(quirk::terminate_500)) return error_response("internal");
+  if (terminate)
+    for (const auto* inst : targets)
+      if (auto early = before_minimum_runtime(*inst, now)) return *early;
   nlohmann::json items = nlohmann::json::array();
   if (terminate && has(quirk::terminate_first_only) && targets.size() > 1) targets.erase(targets.begin() + 1, targets.end());
   for (auto* inst : targets) {
@@ -304,7 +310,7 @@ http::response provider_model::impl::act(const operation_spec& op, account& acct
     }
     items.push_back(render_instance(*inst, phase_of(*inst, now)));
   }
-  if (op.success_status.front() == 204) return http::response{204, {}, {}};
+  if (op.success_status.front() == 204 || op.empty_response) return http::response{op.success_status.front(), {}, {}};
   nlohmann::json body = response_template(op);
   if (has(quirk::terminate_schema_drift)) return json_response(op.success_status.front(), nlohmann::json::object());
   if (op.item && !items.empty()) set_pointer(body, *op.item, items.front());
@@ -317,6 +323,24 @@ http::response provider_model::impl::act(const operation_spec& op, account& acct
     start_action(body, op, acct, done);
   }
   return json_response(op.success_status.front(), body);
+}
+
+// The spec's refusal of a terminate sent before the instance ran its minimum runtime (Spheron's
+// 20 minutes, time-scaled like every delay), or nullopt when the terminate may go ahead.
+std::optional<http::response> provider_model::impl::before_minimum_runtime(const emu_instance& inst, clock::time_point now) {
+  const auto& m = spec.timing.minimum_runtime;
+  if (!m || inst.terminated_at) return std::nullopt;
+  const auto allowed = inst.requested + scaled(m->seconds);
+  if (now >= allowed) return std::nullopt;
+  const double scale_s = std::chrono::duration<double>(scaled(1)).count();
+  const double left_s = scale_s > 0 ? std::chrono::duration<double>(allowed - now).count() / scale_s : m->seconds;
+  const auto whole = [](double v) { return static_cast<long long>(std::ceil(v - 1e-9)); };
+  const template_vars vars{{"status", phase_word(phase_of(inst, now))},
+                           {"remaining_s", whole(left_s)},
+                           {"remaining_min", whole(left_s / 60)},
+                           {"minimum_s", whole(m->seconds)},
+                           {"minimum_min", whole(m->seconds / 60)}};
+  return json_response(m->status, render_body(m->body, vars));
 }
 
 // Answers `op` with a new action of `acct`, complete at `done` (never, under the quirk).

@@ -175,6 +175,7 @@ struct provider_model::impl {
   std::string new_instance_id();
   http::response launch(const operation_spec& op, account& acct, const template_vars& vars, clock::time_point now);
   emu_instance* find_instance(account& acct, const std::string& id, clock::time_point now, bool cross_tenant = false);
+  std::optional<http::response> before_minimum_runtime(const emu_instance& inst, clock::time_point now);
   bool exists_elsewhere(const std::string& id, clock::time_point now);
   [[nodiscard]] std::optional<http::response> malformed(const std::string& id) const;
   http::response get(const operation_spec& op, account& acct, const std::string& id, clock::time_point now);

@@ -112,7 +112,7 @@ void read_section(const provider_spec& spec, emulator_section& s) {
                                             .into = it->at("into").get<std::string>(),
                                             .first_host_port = it->value("first_host_port", 41235L)};
   s.graphql_roots = e.value("graphql_roots", std::map<std::string, nlohmann::json>{});
-  s.billing = billing_of(spec);
+  s.billing = billing_read_of(spec);
   const auto billing = e.value("billing", nlohmann::json::object());
   s.opening_balance = billing.value("opening_balance", 100.0);
   s.billing_template = billing.value("template", nlohmann::json::object());

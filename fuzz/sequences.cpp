@@ -6,6 +6,7 @@
 
 #include "engine.hpp"
 
+#include <neograde/clients/teardown.hpp>
 #include <neograde/core/template.hpp>
 
 #include <rapidcheck/state.h>
@@ -216,7 +217,8 @@ struct terminate_instance : command {
     auto& s = w.instances[n];
     if (!s.id) return;
     w.step("terminate instance " + std::to_string(n) + (m.terminated[n] ? " (again)" : ""));
-    auto r = w.t.primary().terminate(*s.id);
+    // A refusal before the spec's minimum runtime (Spheron) is waited out, as teardown does.
+    auto r = terminate_after_minimum_runtime(w.t.primary(), *s.id, w.t.clock()).result;
     w.judge("terminate", operation_id::terminate, r, m.terminated[n] ? expectation::any : expectation::accept);
     if (!s.terminated_at) s.terminated_at = w.t.clock().now();
   }

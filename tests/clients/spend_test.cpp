@@ -315,3 +315,163 @@ TEST(RunTag, LaunchesCarryTheRunTagWhereTheProviderHasTags) {
   auto r = c.launch({"gpu-h100x1-80gb", "nyc2", "", "neograde-0a1b2c3d-lc"});
   EXPECT_NE(r.call.evidence.request_body.find(R"("tags":["neograde-0a1b2c3d"])"), std::string::npos) << r.call.evidence.request_body;
 }
+
+namespace {
+
+// One account on a catalogue provider's emulator in virtual time (the spec's own timings), its
+// client journaling to `journal`.
+struct catalogue_account {
+  catalogue_account(const std::string& provider, const std::filesystem::path& journal_path)
+      : spec(test::spec(provider)), emu(spec, options(time)) {
+    emu.start();
+    client.emplace(spec, emu.base_url(), "key-one");
+    client->set_spend_ledger(
+        std::make_shared<spend_ledger>(spend_permission{true, ""}, live(journal_path, 4, 100), "r9", provider, emu.base_url()));
+  }
+  static emulator::model_options options(virtual_clock& time) {
+    emulator::model_options m;
+    m.api_keys = {"key-one"};
+    m.time_scale = 1;
+    m.now = [&time] { return time.now(); };
+    return m;
+  }
+  // The cheapest launchable row, launched as `name`.
+  typed_result<std::string> launch(const std::string& name) {
+    const auto pick = client->choose_offer();
+    EXPECT_TRUE(pick.chosen.has_value()) << pick.explanation;
+    const auto& o = *pick.chosen;
+    return client->launch({.instance_type = o.instance_type,
+                           .region = o.region,
+                           .ssh_key_name = "",
+                           .name = name,
+                           .params = o.params,
+                           .public_key = "ssh-ed25519 AAAA test"});
+  }
+  teardown_options teardown() {
+    teardown_options o;
+    o.confirm_within = std::chrono::seconds(900);
+    o.poll = std::chrono::seconds(5);
+    o.clock = &time;
+    return o;
+  }
+
+  virtual_clock time;
+  const provider_spec& spec;
+  emulator::emulator emu;
+  std::optional<provider_client> client;
+};
+
+}  // namespace
+
+// io.net answers a create with an empty body, as its spec declares (launch id_from): the client
+// finds the instance by the name it sent and journals it as created with that id (issue 23).
+TEST(LaunchWithoutId, IsFoundByNameInTheListAndJournaledWithItsId) {
+  const auto path = fresh_path("id-by-name.jsonl");
+  catalogue_account account("ionet", path);
+  auto a = account.launch("neograde-r9-lc");
+  ASSERT_TRUE(a.value) << a.problem << " " << a.call.describe();
+  EXPECT_TRUE(a.call.response->body.empty());
+  ASSERT_EQ(account.client->ledger().instances().size(), 1u);
+  EXPECT_EQ(account.client->ledger().instances()[0].id, *a.value);
+  const auto open = outstanding(read_journal(path).entries, "ionet", journal_origin(account.emu.base_url()));
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_EQ(open[0].id, *a.value);
+  EXPECT_EQ(open[0].name, "neograde-r9-lc");
+}
+
+// Where the lookup never succeeds the instance is still journaled by its name, and teardown (as
+// neograde sweep does with the journal's outstanding entries) finds it by name and terminates it.
+TEST(LaunchWithoutId, AnInstanceNeverIdentifiedIsTornDownByName) {
+  const auto path = fresh_path("never-identified.jsonl");
+  catalogue_account account("ionet", path);
+  auto& c = *account.client;
+  const auto pick = c.choose_offer();
+  ASSERT_TRUE(pick.chosen) << pick.explanation;
+  auto vars = c.launch_vars({.instance_type = pick.chosen->instance_type,
+                             .region = pick.chosen->region,
+                             .ssh_key_name = "",
+                             .name = "neograde-r9-lost",
+                             .params = pick.chosen->params,
+                             .public_key = "ssh-ed25519 AAAA test"});
+  auto sent = c.call(operation_id::launch, vars);  // the create alone: no lookup follows
+  ASSERT_TRUE(sent.success) << sent.describe();
+  ASSERT_EQ(c.ledger().instances().size(), 1u);
+  EXPECT_TRUE(c.ledger().instances()[0].id.empty());
+  std::vector<teardown_target> known;
+  for (const auto& j : outstanding(read_journal(path).entries, "ionet", journal_origin(account.emu.base_url())))
+    known.push_back({j.id, j.name});
+  ASSERT_EQ(known.size(), 1u);
+  EXPECT_EQ(known[0].name, "neograde-r9-lost");
+  EXPECT_TRUE(known[0].id.empty());
+  auto r = terminate_and_confirm(c, known, {}, account.teardown());
+  ASSERT_EQ(r.confirmed.size(), 1u) << (r.leftovers.empty() ? "" : r.leftovers[0].status);
+  EXPECT_TRUE(r.leftovers.empty());
+  EXPECT_EQ(account.emu.model().live_instances(), 0u);
+  EXPECT_TRUE(outstanding(read_journal(path).entries, "ionet", journal_origin(account.emu.base_url())).empty());
+}
+
+// A provider whose launch should name the id still fails without one: id_from is declared, never
+// assumed.
+TEST(LaunchWithoutId, IsAProblemWhereTheSpecDoesNotDeclareIt) {
+  lambda_account account({"launch_without_id"}, 0);
+  auto a = account.launch("neograde-r9-noid");
+  EXPECT_TRUE(a.call.success);
+  EXPECT_FALSE(a.value.has_value());
+  EXPECT_EQ(a.problem, "the response carries no instance id");
+}
+
+// Spheron refuses a terminate before its 20-minute minimum runtime (timing.minimum_runtime):
+// teardown reads the time left from the refusal, waits it out on the run clock and terminates
+// again (issue 23).
+TEST(MinimumRuntime, TeardownWaitsItOutAndTerminatesAgain) {
+  const auto path = fresh_path("minimum-runtime.jsonl");
+  catalogue_account account("spheron", path);
+  auto& c = *account.client;
+  const auto started = account.time.now();
+  auto a = account.launch("neograde-r9-min");
+  ASSERT_TRUE(a.value) << a.problem << " " << a.call.describe();
+
+  auto early = c.terminate(*a.value);
+  EXPECT_EQ(early.status(), 400);
+  EXPECT_TRUE(refused_before_minimum_runtime(account.spec, early)) << early.response->body;
+  ASSERT_TRUE(early.json);
+  EXPECT_EQ(early.json->value("canTerminate", true), false);
+  EXPECT_EQ(early.json->value("minimumRuntime", 0), 20);
+  EXPECT_EQ(early.json->value("timeRemaining", 0), 20);
+
+  auto r = terminate_and_confirm(c, {{*a.value, "neograde-r9-min"}}, {}, account.teardown());
+  ASSERT_EQ(r.confirmed.size(), 1u) << (r.leftovers.empty() ? "" : r.leftovers[0].status);
+  const auto waited = std::chrono::duration_cast<std::chrono::seconds>(account.time.now() - started).count();
+  EXPECT_GE(waited, 1200);
+  EXPECT_LE(waited, 1200 + 60 + 300);  // a minute's rounding in the refusal, then the time to gone
+  EXPECT_EQ(account.emu.model().live_instances(), 0u);
+  EXPECT_TRUE(outstanding(read_journal(path).entries, "spheron", journal_origin(account.emu.base_url())).empty());
+}
+
+TEST(MinimumRuntime, OnlyTheDeclaredRefusalIsWaitedFor) {
+  const auto& spheron = test::spec("spheron");
+  call_result other;
+  other.response = http::response{400, {{"Content-Type", "application/json"}}, R"({"error":"bad","code":"VALIDATION_ERROR"})"};
+  other.json = nlohmann::json::parse(other.response->body);
+  EXPECT_FALSE(refused_before_minimum_runtime(spheron, other));
+  call_result early = other;
+  early.json = nlohmann::json{{"canTerminate", false}, {"timeRemaining", 3}};
+  EXPECT_TRUE(refused_before_minimum_runtime(spheron, early));
+  EXPECT_FALSE(refused_before_minimum_runtime(test::spec("lambda"), early));
+}
+
+// The spend estimate bills an instance at least its minimum runtime and the billing minimum
+// (io.net's non-refundable first hour), and is unchanged where a spec declares neither.
+TEST(SpendEstimate, HonoursMinimumRuntimeAndMinimumBilledTime) {
+  const auto& lambda = test::spec("lambda");
+  EXPECT_DOUBLE_EQ(billed_seconds_estimate(lambda), billed_seconds_estimate(lambda.timing.time_to_running_s, lambda.timing.time_to_gone_s));
+  const auto& ionet = test::spec("ionet");
+  EXPECT_GE(billed_seconds_estimate(ionet), 3600);
+  const auto& spheron = test::spec("spheron");
+  EXPECT_GE(billed_seconds_estimate(spheron), spheron.timing.minimum_runtime->seconds + spheron.timing.time_to_gone_s);
+  // A spec whose instances could be terminated early is billed the minimum all the same.
+  auto quick = spheron;
+  quick.timing.time_to_running_s = 1;
+  quick.timing.time_to_gone_s = 1;
+  EXPECT_DOUBLE_EQ(billed_seconds_estimate(quick), std::max(1.0 + 900 + 0, 1200.0) + 1);
+}

@@ -306,12 +306,12 @@ const std::vector<scoped_quirk>& scoped_quirks() {
       // starts once the instance runs.
       {"billing_continues_after_terminate", "billing.instance.stops_after_terminate", "after the instance was gone",
        [](const provider_spec& s) {
-         const auto b = billing_of(s);
+         const auto b = billing_read_of(s);
          return b && (b->spend_rate || (b->amount && b->increment_s));
        }},
       {"billing_from_request", "billing.instance.duration_consistent", "at most due",
        [](const provider_spec& s) {
-         const auto b = billing_of(s);
+         const auto b = billing_read_of(s);
          return b && b->amount && b->increment_s && b->billed_from == "running";
        }},
       // DePIN networks and aggregators (issue 23): wherever the spec names the underlying provider

@@ -106,6 +106,9 @@ class provider_client {
   offer_pins pins;
   // The instance id a successful launch response carries (or the client-chosen id it used).
   [[nodiscard]] std::optional<std::string> launched_id(const call_result& r, const std::string& client_id) const;
+  // A launch answered without an id by design (the spec's launch `id_from`): the id of the one
+  // listed instance carrying `name`, in the spec's number of list reads; journaled once found.
+  [[nodiscard]] typed_result<std::string> id_by_name(typed_result<std::string> launched, const std::string& name);
   // Reads one instance; for providers without get-by-id, finds it in the list.
   [[nodiscard]] typed_result<instance> get(const std::string& id);
   // Walks every page when the list is paginated.

@@ -5,6 +5,8 @@
 // that creates resources asks this, not only the CLI: provider_client sends no create request
 // that its spend_ledger did not admit.
 
+#include <neograde/core/spec.hpp>
+
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -51,6 +53,10 @@ struct live_rules {
 // running, a quarter of an hour of work while it runs (plus `extra_hold_s`, e.g. --remote-exec's
 // SSH wait and smoke test), and its time to gone. The one estimate every command budgets with.
 [[nodiscard]] double billed_seconds_estimate(double time_to_running_s, double time_to_gone_s, double extra_hold_s = 0);
+// The same for a provider: an instance cannot be terminated before the spec's minimum runtime,
+// is billed at least the billing minimum (billing.increment.minimum_s), and a started increment
+// is billed whole.
+[[nodiscard]] double billed_seconds_estimate(const provider_spec& spec, double extra_hold_s = 0);
 
 // Why live mode's budget refuses one more instance of `what`, estimated at `estimate_usd`
 // (nullopt: no price known), after `launched` instances committing `committed_usd`; nullopt when
@@ -90,6 +96,8 @@ class spend_ledger {
   [[nodiscard]] std::optional<std::string> would_refuse(const std::string& instance_type) const;
   // After the response: the id (empty when the response named none); the create is counted.
   void created(const std::string& name, const std::string& id);
+  // A create answered without an id whose id was found later (by its name in the list).
+  void identified(const std::string& name, const std::string& id);
   // The provider answered the create with an error: nothing was created.
   void refused(const std::string& name, const std::string& detail);
   // No answer (transport error): it may exist; counted, and left to teardown and sweep by name.

@@ -48,6 +48,19 @@ struct teardown_result {
 [[nodiscard]] teardown_result terminate_and_confirm(provider_client& client, std::vector<teardown_target> known,
                                                     const std::function<bool(const instance&)>& also, const teardown_options& options);
 
+// Whether `r` is the provider's refusal of a terminate sent before the instance ran its minimum
+// runtime (the spec's timing.minimum_runtime); false where the spec declares none.
+[[nodiscard]] bool refused_before_minimum_runtime(const provider_spec& spec, const call_result& r);
+
+struct patient_terminate {
+  call_result result;              // the last terminate's answer
+  std::vector<call_result> early;  // the refusals before the minimum runtime, in order
+};
+// Terminates `id`; a refusal before the minimum runtime is waited out on `clock` (the time the
+// refusal says is left, else the whole minimum, at the client's time scale) and the terminate
+// sent again, waiting at most twice the minimum in all. Elsewhere one terminate.
+[[nodiscard]] patient_terminate terminate_after_minimum_runtime(provider_client& client, const std::string& id, run_clock& clock);
+
 // Whether a read of one instance says it no longer exists: 404 or 410, or the spec's own
 // not-found error (RunPod's GraphQL answers 200 with an error), or a successful read whose object is
 // null (RunPod GraphQL's `data.pod: null` for a deleted pod).

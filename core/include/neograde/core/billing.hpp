@@ -44,10 +44,15 @@ struct billing_spec {
     double hours = 0;
   };
   std::optional<deposit_terms> deposit;
+  // Whether the provider documents a read; without one only the rules (increment, minimums) are
+  // declared, for the spend estimate.
+  [[nodiscard]] bool readable() const { return !path.empty(); }
 };
 
 // The spec's billing section; nullopt where it declares none.
 [[nodiscard]] std::optional<billing_spec> billing_of(const provider_spec& spec);
+// The same where the spec declares a read (what the emulator serves and the billing checks judge).
+[[nodiscard]] std::optional<billing_spec> billing_read_of(const provider_spec& spec);
 
 // What one billing answer says, read through the spec's pointers (a decimal string is read as the
 // number it writes).

@@ -178,6 +178,23 @@ struct operation_spec {
   std::optional<action_spec> action;          // the request is accepted now and completes later
   std::optional<tag_filter_spec> tag_filter;  // list: a filter by tag the provider documents
   bool anonymous = false;                     // the live API serves it without credentials (Vast.ai's and Cudo's catalogues)
+  bool empty_response = false;                // success answers carry no body at all (io.net's deploy)
+  // Launch only: the answer names no instance id by design, and the instance the launch named is
+  // found in the list by its `name` field, in at most this many list reads (`id_from`); 0: the
+  // answer must carry the id.
+  int id_from_list_reads = 0;
+};
+
+// The least time an instance must run before the provider accepts its terminate (Spheron's 20
+// minutes), and how the provider refuses one sent earlier (timing.minimum_runtime).
+struct minimum_runtime_spec {
+  double seconds = 0;
+  int status = 400;                                // the refusal's HTTP status
+  std::string pointer;                             // where its body says so ("/canTerminate"); empty: the status alone
+  nlohmann::json equals = nullptr;                 // ...and the value there (false)
+  std::optional<field_path> remaining;             // the time left, where the refusal says (scale: to seconds)
+  nlohmann::json body = nlohmann::json::object();  // the emulator's refusal body (a template)
+  std::string source;
 };
 
 struct timing_spec {
@@ -185,6 +202,7 @@ struct timing_spec {
   double time_to_gone_s = 300;
   double poll_interval_s = 5;
   double latency_p95_ms = 2000;  // read operations slower than this at p95 are a warning
+  std::optional<minimum_runtime_spec> minimum_runtime;
 };
 
 struct provider_info {
