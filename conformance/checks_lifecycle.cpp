@@ -148,6 +148,13 @@ class scenario {
     }
   }
 
+  // The launch's answer, and each follow-up step's of a multi-step create.
+  std::vector<exchange> launch_evidence() const {
+    std::vector<exchange> out{launch_.call.evidence};
+    out.insert(out.end(), launch_.steps.begin(), launch_.steps.end());
+    return out;
+  }
+
   // Launches an offer row, named `name`, with the run's SSH key.
   typed_result<std::string> launch_row(const offer& row, const std::string& name) {
     return client_.launch({.instance_type = row.instance_type,
@@ -202,7 +209,7 @@ class scenario {
         return skip_all(*c, "the launch met a provider condition: " + launch_.call.describe());
       }
       emit(make(launch_id, launch_.call.response ? outcome::fail : outcome::errored,
-                "launching " + order_.key() + " (advertised as available) failed: " + launch_.call.describe(), {launch_.call.evidence}));
+                "launching " + order_.key() + " (advertised as available) failed: " + launch_.call.describe(), launch_evidence()));
       return skip_all(outcome::skipped, "depends on a successful launch");
     }
     validate(launch_schema_id, operation_id::launch, launch_.call);
@@ -212,7 +219,8 @@ class scenario {
     }
     const std::string id = *launch_.value;
     main_id_ = id;
-    emit(make(launch_id, outcome::pass, "launched " + order_.key() + " as " + id, {launch_.call.evidence}));
+    emit(make(launch_id, outcome::pass,
+              "launched " + order_.key() + " as " + id + (launch_.steps.empty() ? "" : " (with its follow-up steps)"), launch_evidence()));
 
     visible(id);
     // A launch answered with an operation (Crusoe) is done when the operation is: its failure or
