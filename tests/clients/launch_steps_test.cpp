@@ -40,8 +40,12 @@ struct akash_account {
     client->clock = &clock;
     path = journal_path(journal);
     client->set_spend_ledger(std::make_shared<spend_ledger>(
-        spend_permission{true, ""}, live_rules{.live = true, .budget = {.max_instances = 2, .max_spend_usd = 100}, .journal = path, .billed_seconds_per_instance = 3600},
+        spend_permission{true, ""},
+        live_rules{
+            .live = true, .budget = {.max_instances = 2, .max_spend_usd = 100}, .journal = path, .billed_seconds_per_instance = 3600},
         "r1", spec.provider.id, emu->base_url()));
+    // The budget needs a price: the catalogue's.
+    EXPECT_TRUE(client->list_offers().value.has_value());
   }
   const provider_spec& spec;
   virtual_clock clock;
@@ -53,7 +57,8 @@ struct akash_account {
 TEST(LaunchSteps, WaitsForABidAndLeasesIt) {
   akash_account a(test::spec("akash"), "ok.jsonl");
   const auto start = a.clock.now();
-  auto r = a.client->launch({.instance_type = "h100", .region = "", .ssh_key_name = "", .name = "neograde-r1-lc", .params = {}, .public_key = ""});
+  auto r = a.client->launch(
+      {.instance_type = "h100", .region = "", .ssh_key_name = "", .name = "neograde-r1-lc", .params = {}, .public_key = ""});
   ASSERT_TRUE(r.call.success) << r.call.describe() << " / " << r.problem;
   ASSERT_TRUE(r.value.has_value());
   EXPECT_TRUE(r.problem.empty()) << r.problem;
@@ -80,8 +85,9 @@ TEST(LaunchSteps, WaitsForABidAndLeasesIt) {
   ASSERT_TRUE(got.value.has_value()) << got.call.describe();
   EXPECT_EQ(got.value->state, instance_state::running);
   EXPECT_TRUE(got.value->ip.has_value());
-  auto t = terminate_and_confirm(*a.client, {{*r.value, "neograde-r1-lc"}}, {},
-                                 {.confirm_within = std::chrono::milliseconds(2000), .poll = std::chrono::milliseconds(10), .clock = &a.clock});
+  auto t =
+      terminate_and_confirm(*a.client, {{*r.value, "neograde-r1-lc"}}, {},
+                            {.confirm_within = std::chrono::milliseconds(2000), .poll = std::chrono::milliseconds(10), .clock = &a.clock});
   EXPECT_EQ(t.confirmed.size(), 1u);
   EXPECT_EQ(a.emu->model().live_instances(), 0u);
   EXPECT_TRUE(outstanding(read_journal(a.path).entries, "akash", journal_origin(a.emu->base_url())).empty());
@@ -93,7 +99,8 @@ TEST(LaunchSteps, NoBidWithinTheTimeToRunningFailsTheLaunchWithTheIdKnown) {
   auto spec = parse_spec(doc.dump(), "akash without bids");
   ASSERT_TRUE(spec) << spec.error().what();
   akash_account a(*spec, "nobid.jsonl");
-  auto r = a.client->launch({.instance_type = "h100", .region = "", .ssh_key_name = "", .name = "neograde-r2-lc", .params = {}, .public_key = ""});
+  auto r = a.client->launch(
+      {.instance_type = "h100", .region = "", .ssh_key_name = "", .name = "neograde-r2-lc", .params = {}, .public_key = ""});
   EXPECT_FALSE(r.call.success);
   ASSERT_TRUE(r.value.has_value()) << "the id is known, so the deployment is torn down";
   EXPECT_NE(r.problem.find("step bids: no element"), std::string::npos) << r.problem;
@@ -111,7 +118,8 @@ TEST(LaunchSteps, ARefusedStepFailsTheLaunchWithItsOwnAnswer) {
   auto spec = parse_spec(doc.dump(), "akash with a wrong lease");
   ASSERT_TRUE(spec) << spec.error().what();
   akash_account a(*spec, "refused.jsonl");
-  auto r = a.client->launch({.instance_type = "h100", .region = "", .ssh_key_name = "", .name = "neograde-r3-lc", .params = {}, .public_key = ""});
+  auto r = a.client->launch(
+      {.instance_type = "h100", .region = "", .ssh_key_name = "", .name = "neograde-r3-lc", .params = {}, .public_key = ""});
   EXPECT_FALSE(r.call.success);
   EXPECT_EQ(r.call.status(), 404);
   ASSERT_TRUE(r.value.has_value());

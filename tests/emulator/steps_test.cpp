@@ -38,8 +38,10 @@ class AkashSteps : public ::testing::Test {
   }
   json deployment(const std::string& dseq) { return body(call("GET", "/v1/deployments/" + dseq))["data"]; }
   static std::string lease_body(const json& created, const json& bid) {
-    return json{{"manifest", created["manifest"]},
-                {"leases", {{{"dseq", created["dseq"]}, {"gseq", bid["id"]["gseq"]}, {"oseq", bid["id"]["oseq"]}, {"provider", bid["id"]["provider"]}}}}}
+    return json{
+        {"manifest", created["manifest"]},
+        {"leases",
+         {{{"dseq", created["dseq"]}, {"gseq", bid["id"]["gseq"]}, {"oseq", bid["id"]["oseq"]}, {"provider", bid["id"]["provider"]}}}}}
         .dump();
   }
 
