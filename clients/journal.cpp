@@ -26,6 +26,7 @@ NLOHMANN_JSON_SERIALIZE_ENUM(journal_event, {
                                                 {journal_event::terminating, "terminating"},
                                                 {journal_event::deleted, "deleted"},
                                                 {journal_event::leaked, "leaked"},
+                                                {journal_event::step, "step"},
                                             })
 
 namespace {
@@ -54,7 +55,7 @@ std::optional<journal_entry> from_json(const nlohmann::json& j) {
   const auto word = j["event"].get<std::string>();
   bool known = false;
   for (auto ev : {journal_event::intent, journal_event::created, journal_event::refused, journal_event::terminating, journal_event::deleted,
-                  journal_event::leaked})
+                  journal_event::leaked, journal_event::step})
     if (nlohmann::json(ev).get<std::string>() == word) e.event = ev, known = true;
   if (!known) return std::nullopt;
   e.time = str("time");
@@ -151,7 +152,8 @@ std::vector<journaled_instance> outstanding(const std::vector<journal_entry>& en
           for (auto it = open.begin(); it != open.end();) it = it->first.second == e.name ? open.erase(it) : std::next(it);
         break;
       case journal_event::terminating:
-      case journal_event::leaked: break;
+      case journal_event::leaked:
+      case journal_event::step: break;  // the instance stays open until deleted, with what its steps made
     }
   }
   std::vector<journaled_instance> out;

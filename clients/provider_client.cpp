@@ -827,13 +827,16 @@ template_vars provider_client::launch_vars(const launch_request& req) const {
 }
 
 typed_result<std::string> provider_client::launch(const launch_request& req) {
-  typed_result<std::string> out{call(operation_id::launch, launch_vars(req))};
+  const auto vars = launch_vars(req);
+  typed_result<std::string> out{call(operation_id::launch, vars)};
   if (!out.call.success) return out;
   out.value = launched_id(out.call, req.name);
   if (!out.value && spec_.operation(operation_id::launch)->id_from_list_reads > 0) return id_by_name(std::move(out), req.name);
   if (!out.value)
     out.problem = out.call.json || spec_.operation(operation_id::launch)->text_response ? "the response carries no instance id"
                                                                                         : "the response is not JSON";
+  else if (!spec_.operation(operation_id::launch)->then.empty())
+    follow_launch_steps(out, call_vars(operation_id::launch, vars));
   return out;
 }
 
@@ -857,6 +860,128 @@ typed_result<std::string> provider_client::id_by_name(typed_result<std::string> 
     launched.problem = "the response names no instance (as the spec declares) and the instance named " + name + " was not found in " +
                        std::to_string(reads) + " list read(s): " + last;
   return launched;
+}
+
+namespace {
+
+// "gseq=1, provider=akash1..." for the journal and the evidence; long values (a manifest) cut.
+std::string bound_text(const std::map<std::string, std::string>& bind, const template_vars& vars) {
+  std::string out;
+  for (const auto& [name, _] : bind) {
+    auto it = vars.find(name);
+    if (it == vars.end()) continue;
+    auto v = it->second.is_string() ? it->second.get<std::string>() : it->second.dump();
+    if (v.size() > 48) v = v.substr(0, 45) + "...";
+    out += (out.empty() ? "" : ", ") + name + "=" + v;
+  }
+  return out;
+}
+
+// Reads each bound variable at its pointer in `doc`; the name of the first one missing, if any.
+std::optional<std::string> bind_from(const std::map<std::string, std::string>& bind, const nlohmann::json& doc, template_vars& vars) {
+  for (const auto& [name, pointer] : bind) {
+    const auto* v = find_pointer(doc, pointer);
+    if (v == nullptr || v->is_null()) return name + " (nothing at " + pointer + ")";
+    vars[name] = *v;
+  }
+  return std::nullopt;
+}
+
+// The element a wait step takes: the first, or the cheapest by the number at `price` (elements
+// without one are never the cheapest).
+const nlohmann::json* chosen_element(const launch_step::wait_spec& w, const std::vector<nlohmann::json>& elements) {
+  if (!w.cheapest) return &elements.front();
+  const nlohmann::json* best = nullptr;
+  std::optional<double> best_price;
+  for (const auto& e : elements) {
+    const auto price = number_of(find_pointer(e, w.price), 1);
+    if (price && (!best_price || *price < *best_price)) best = &e, best_price = price;
+  }
+  return best;
+}
+
+}  // namespace
+
+call_result provider_client::send_step(const launch_step& step, const template_vars& vars) {
+  http::request req;
+  req.method = step.method;
+  req.url = base_url_ + render_path(step.path, vars);
+  if (step.body) {
+    req.body = dump_json(render_body(*step.body, vars));
+    req.headers.emplace_back("Content-Type", "application/json");
+  }
+  operation_spec as;
+  as.success_status = step.success_status;
+  return send(std::move(req), &as, auth_mode::key);
+}
+
+void provider_client::follow_launch_steps(typed_result<std::string>& out, template_vars vars) {
+  const auto& launch_op = *spec_.operation(operation_id::launch);
+  const auto& id = *out.value;
+  const auto name = var_text(vars, "name");
+  vars["id"] = id;
+  // The step's failure fails the launch: its own error answer where it has one (a provider
+  // condition stays one), else the create's answer marked failed; the id stays known.
+  auto fail = [&](const launch_step* step, std::optional<call_result> answer, const std::string& why) {
+    const auto what = (step != nullptr ? "step " + step->name + ": " : std::string("the create's answer: ")) + why;
+    out.problem = what;
+    if (answer && answer->response && !answer->success) {
+      // The failing answer becomes the launch's; the create's exchange goes with the steps'.
+      out.steps.insert(out.steps.begin(), std::move(out.call.evidence));
+      out.call = std::move(*answer);
+      if (!out.call.error) out.call.error = api_error{.http_status = out.call.status(), .code = "", .message = ""};
+      out.call.error->message = (step != nullptr ? "step " + step->name + ": " : std::string()) + out.call.error->message;
+    } else {
+      out.call.success = false;
+      out.call.error = api_error{.http_status = out.call.status(), .code = "", .message = what};
+    }
+  };
+  if (out.call.json)
+    if (auto missing = bind_from(launch_op.bind, *out.call.json, vars)) return fail(nullptr, std::nullopt, "it binds no " + *missing);
+  if (!launch_op.bind.empty() && !out.call.json) return fail(nullptr, std::nullopt, "it is not JSON, so nothing can be bound");
+  auto& clk = clock != nullptr ? *clock : real_clock();
+  const double scale = target_time_scale();
+  for (const auto& step : launch_op.then) {
+    auto r = send_step(step, vars);
+    if (step.wait_for) {
+      // Read again until the collection has an element, within the spec's time to running.
+      const auto deadline = clk.now() + std::chrono::milliseconds(static_cast<long long>(spec_.timing.time_to_running_s * scale * 1000));
+      const auto poll = std::chrono::milliseconds(static_cast<long long>(std::max(spec_.timing.poll_interval_s * scale, 0.001) * 1000));
+      for (;;) {
+        if (!r.success || !r.json) break;
+        if (!collection(*r.json, step.wait_for->items, false).empty() || clk.now() >= deadline) break;
+        for (auto left = poll; left.count() > 0; left -= std::min<std::chrono::milliseconds>(left, std::chrono::milliseconds(100))) {
+          throw_if_stop_requested();
+          clk.sleep(std::min<std::chrono::milliseconds>(left, std::chrono::milliseconds(100)));
+        }
+        r = send_step(step, vars);
+      }
+    }
+    std::string detail = "step " + step.name + " (" + step.method + " " + render_path(step.path, vars) + "): " + r.describe();
+    if (r.success) out.steps.push_back(r.evidence);
+    else {
+      ledger_->step(id, name, detail);
+      const auto why = r.describe();
+      return fail(&step, std::move(r), why);
+    }
+    std::optional<std::string> missing;
+    if (!r.json) missing = "the answer is not JSON";
+    else if (step.wait_for) {
+      const auto elements = collection(*r.json, step.wait_for->items, false);
+      const auto* chosen = elements.empty() ? nullptr : chosen_element(*step.wait_for, elements);
+      if (elements.empty())
+        missing = "no element at " + step.wait_for->items + " within " + std::to_string(spec_.timing.time_to_running_s * scale) + " s";
+      else if (chosen == nullptr)
+        missing = "no element states a price at " + step.wait_for->price;
+      else if (auto m = bind_from(step.bind, *chosen, vars))
+        missing = "the chosen element binds no " + *m;
+    } else if (auto m = bind_from(step.bind, *r.json, vars)) {
+      missing = "the answer binds no " + *m;
+    }
+    if (!missing && !step.bind.empty()) detail += "; bound " + bound_text(step.bind, vars);
+    ledger_->step(id, name, missing ? detail + "; " + *missing : detail);
+    if (missing) return fail(&step, std::nullopt, *missing);
+  }
 }
 
 typed_result<instance> provider_client::get(const std::string& id) {

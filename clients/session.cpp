@@ -112,6 +112,7 @@ provider_client& session::primary() {
     auto account = [&](const std::string& key) {
       auto client = std::make_unique<provider_client>(spec_, options_.base_url, key, http_);
       client->pins = options_.pins;
+      client->clock = clock_;
       client->set_spend_ledger(ledger_);
       return client;
     };

@@ -203,6 +203,11 @@ void spend_ledger::unanswered(const std::string& name, const std::string& detail
   (void)detail;  // the intent stays open in the journal: sweep looks for the name
 }
 
+void spend_ledger::step(const std::string& id, const std::string& name, const std::string& detail) {
+  std::lock_guard lock(mu_);
+  record(journal_event::step, name, id, "", detail);
+}
+
 void spend_ledger::terminating(const std::string& id, const std::string& name) {
   std::lock_guard lock(mu_);
   record(journal_event::terminating, name, id, "", "");

@@ -150,6 +150,13 @@ class scenario {
     }
   }
 
+  // The launch's answer, and each follow-up step's of a multi-step create.
+  std::vector<exchange> launch_evidence() const {
+    std::vector<exchange> out{launch_.call.evidence};
+    out.insert(out.end(), launch_.steps.begin(), launch_.steps.end());
+    return out;
+  }
+
   // Launches an offer row, named `name`, with the run's SSH key.
   typed_result<std::string> launch_row(const offer& row, const std::string& name) {
     return client_.launch({.instance_type = row.instance_type,
@@ -211,7 +218,7 @@ class scenario {
         return skip_all(*c, "the launch met a provider condition: " + launch_.call.describe());
       }
       emit(make(launch_id, launch_.call.response ? outcome::fail : outcome::errored,
-                "launching " + order_.key() + " (advertised as available) failed: " + launch_.call.describe(), {launch_.call.evidence}));
+                "launching " + order_.key() + " (advertised as available) failed: " + launch_.call.describe(), launch_evidence()));
       return skip_all(outcome::skipped, "depends on a successful launch");
     }
     validate(launch_schema_id, operation_id::launch, launch_.call);
@@ -224,8 +231,9 @@ class scenario {
     const bool by_name = !launched_id_in(launch_.call) && ctx_.spec.operation(operation_id::launch)->id_from_list_reads > 0;
     emit(make(launch_id, outcome::pass,
               "launched " + order_.key() + " as " + id +
-                  (by_name ? " (found by its name in the list: the answer names no id, as the spec declares)" : ""),
-              {launch_.call.evidence}));
+                  (by_name ? " (found by its name in the list: the answer names no id, as the spec declares)" : "") +
+                  (launch_.steps.empty() ? "" : " (with its follow-up steps)"),
+              launch_evidence()));
 
     visible(id);
     // A launch answered with an operation (Crusoe) is done when the operation is: its failure or

@@ -53,6 +53,24 @@ void require_schema(const nlohmann::json& schema, const std::string& at) {
   }
 }
 
+launch_step launch_step_of(const nlohmann::json& t) {
+  launch_step step{.name = t.at("name").get<std::string>(),
+                   .method = t.at("method").get<std::string>(),
+                   .path = t.at("path").get<std::string>(),
+                   .body = std::nullopt,
+                   .success_status = t.value("success_status", std::vector<int>{200}),
+                   .wait_for = std::nullopt,
+                   .bind = t.value("bind", std::map<std::string, std::string>{}),
+                   .source = t.value("source", "")};
+  if (t.contains("body")) step.body = t.at("body");
+  if (t.contains("wait_for")) {
+    const auto& w = t.at("wait_for");
+    step.wait_for = launch_step::wait_spec{
+        .items = w.at("items").get<std::string>(), .cheapest = w.value("choose", "first") == "cheapest", .price = w.value("price", "")};
+  }
+  return step;
+}
+
 provider_spec build(const nlohmann::json& doc) {
   provider_spec s;
   s.raw = doc;
@@ -205,6 +223,9 @@ provider_spec build(const nlohmann::json& doc) {
         throw spec_fault(at + "/action/path", "the action path must contain {action_id}");
       op.action = std::move(act);
     }
+    op.bind = o.value("bind", std::map<std::string, std::string>{});
+    for (const auto& t : o.value("then", nlohmann::json::array())) op.then.push_back(launch_step_of(t));
+    if (!op.then.empty() && op.id != operation_id::launch) throw spec_fault(at + "/then", "only the launch may declare follow-up steps");
     s.operations.emplace(op.id, std::move(op));
   }
   const auto variables = doc.value("variables", nlohmann::json::object());

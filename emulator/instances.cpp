@@ -19,6 +19,7 @@ phase provider_model::impl::phase_of(const emu_instance& i, clock::time_point no
     if (now >= done + scaled(emu.gone_after_s)) return phase::gone;
     return now >= done ? phase::terminated : phase::terminating;
   }
+  if (i.waiting) return phase::waiting;
   if (has(quirk::stuck_booting) || now < i.boot_done) return phase::booting;
   if (i.restart_until && now < *i.restart_until) return phase::restarting;
   return phase::running;
@@ -107,6 +108,13 @@ http::response provider_model::impl::launch(const operation_spec& op, account& a
   const auto name = var("name");
   if (has(quirk::phantom_capacity)) return error_response("insufficient_capacity");
   if (has(quirk::missing_field_accepted) && type_name.empty()) type_name = emu.instance_types.front().name;
+  // A launch body that names no type (Akash's SDL names its GPU inside a YAML string) gets the
+  // first type with capacity somewhere.
+  if (type_name.empty() && !launch_placeholders.contains("instance_type"))
+    for (const auto& t : emu.instance_types)
+      if (type_name.empty() &&
+          std::any_of(emu.regions.begin(), emu.regions.end(), [&](const auto& r) { return remaining(t, r.first, now) > 0; }))
+        type_name = t.name;
   // Providers whose launch names no region (Vast.ai buys a machine, not a region) get the
   // first region that has capacity (any region for a type only unknown_type_accepted takes).
   const bool any_region = has(quirk::missing_field_accepted) || has(quirk::unknown_region_accepted);
@@ -175,6 +183,15 @@ http::response provider_model::impl::launch(const operation_spec& op, account& a
                                           : opts.instance_address;
   inst.requested = now;
   inst.boot_done = now + scaled(emu.boot_s);
+  // A multi-step create waits for the step that starts it (if one does).
+  if (std::any_of(op.then.begin(), op.then.end(),
+                  [&](const auto& s) { return emu.steps.contains(s.name) && emu.steps.at(s.name).starts_instance; })) {
+    inst.waiting = true;
+    inst.boot_done = clock::time_point::max();
+  }
+  if (!op.then.empty())
+    for (const auto& [k, v] : vars)
+      if (k != "published_ports") inst.vars[k] = v;
   acct.instances.push_back(inst);
   ++created;
 

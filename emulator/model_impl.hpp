@@ -9,6 +9,7 @@
 //   rate_limit.cpp  the token bucket per credential and its headers
 //   render.cpp      responses: errors, provider objects, pages
 //   billing.cpp     what each account is billed, and the billing answers (issue 22)
+//   steps.cpp       the follow-up steps of a multi-step create (bids, a lease, a start)
 // Private to the emulator library.
 
 #include <neograde/emulator/model.hpp>
@@ -46,7 +47,12 @@ struct emu_instance {
   clock::time_point boot_done;
   std::optional<clock::time_point> terminated_at;
   std::optional<clock::time_point> restart_until;
-  mutable unsigned long running_reads = 0;  // for the flapping quirk
+  // A multi-step create: created waiting for the step that starts it (boot_done is then set),
+  // with the launch's variables, which the steps' answers render.
+  bool waiting = false;
+  template_vars vars;
+  std::map<std::string, nlohmann::json> members;  // emulator.steps' instance_members of the steps served
+  mutable unsigned long running_reads = 0;        // for the flapping quirk
 };
 
 struct emu_key {
@@ -65,7 +71,7 @@ struct bucket {
   clock::time_point last;
 };
 
-enum class phase { booting, running, restarting, terminating, terminated, gone };
+enum class phase { waiting, booting, running, restarting, terminating, terminated, gone };
 
 // One offer row as the emulator renders it, with the enclosing item's fields (`^` pointers).
 struct emu_row {
@@ -181,6 +187,11 @@ struct provider_model::impl {
   http::response get(const operation_spec& op, account& acct, const std::string& id, clock::time_point now);
   http::response list(const operation_spec& op, account& acct, clock::time_point now, const std::string& raw_query);
   http::response act(const operation_spec& op, account& acct, const std::vector<std::string>& ids, bool terminate, clock::time_point now);
+  // The launch's follow-up steps (steps.cpp): the answer to a request one of them addresses.
+  std::optional<http::response> serve_step(const std::string& method, const std::string& rel, const std::string& raw_query,
+                                           const std::string& body, account& acct, clock::time_point now);
+  http::response answer_step(const launch_step& step, emu_instance& inst, const template_vars& sent, clock::time_point now);
+  [[nodiscard]] template_vars instance_vars(const emu_instance& i) const;
   void start_action(nlohmann::json& body, const operation_spec& op, const account& acct, clock::time_point done);
   http::response read_action(const operation_spec& op, std::size_t account_index, const std::string& id, clock::time_point now);
 

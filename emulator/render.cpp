@@ -100,6 +100,9 @@ http::response provider_model::impl::error_response(const std::string& kind, con
     return r;
   }
   template_vars vars{{"code", k.code}, {"message", text}, {"status", k.status}};
+  // A kind's `name` (Akash's error class beside its code), where the spec declares one.
+  if (const auto* name = find_pointer(spec.raw, "/errors/kinds/" + kind + "/name"); name != nullptr && name->is_string())
+    vars["name"] = *name;
   // Providers whose codes are numbers (gRPC status codes) render {{code_number}}.
   if (!k.code.empty() && k.code.find_first_not_of("0123456789") == std::string::npos) vars["code_number"] = std::stoll(k.code);
   r.headers.emplace_back("Content-Type", spec.errors.content_type);
@@ -172,6 +175,7 @@ std::string provider_model::impl::phase_word(phase p) const {
 
 std::string provider_model::impl::documented_phase_word(phase p) const {
   switch (p) {
+    case phase::waiting: return emu.phases.waiting;
     case phase::booting: return has(quirk::unknown_status_word) ? "initializing_hw" : emu.phases.booting;
     case phase::running: return emu.phases.running;
     case phase::restarting: return emu.phases.restarting;
@@ -189,6 +193,11 @@ nlohmann::json provider_model::impl::render_instance(const emu_instance& i, phas
   // others read in between.
   if (p == phase::running && has(quirk::flapping) && (++i.running_reads % 2 == 0)) p = phase::booting;
   nlohmann::json obj = emu.instance_template;
+  if (!i.members.empty()) {
+    auto vars = instance_vars(i);
+    vars["status"] = phase_word(p);
+    for (const auto& [pointer, tmpl] : i.members) set_pointer(obj, pointer, render_body(tmpl, vars));
+  }
   const auto f = spec.instance_fields_of(from);
   write_field(obj, f, "id", i.id);
   write_field(obj, f, "name", i.name);

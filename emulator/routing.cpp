@@ -138,6 +138,7 @@ http::response provider_model::impl::dispatch(const http::request& req, header_l
       if (o.action && matches(o.action->path, rel, p) && p.contains("action_id"))
         return read_action(o, *tenant_index, p.at("action_id"), now);
     }
+  if (auto r = serve_step(req.method == "HEAD" ? "GET" : req.method, rel, raw_query, req.body, acct, now)) return *r;
   // HEAD is GET without the body (RFC 9110 §9.3.2); OPTIONS lists the methods of a path.
   const bool head = req.method == "HEAD";
   if (head && has(quirk::head_500)) return error_response("internal");

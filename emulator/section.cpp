@@ -26,6 +26,7 @@ emu_instance_type instance_type_of(const nlohmann::json& t) {
 emu_phases phases_of(const nlohmann::json& p) {
   const auto booting = p.at("booting").get<std::string>();
   return {
+      .waiting = p.value("waiting", booting),
       .booting = booting,
       .running = p.at("running").get<std::string>(),
       .restarting = p.value("restarting", booting),
@@ -87,6 +88,13 @@ void read_section(const provider_spec& spec, emulator_section& s) {
   s.instance_template = e.value("instance_template", nlohmann::json::object());
   s.phases = phases_of(e.at("phases"));
   s.boot_s = e.value("boot_s", 0.0);
+  const auto steps = e.value("steps", nlohmann::json::object());
+  for (const auto& [name, st] : steps.items())
+    s.steps[name] = emu_step{.ready_after_s = st.value("ready_after_s", 0.0),
+                             .element = st.contains("element") ? std::optional<nlohmann::json>(st.at("element")) : std::nullopt,
+                             .starts_instance = st.value("starts_instance", false),
+                             .answer = st.contains("answer") ? std::optional<nlohmann::json>(st.at("answer")) : std::nullopt,
+                             .instance_members = st.value("instance_members", std::map<std::string, nlohmann::json>{})};
   s.terminate_s = e.value("terminate_s", 0.0);
   s.gone_after_s = e.value("gone_after_s", 60.0);
   s.token_lifetime_s = e.value("token_lifetime_s", 3600.0);

@@ -26,6 +26,7 @@ struct emu_instance_type {
 };
 
 struct emu_phases {
+  std::string waiting;  // created, not yet started by a launch step (the booting word unless the spec has one)
   std::string booting;
   std::string running;
   std::string restarting;  // the booting word unless the spec has one
@@ -74,6 +75,18 @@ struct emu_graphql_filter {
   std::string pointer;
 };
 
+// How one of the launch's follow-up steps is served (emulator.steps, by step name).
+struct emu_step {
+  double ready_after_s = 0;               // a wait step: no element until this long after the create
+  std::optional<nlohmann::json> element;  // a wait step: the element it then answers (a template)
+  bool starts_instance = false;           // the step moves the instance from waiting to booting
+  std::optional<nlohmann::json> answer;   // the step's answer (a template); none: the get answer
+  // Members the instance's objects carry once the step was served (Akash's lease under
+  // /leases/0), by pointer: templates rendered at each read with the instance's variables, what
+  // the step's request sent, and {{status}} (the instance's status word of the moment).
+  std::map<std::string, nlohmann::json> instance_members;
+};
+
 struct emulator_section {
   std::map<std::string, nlohmann::json> regions;  // name -> the provider's region object
   std::vector<emu_instance_type> instance_types;
@@ -97,6 +110,7 @@ struct emulator_section {
   std::optional<billing_spec> billing;  // the spec's billing section, if it declares one
   double opening_balance = 100;         // emulator.billing: each account's balance before any charge
   nlohmann::json billing_template = nlohmann::json::object();
+  std::map<std::string, emu_step> steps;  // by the launch step's name
 
   [[nodiscard]] const emu_instance_type* find_type(const std::string& name) const;
 };

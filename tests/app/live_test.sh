@@ -17,7 +17,22 @@ command -v curl >/dev/null || { echo "SKIP: curl is not installed" >&2; exit 77;
 # It sends no signal mid-step, so its emulator runs faster (time scale 0.02: boots take 1.8 s).
 emulate_args=(--time-scale 0.1)
 [ "$case_name" = address_owner ] && emulate_args=(--time-scale 0.02 --instance-address 2d00:1::10 --rdap)
-"$neograde" emulate --provider lambda --port 0 --no-rate-limit "${emulate_args[@]}" </dev/null >emulator.out 2>emulator.err &
+# multistep_*: Akash's multi-step create (a deployment, its bids, a lease), from a copy of its
+# spec whose bids never arrive for multistep_sigint_before_lease, so that the signal lands,
+# whatever the machine's speed, after the deployment exists and before any lease.
+provider=lambda
+if [[ $case_name == multistep_* ]]; then
+  specs_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../specs/providers" && pwd)
+  provider=$work/akash.json
+  if [ "$case_name" = multistep_sigint_before_lease ]; then
+    sed 's/"ready_after_s": 5,/"ready_after_s": 1000000,/' "$specs_dir/akash.json" >"$provider"
+    grep -q '"ready_after_s": 1000000' "$provider" || fail "the copy of akash.json does not delay its bids"
+  else
+    cp "$specs_dir/akash.json" "$provider"
+  fi
+  export AKASH_SDL='version: "2.0"'
+fi
+"$neograde" emulate --provider "$provider" --port 0 --no-rate-limit "${emulate_args[@]}" </dev/null >emulator.out 2>emulator.err &
 emulator=$!
 run_pid=""
 cleanup() {
@@ -43,7 +58,7 @@ created_instances() { state | sed -n 's/.*"instances_created":\([0-9]*\).*/\1/p'
 
 # Starts a live-mode conformance run in the background.
 start_run() {
-  NEOGRADE_LIVE=1 "$neograde" conformance --spec lambda --base-url "$base" --api-key "$key" --allow-spend \
+  NEOGRADE_LIVE=1 "$neograde" conformance --spec "$provider" --base-url "$base" --api-key "$key" --allow-spend \
     --treat-as-live --journal "$journal" --out out "$@" </dev/null >run.out 2>run.err &
   run_pid=$!
 }
@@ -165,6 +180,42 @@ case "$case_name" in
     start_run --no-rdap
     expect_exit 0
     if grep '"record":"footer"' out/results.jsonl | grep -q '"address_owner"'; then fail "--no-rdap still looked the address up"; fi
+    ;;
+  multistep_sigint_before_lease)
+    # SIGINT while the run waits for a bid: the deployment exists, no lease was accepted.
+    start_run
+    wait_journal "$lc_created"
+    [ "$(live_instances)" -ge 1 ] || fail "no deployment when the signal was sent"
+    kill -INT "$run_pid"
+    expect_exit 130
+    expect_nothing_left
+    if grep '"event":"step"' "$journal" | grep -q 'step lease'; then fail "a lease was sent: the signal did not land between bid and lease"; fi
+    grep -q '"event":"deleted".*-lc"' "$journal" || fail "the journal has no confirmed deletion"
+    dseq=$(grep "$lc_created" "$journal" | grep -o '"id":"[0-9]*"' | head -1 | tr -dc 0-9)
+    [ -n "$dseq" ] || fail "no deployment id in the journal"
+    curl -sf -H "x-api-key: $key" "$base/v1/deployments/$dseq" | grep -q '"state":"closed"' || fail "deployment $dseq is not closed"
+    ;;
+  multistep_sigkill_then_sweep)
+    # kill -9 once the lease is accepted (its step journaled): the sweep closes the deployment,
+    # and the lease with it.
+    start_run
+    wait_journal 'step lease.*"event":"step"'
+    kill -9 "$run_pid"
+    expect_exit 137
+    [ "$(live_instances)" -ge 1 ] || fail "kill -9 left nothing to sweep: the test proves nothing"
+    dseq=$(grep '"event":"step"' "$journal" | grep 'step lease' | grep -o '"id":"[0-9]*"' | head -1 | tr -dc 0-9)
+    [ -n "$dseq" ] || { cat "$journal" >&2; fail "no deployment id in the lease step's journal line"; }
+    curl -sf -H "x-api-key: $key" "$base/v1/deployments/$dseq" | grep -q '"leases":\[{' || fail "no lease on deployment $dseq before the sweep"
+    "$neograde" sweep --spec "$provider" --base-url "$base" --api-key "$key" --journal "$journal" >sweep.out 2>sweep.err ||
+      { cat sweep.out sweep.err >&2; fail "sweep failed"; }
+    grep -q "^gone.*$dseq" sweep.out || { cat sweep.out >&2; fail "the sweep did not confirm deployment $dseq gone"; }
+    expect_nothing_left
+    answer=$(curl -s -H "x-api-key: $key" "$base/v1/deployments/$dseq")
+    printf '%s' "$answer" | grep -q '"deployment":{[^}]*}[^}]*"state":"closed"' || printf '%s' "$answer" | grep -q 'NotFoundError' ||
+      fail "deployment $dseq is still open after the sweep: $answer"
+    if printf '%s' "$answer" | grep -q '"state":"active"'; then fail "a lease or the deployment is still active after the sweep: $answer"; fi
+    "$neograde" sweep --spec "$provider" --base-url "$base" --api-key "$key" --journal "$journal" --dry-run >again.out 2>&1
+    grep -q '^would terminate 0' again.out || { cat again.out >&2; fail "the journal still lists the deployment after the sweep"; }
     ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -245,7 +245,13 @@ const std::vector<scoped_quirk>& scoped_quirks() {
       // More than one offer (issue 21): the first row launched works, every other is refused,
       // which only a run that launches a second advertised row sees.
       {"partial_capacity", "capacity.offers.advertised_is_launchable", "advertised as available, yet not launched",
-       [](const provider_spec& s) { return advertises_capacity(s) && launchable_rows(s).size() >= 2; }},
+       // Where the launch names its row: Akash's SDL names the GPU inside a YAML string, so the
+       // emulator cannot tell one row's launch from another's.
+       [](const provider_spec& s) {
+         const auto* launch = s.operation(operation_id::launch);
+         return advertises_capacity(s) && launchable_rows(s).size() >= 2 && launch->body &&
+                template_pointers(*launch->body).contains("instance_type");
+       }},
       // The same type whatever is ordered: only an order of a second type shows it.
       {"fixed_type_delivered", "lifecycle.instance.matches_order", "in the second order",
        [](const provider_spec& s) {

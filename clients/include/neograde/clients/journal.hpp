@@ -19,6 +19,9 @@ enum class journal_event {
   terminating,  // a terminate request was sent
   deleted,      // confirmed terminated or unknown (404)
   leaked,       // still there after teardown gave up
+  // A follow-up step of a multi-step create (Akash's lease) was answered: what it made belongs
+  // to the instance (`id`) and goes with its teardown; `detail` names the step and what it bound.
+  step,
 };
 
 struct journal_entry {

@@ -4,6 +4,7 @@
 
 #include <neograde/clients/http.hpp>
 #include <neograde/clients/spend.hpp>
+#include <neograde/core/clock.hpp>
 #include <neograde/core/finding.hpp>
 #include <neograde/core/spec.hpp>
 #include <neograde/core/template.hpp>
@@ -51,6 +52,10 @@ struct typed_result {
   call_result call;
   std::optional<T> value;  // set when the call succeeded and the response could be mapped
   std::string problem;     // why value is empty, when the call succeeded but mapping failed
+  // A multi-step create (the launch's `then`): each step's request and answer, in order (a wait
+  // step's last read). `call` stays the create's; when a step fails, `problem` says which and
+  // `value` keeps the instance id, so that the instance is still torn down.
+  std::vector<exchange> steps;
 };
 
 struct launch_request {
@@ -104,6 +109,8 @@ class provider_client {
   // `refused` lists row keys already refused for capacity.
   [[nodiscard]] offer_selection choose_offer(const std::vector<std::string>& refused = {});
   offer_pins pins;
+  // The run's clock: a launch's wait steps poll on it (null: the real one).
+  run_clock* clock = nullptr;
   // The instance id a successful launch response carries (or the client-chosen id it used).
   [[nodiscard]] std::optional<std::string> launched_id(const call_result& r, const std::string& client_id) const;
   // A launch answered without an id by design (the spec's launch `id_from`): the id of the one
@@ -161,6 +168,10 @@ class provider_client {
   call_result send(http::request req, const operation_spec* op, auth_mode auth);
   header_list auth_headers(auth_mode auth, const http::request& req);
   std::optional<std::string> access_token(bool refresh);
+  // A multi-step create: the launch's `then` steps after the create of `out.value`, with the
+  // launch's variables; a failed step sets `out.problem` (and `out.call` to the create's).
+  void follow_launch_steps(typed_result<std::string>& out, template_vars vars);
+  call_result send_step(const launch_step& step, const template_vars& vars);
   // The rows joined to the spec's offer_availability (a region per row, capacity where listed).
   typed_result<std::vector<offer>> join_availability(std::vector<offer> rows);
 

@@ -102,6 +102,9 @@ class spend_ledger {
   void refused(const std::string& name, const std::string& detail);
   // No answer (transport error): it may exist; counted, and left to teardown and sweep by name.
   void unanswered(const std::string& name, const std::string& detail);
+  // A follow-up step of the create of `id` was answered (multi-step creation): `detail` names the
+  // step, its answer and what it bound; what it made is torn down with the instance.
+  void step(const std::string& id, const std::string& name, const std::string& detail);
   void terminating(const std::string& id, const std::string& name);
   void deleted(const std::string& id, const std::string& name);
   void leaked(const std::string& id, const std::string& name, const std::string& detail);

@@ -159,6 +159,29 @@ struct tag_filter_spec {
   std::string source;
 };
 
+// A follow-up request of a multi-step create (the launch's `then`, docs/spec-format.md): Akash's
+// bids, read until one arrives and chosen, then the lease that accepts it. Path and body are
+// templates over the launch's variables, the instance id ({id}) and every variable bound so far.
+struct launch_step {
+  std::string name;
+  std::string method;
+  std::string path;
+  std::optional<nlohmann::json> body;
+  std::vector<int> success_status;
+  // A wait step reads the collection at `items` again until it has an element (within the
+  // spec's time to running), then takes the first, or the cheapest by the number at `price`
+  // in each element.
+  struct wait_spec {
+    std::string items;
+    bool cheapest = false;
+    std::string price;
+  };
+  std::optional<wait_spec> wait_for;
+  // Variables this step binds: name -> pointer in the chosen element (a wait step) or the answer.
+  std::map<std::string, std::string> bind;
+  std::string source;
+};
+
 struct operation_spec {
   operation_id id = operation_id::unknown;
   std::string method;
@@ -183,6 +206,10 @@ struct operation_spec {
   // found in the list by its `name` field, in at most this many list reads (`id_from`); 0: the
   // answer must carry the id.
   int id_from_list_reads = 0;
+  // launch only: variables bound from the create's answer (name -> pointer), and the steps that
+  // follow the create, in order.
+  std::map<std::string, std::string> bind;
+  std::vector<launch_step> then;
 };
 
 // The least time an instance must run before the provider accepts its terminate (Spheron's 20
