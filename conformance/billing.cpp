@@ -138,13 +138,15 @@ void billing_watch::deposit_returned(const reading& after) {
   if (!after.problem.empty())
     return emit(make(deposit_id, outcome::errored, "the billing read after teardown failed: " + after.problem, {after.evidence}));
   const double held = deposit_usd(*spec_, *price_);
-  const double rose = -charged_between(*before_terminate_, after);
+  const double rose = 0.0 - charged_between(*before_terminate_, after);  // 0.0 - x: never "-0" in the text
+  // What the account was billed per hour just before the terminate (where the read says), else
+  // every instance of the run at the highest price listed.
   const double seconds = provider_seconds(before_terminate_->at, after.at) + spec_->increment_s.value_or(0);
-  const double charges =
-      std::max(1, ctx_.client.ledger().launched()) * ctx_.client.ledger().highest_price().value_or(*price_) * seconds / 3600;
-  const std::string basis = "the " + usd(held) + " USD deposit the instance held, less at most " + usd(charges) +
-                            " USD charged to the run's " + std::to_string(std::max(1, ctx_.client.ledger().launched())) +
-                            " instance(s) over " + usd(seconds) + " s";
+  const auto launched = std::max(1, ctx_.client.ledger().launched());
+  const double rate = before_terminate_->figures.spend_rate.value_or(launched * ctx_.client.ledger().highest_price().value_or(*price_));
+  const double charges = rate * seconds / 3600;
+  const std::string basis = "the " + usd(held) + " USD deposit the instance held, less at most " + usd(charges) + " USD charged at " +
+                            usd(rate) + " USD/h over " + usd(seconds) + " s";
   std::vector<exchange> ev{before_terminate_->evidence, after.evidence};
   if (rose + charges + tolerance() >= held)
     return emit(make(deposit_id, outcome::pass, "the balance rose by " + usd(rose) + " USD across the teardown: " + basis, ev));
@@ -188,7 +190,10 @@ void billing_watch::duration_at(const reading& r, const std::string& when) {
   const auto start = from_running ? *not_running_ : *requested_;
   const double billable_s = provider_seconds(start, r.at);
   const double allowed = billed_usd(*spec_, *price_, billable_s);
-  const double billed = spec_->per_instance ? charged_between(reading{}, r) : charged_between(*before_, r);
+  // A balance also lacks the deposit the running instance holds (billing.deposit): not a charge.
+  const double held =
+      spec_->per_instance || !spec_->amount || spec_->amount->moves != billing_moves::down ? 0.0 : deposit_usd(*spec_, *price_);
+  const double billed = spec_->per_instance ? charged_between(reading{}, r) : charged_between(*before_, r) - held;
   std::vector<exchange> ev{r.evidence};
   if (before_ && !spec_->per_instance) ev.insert(ev.begin(), before_->evidence);
   const std::string basis =

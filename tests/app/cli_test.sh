@@ -261,6 +261,18 @@ case "$case_name" in
     [ "$(ls demo-out/providers | wc -l)" -ge 2 ] || fail "demo graded fewer than two providers"
     grep -q 'fictional' demo-out/index.md || fail "index does not mark the fictional provider"
     grep -q 'EMULATED' demo-out/index.md || fail "index lacks the EMULATED banner"
+    # Grouped by kind (issue 23): each kind its own table, in order; the DePIN networks with
+    # Bodgenet's findings (fake supply, a deposit kept, another node operator, a reseller's claim).
+    kinds=$(grep '^## ' demo-out/index.md | tr '\n' '|')
+    [ "$kinds" = "## Neoclouds|## Marketplaces|## Aggregators|## DePIN networks|## Hyperscalers|" ] ||
+      fail "index not grouped by kind: $kinds"
+    sed -n '/^## DePIN networks/,/^## /p' demo-out/index.md | grep -q 'Bodgenet (fictional) | depin' ||
+      fail "Bodgenet is not among the DePIN networks"
+    for finding in '`capacity.offers.advertised_is_launchable` | capacity | high | fail' \
+      '`billing.deposit.released_after_teardown` | billing | high | fail' \
+      '`transparency.instance.underlying_provider_as_listed` | transparency | high | fail' '**contradicted**'; do
+      grep -qF "$finding" demo-out/providers/bodgenet/scorecard.md || fail "Bodgenet's card lacks $finding"
+    done
     # Every demo key (and secret half) carries "demokey_": none may appear in a file or on a terminal.
     if grep -rq 'demokey_' demo-out out.txt err.txt; then fail "an emulator key leaked into the demo's output"; fi
     ;;

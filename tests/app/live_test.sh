@@ -28,7 +28,13 @@ if [[ $case_name == multistep_* ]]; then
     sed 's/"ready_after_s": 5,/"ready_after_s": 1000000,/' "$specs_dir/akash.json" >"$provider"
     grep -q '"ready_after_s": 1000000' "$provider" || fail "the copy of akash.json does not delay its bids"
   else
-    cp "$specs_dir/akash.json" "$provider"
+    # A copy whose leased deployment boots for ever (in a status word of its own, pending), so
+    # that the run is still waiting for it when the lease's journal line is seen, however fast
+    # the machine: the kill -9 lands between the lease and the teardown.
+    sed -e 's/"booting": "active",/"booting": "starting",/' -e 's/"boot_s": 0,/"boot_s": 1000000,/' \
+      -e 's/"active": "running",/"active": "running", "starting": "pending",/' "$specs_dir/akash.json" >"$provider"
+    grep -q '"boot_s": 1000000' "$provider" && grep -q '"starting": "pending"' "$provider" && grep -q '"booting": "starting"' "$provider" ||
+      fail "the copy of akash.json does not keep its deployments booting"
   fi
   export AKASH_SDL='version: "2.0"'
 fi

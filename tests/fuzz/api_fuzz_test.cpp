@@ -154,6 +154,10 @@ const std::map<std::string, std::string>& unreachable_quirks() {
       {"billing_continues_after_terminate",
        "billing is read by the conformance lifecycle where the spec declares it; Lambda declares none"},
       {"billing_from_request", "billing is read by the conformance lifecycle where the spec declares it; Lambda declares none"},
+      // DePIN networks and aggregators (issue 23): lifecycle and billing conditions, not request defects.
+      {"underlying_provider_swapped", "needs an offer and an instance that both name an underlying provider; Lambda names none"},
+      {"deposit_not_released", "a deposit shows in the balance the conformance lifecycle reads; Lambda declares no deposit"},
+      {"funds_refused_with_balance", "needs the spec's insufficient_funds error and a balance to read; Lambda declares neither"},
   };
   return all;
 }

@@ -142,7 +142,7 @@ TEST(Transparency, ContradictionsAndTimingsAreRendered) {
   EXPECT_NE(md.find("**contradicted**"), std::string::npos);
   EXPECT_NE(md.find("- **Finding:** p Cloud declares machine `bare_metal`"), std::string::npos) << md;
   EXPECT_NE(md.find("| Time to running | 42.5 s |"), std::string::npos) << md;
-  EXPECT_NE(md.find("3, one accepted; refused: 2 for capacity, 0 for quota, 0 by an error"), std::string::npos) << md;
+  EXPECT_NE(md.find("3, one accepted; refused: 2 for capacity, 0 for quota, 0 for funds, 0 by an error"), std::string::npos) << md;
   EXPECT_NE(md.find("| Time to first SSH command | not measured (needs --remote-exec) |"), std::string::npos) << md;
   const auto html = render_html({card}, "now");
   EXPECT_NE(html.find("<h3>Transparency contradicted</h3>"), std::string::npos);
