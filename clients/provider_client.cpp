@@ -950,10 +950,7 @@ void provider_client::follow_launch_steps(typed_result<std::string>& out, templa
       for (;;) {
         if (!r.success || !r.json) break;
         if (!collection(*r.json, step.wait_for->items, false).empty() || clk.now() >= deadline) break;
-        for (auto left = poll; left.count() > 0; left -= std::min<std::chrono::milliseconds>(left, std::chrono::milliseconds(100))) {
-          throw_if_stop_requested();
-          clk.sleep(std::min<std::chrono::milliseconds>(left, std::chrono::milliseconds(100)));
-        }
+        sleep_unless_stopped(clk, poll);
         r = send_step(step, vars);
       }
     }

@@ -86,16 +86,20 @@ std::optional<double> spend_ledger::estimate_locked(const std::string& instance_
   std::optional<double> price;
   if (auto it = prices_.find(instance_type); it != prices_.end()) price = it->second;
   else
-    for (const auto& [t, p] : prices_) price = std::max(price.value_or(0.0), p);
+    price = highest_price_locked();
   if (!price) return std::nullopt;
   return *price * rules_.billed_seconds_per_instance / 3600.0;
 }
 
-std::optional<double> spend_ledger::highest_price() const {
-  std::lock_guard lock(mu_);
+std::optional<double> spend_ledger::highest_price_locked() const {
   std::optional<double> out;
   for (const auto& [t, p] : prices_) out = std::max(out.value_or(0.0), p);
   return out;
+}
+
+std::optional<double> spend_ledger::highest_price() const {
+  std::lock_guard lock(mu_);
+  return highest_price_locked();
 }
 
 std::optional<double> spend_ledger::estimate_usd(const std::string& instance_type) const {

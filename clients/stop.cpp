@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 
@@ -43,6 +44,17 @@ stop_requested::stop_requested(int sig)
 
 void throw_if_stop_requested() {
   if (const int sig = received.load(); sig != 0 && teardown_depth.load() == 0) throw stop_requested(sig);
+}
+
+void sleep_unless_stopped(run_clock& clock, std::chrono::milliseconds d) {
+  using namespace std::chrono_literals;
+  for (;;) {
+    throw_if_stop_requested();
+    if (d <= 0ms) return;
+    const auto slice = std::min<std::chrono::milliseconds>(d, 100ms);
+    clock.sleep(slice);
+    d -= slice;
+  }
 }
 
 teardown_scope::teardown_scope() { ++teardown_depth; }

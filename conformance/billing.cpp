@@ -99,8 +99,7 @@ void billing_watch::running(const std::string& id, const offer& order, time_poin
 }
 
 std::optional<std::string> billing_watch::funds_were_available(const offer& order) const {
-  if (!spec_ || !spec_->amount || spec_->per_instance || spec_->amount->moves != billing_moves::down || !order.price_per_hour_usd)
-    return std::nullopt;
+  if (!spec_ || !spec_->reads_balance() || !order.price_per_hour_usd) return std::nullopt;
   if (!before_ || !before_->problem.empty() || !before_->figures.amount) return std::nullopt;
   const double needed = deposit_usd(*spec_, *order.price_per_hour_usd) + billed_usd(*spec_, *order.price_per_hour_usd, 3600);
   if (*before_->figures.amount + tolerance() < needed) return std::nullopt;
@@ -118,8 +117,7 @@ void billing_watch::terminating(time_point sent) { terminate_sent_ = sent; }
 std::optional<std::string> billing_watch::deposit_not_judged() const {
   if (auto why = not_judged(false)) return why;
   if (!spec_->deposit) return "the spec declares no deposit";
-  if (!spec_->amount || spec_->per_instance || spec_->amount->moves != billing_moves::down)
-    return "the billing read carries no account balance, where a deposit held and returned shows";
+  if (!spec_->reads_balance()) return "the billing read carries no account balance, where a deposit held and returned shows";
   return std::nullopt;
 }
 
@@ -191,8 +189,7 @@ void billing_watch::duration_at(const reading& r, const std::string& when) {
   const double billable_s = provider_seconds(start, r.at);
   const double allowed = billed_usd(*spec_, *price_, billable_s);
   // A balance also lacks the deposit the running instance holds (billing.deposit): not a charge.
-  const double held =
-      spec_->per_instance || !spec_->amount || spec_->amount->moves != billing_moves::down ? 0.0 : deposit_usd(*spec_, *price_);
+  const double held = spec_->reads_balance() ? deposit_usd(*spec_, *price_) : 0.0;
   const double billed = spec_->per_instance ? charged_between(reading{}, r) : charged_between(*before_, r) - held;
   std::vector<exchange> ev{r.evidence};
   if (before_ && !spec_->per_instance) ev.insert(ev.begin(), before_->evidence);

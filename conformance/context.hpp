@@ -67,16 +67,7 @@ struct context {
 
   [[nodiscard]] run_clock::time_point now() const { return clock.now(); }
   // Waits, noticing a stop request (SIGINT/SIGTERM) within a tenth of a second.
-  void sleep(std::chrono::milliseconds d) const {
-    using namespace std::chrono_literals;
-    for (;;) {
-      throw_if_stop_requested();
-      if (d <= 0ms) return;
-      const auto slice = std::min<std::chrono::milliseconds>(d, 100ms);
-      clock.sleep(slice);
-      d -= slice;
-    }
-  }
+  void sleep(std::chrono::milliseconds d) const { sleep_unless_stopped(clock, d); }
   [[nodiscard]] double seconds_since(run_clock::time_point t) const { return std::chrono::duration<double>(now() - t).count(); }
 
   // A duration from the spec, in seconds of provider time, as wall-clock time for this target.

@@ -330,13 +330,12 @@ const std::vector<scoped_quirk>& scoped_quirks() {
       {"funds_refused_with_balance", "lifecycle.instance.launch_returns_id", "yet the balance read before the launch",
        [](const provider_spec& s) {
          const auto b = billing_of(s);
-         return s.errors.kinds.contains("insufficient_funds") && b && b->amount && !b->per_instance &&
-                b->amount->moves == billing_moves::down;
+         return s.errors.kinds.contains("insufficient_funds") && b && b->reads_balance();
        }},
       {"deposit_not_released", "billing.deposit.released_after_teardown", "the deposit was not returned",
        [](const provider_spec& s) {
          const auto b = billing_of(s);
-         return b && b->deposit && b->amount && !b->per_instance && b->amount->moves == billing_moves::down;
+         return b && b->deposit && b->reads_balance();
        }},
   };
   return quirks;

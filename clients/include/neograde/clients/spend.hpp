@@ -128,6 +128,7 @@ class spend_ledger {
   std::string count_locked(const std::string& name, const std::string& id);
   std::optional<std::string> refusal_locked(const std::string& instance_type) const;
   std::optional<double> estimate_locked(const std::string& instance_type) const;
+  std::optional<double> highest_price_locked() const;
 
   spend_permission permission_;
   live_rules rules_;

@@ -1,6 +1,9 @@
 #pragma once
 // Stop requests (SIGINT, SIGTERM) and the teardown they must not interrupt.
 
+#include <neograde/core/clock.hpp>
+
+#include <chrono>
 #include <stdexcept>
 
 namespace neograde {
@@ -16,6 +19,8 @@ struct stop_requested : std::runtime_error {
 };
 // Throws stop_requested when a signal arrived, except inside a teardown_scope.
 void throw_if_stop_requested();
+// Waits `d` on `clock`, noticing a stop request within a tenth of a second (throws as above).
+void sleep_unless_stopped(run_clock& clock, std::chrono::milliseconds d);
 class teardown_scope {
  public:
   teardown_scope();

@@ -47,6 +47,9 @@ struct billing_spec {
   // Whether the provider documents a read; without one only the rules (increment, minimums) are
   // declared, for the spend estimate.
   [[nodiscard]] bool readable() const { return !path.empty(); }
+  // Whether the read is the account's balance (a prepaid amount that falls), where a deposit held
+  // and returned, or funds enough for a launch, show.
+  [[nodiscard]] bool reads_balance() const { return amount && !per_instance && amount->moves == billing_moves::down; }
 };
 
 // The spec's billing section; nullopt where it declares none.
