@@ -1,18 +1,15 @@
 #include "commands.hpp"
+#include "concurrent.hpp"
 #include "options.hpp"
 #include "run_report.hpp"
 
 #include <neograde/emulator/emulator.hpp>
 #include <neograde/gpu_smoke/sha256.hpp>
 #include <neograde/clients/session.hpp>
-#include <neograde/reports/compare.hpp>
-#include <neograde/reports/results.hpp>
 #include <neograde/reports/scorecard.hpp>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <iostream>
 #include <memory>
 
@@ -60,6 +57,7 @@ command add_demo(CLI::App& app) {
     double time_scale = 0.01;
     std::vector<std::string> only;
     std::vector<std::string> quirks;  // provider:quirk
+    int jobs = 0;                     // 0: default_jobs
   };
   auto o = std::make_shared<options>();
   auto* cmd = app.add_subcommand("demo", "Grade every provider in the catalogue against its embedded emulator (all results EMULATED)");
@@ -67,11 +65,13 @@ command add_demo(CLI::App& app) {
   cmd->add_option("--time-scale", o->time_scale, "Emulator time scale (delays multiplied by it)")->capture_default_str();
   cmd->add_option("--only", o->only, "Grade only this provider (repeatable)");
   cmd->add_option("--quirk", o->quirks, "PROVIDER:QUIRK: switch a quirk on in one provider's emulator (repeatable)");
+  cmd->add_option("--jobs", o->jobs, "Providers graded at once (default: all of them, up to " + std::to_string(max_default_jobs) + ")")
+      ->check(CLI::Range(1, 1024));
   return [o] {
     const std::filesystem::path out = o->out;
     std::filesystem::create_directories(out);
-    const auto specs = catalogue_specs();
-    if (specs.empty()) throw usage_error("no provider specs found (set NEOGRADE_SPECS_DIR)");
+    const auto paths = catalogue_specs();
+    if (paths.empty()) throw usage_error("no provider specs found (set NEOGRADE_SPECS_DIR)");
     std::multimap<std::string, std::string> extra_quirks;
     for (const auto& pq : o->quirks) {
       const auto colon = pq.find(':');
@@ -79,12 +79,20 @@ command add_demo(CLI::App& app) {
         throw usage_error("--quirk takes PROVIDER:QUIRK with a known quirk (see `neograde checks --quirks`): " + pq);
       extra_quirks.emplace(pq.substr(0, colon), pq.substr(colon + 1));
     }
-    std::string combined;
-    std::size_t graded = 0;
-    for (const auto& path : specs) {
+    std::vector<provider_spec> specs;
+    for (const auto& path : paths) {
       auto spec = load_spec_or_throw(path.string());
-      if (!o->only.empty() && std::find(o->only.begin(), o->only.end(), spec.provider.id) == o->only.end()) continue;
-      ++graded;
+      if (o->only.empty() || std::find(o->only.begin(), o->only.end(), spec.provider.id) != o->only.end()) specs.push_back(std::move(spec));
+    }
+    if (specs.empty()) throw usage_error("--only names no provider of the catalogue (see `neograde providers`)");
+
+    // Each provider against an emulator of its own, all at once (at most --jobs).
+    std::vector<std::filesystem::path> dirs;
+    for (const auto& spec : specs) dirs.push_back(out / "providers" / spec.provider.id);
+    std::vector<run_summary> summaries(specs.size());
+    const int jobs = o->jobs > 0 ? o->jobs : default_jobs(specs.size());
+    const auto errors = run_concurrently(specs.size(), jobs, [&](std::size_t i) {
+      const auto& spec = specs[i];
       emulator::model_options model;
       model.api_keys = emulator::make_api_keys(spec, 2, "demokey");
       model.time_scale = o->time_scale;
@@ -92,23 +100,19 @@ command add_demo(CLI::App& app) {
       for (auto [it, end] = extra_quirks.equal_range(spec.provider.id); it != end; ++it) model.quirks.insert(it->second);
       emulator::emulator emu(spec, model);
       emu.start();
-
       // Loopback: the session allows spending, since nothing costs money.
       session s(spec, {.base_url = emu.base_url(), .api_key = model.api_keys[0], .second_api_key = model.api_keys[1]});
       if (s.unusable()) throw usage_error(spec.provider.id + "'s emulator: " + s.unusable()->message);
-      const auto dir = out / "providers" / spec.provider.id;
-      auto summary = run_and_report(s, {.hardware_fixture = demo_hardware(spec)}, nlohmann::json::object(), dir);
+      summaries[i] = run_and_report(s, {.hardware_fixture = demo_hardware(spec)}, nlohmann::json::object(), dirs[i], jobs > 1);
       emu.stop();
-
-      std::ifstream in(dir / "results.jsonl");
-      combined.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-      std::cout << spec.provider.id << ": " << summary.scorecard.tier << " (" << reports::score_text(summary.scorecard, "null") << "), "
-                << summary.failed << " failed" << (spec.provider.fictional ? " [fictional provider]" : "") << "\n";
-    }
-    if (graded == 0) throw usage_error("--only names no provider of the catalogue (see `neograde providers`)");
-    reports::write_file_atomic(out / "results.jsonl", combined);
-    std::istringstream in(combined);
-    const auto html = write_report(reports::merge_scorecards(reports::read_results(in)), out);
+    });
+    for (const auto& e : errors)
+      if (e) std::rethrow_exception(e);
+    for (std::size_t i = 0; i < specs.size(); ++i)
+      std::cout << specs[i].provider.id << ": " << summaries[i].scorecard.tier << " ("
+                << reports::score_text(summaries[i].scorecard, "null") << "), " << summaries[i].failed << " failed"
+                << (specs[i].provider.fictional ? " [fictional provider]" : "") << "\n";
+    const auto html = write_combined_report(dirs, out);
     std::cout << "All results are EMULATED. Report: " << html.string() << " (also index.md, junit.xml, matrix.csv)\n";
     return exit_ok;
   };

@@ -1,6 +1,7 @@
 #include "run_report.hpp"
 
 #include "commands.hpp"
+#include "concurrent.hpp"
 
 #include <neograde/core/json_util.hpp>
 #include <neograde/reports/results.hpp>
@@ -14,15 +15,17 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 namespace neograde::app {
 
 run_summary run_and_report(session& s, conformance::run_options options, const nlohmann::json& timing_overrides,
-                           const std::filesystem::path& out_dir) {
+                           const std::filesystem::path& out_dir, bool shared_terminal) {
   const auto& spec = s.spec();
   std::filesystem::create_directories(out_dir);
   const auto results_path = out_dir / "results.jsonl";
-  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  // One line per check; on a terminal of its own, the passing ones overwrite each other.
+  const bool tty = !shared_terminal && ::isatty(STDERR_FILENO) != 0;
   const auto started = std::chrono::steady_clock::now();
   // The offer row first: the run's first request, after which a replay knows its time scale.
   const auto selection = s.selection().to_json();
@@ -38,12 +41,13 @@ run_summary run_and_report(session& s, conformance::run_options options, const n
   options.on_outcome = [&](const check_descriptor& d, const check_outcome& o) {
     writer->outcome(d, o);
     const auto word = nlohmann::json(o.result).get<std::string>();
-    if (tty) std::cerr << "\r\033[K";
-    std::cerr << "[" << spec.provider.id << "] " << word << std::string(word.size() < 12 ? 12 - word.size() : 1, ' ') << o.check_id << " ("
-              << static_cast<long>(o.duration_ms) << " ms; " << std::fixed << std::setprecision(1)
-              << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() << " s elapsed)" << std::defaultfloat
-              << (tty ? "" : "\n");
-    if (tty && o.result != outcome::pass) std::cerr << "\n";
+    std::ostringstream line;
+    if (tty) line << "\r\033[K";
+    line << "[" << spec.provider.id << "] " << word << std::string(word.size() < 12 ? 12 - word.size() : 1, ' ') << o.check_id << " ("
+         << static_cast<long>(o.duration_ms) << " ms; " << std::fixed << std::setprecision(1)
+         << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() << " s elapsed)" << std::defaultfloat
+         << (tty && o.result == outcome::pass ? "" : "\n");
+    print_progress_line(line.str());
   };
   auto report = conformance::run(s, options);
   if (tty) std::cerr << "\r\033[K";

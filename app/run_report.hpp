@@ -24,8 +24,9 @@ struct run_summary {
 // Opens results.jsonl from the session (its provenance, spend permission and offer selection)
 // before the first check, runs conformance, and writes the scorecard from what was written.
 // `timing_overrides`: the spec timings the run replaced (apply_run_cli), for the header.
+// `shared_terminal`: other runs print beside this one, so no progress line overwrites another.
 [[nodiscard]] run_summary run_and_report(session& s, conformance::run_options options, const nlohmann::json& timing_overrides,
-                                         const std::filesystem::path& out_dir);
+                                         const std::filesystem::path& out_dir, bool shared_terminal = false);
 
 // The exit code and message of a run that stopped (exit_for_signal, exit_usage or exit_bug),
 // printed to stderr; `what` names the run ("the run", "the campaign"), `where` its results.

@@ -22,7 +22,7 @@ namespace neograde {
 namespace {
 
 std::string random_hex(int n) {
-  static std::mt19937_64 rng{std::random_device{}()};
+  thread_local std::mt19937_64 rng{std::random_device{}()};
   std::string k;
   for (int i = 0; i < n; ++i) k += "0123456789abcdef"[rng() % 16];
   return k;

@@ -11,7 +11,9 @@ namespace neograde {
 
 namespace {
 std::atomic<int> received{0};
-std::atomic<int> teardown_depth{0};
+// Per thread: concurrent runs (app/concurrent.hpp) each tear down on their own thread, and one
+// run's teardown must not keep another from noticing the stop.
+thread_local int teardown_depth = 0;
 
 extern "C" void on_stop_signal(int sig) {
   int expected = 0;
@@ -43,7 +45,7 @@ stop_requested::stop_requested(int sig)
       signal(sig) {}
 
 void throw_if_stop_requested() {
-  if (const int sig = received.load(); sig != 0 && teardown_depth.load() == 0) throw stop_requested(sig);
+  if (const int sig = received.load(); sig != 0 && teardown_depth == 0) throw stop_requested(sig);
 }
 
 void sleep_unless_stopped(run_clock& clock, std::chrono::milliseconds d) {
