@@ -11,6 +11,7 @@
 #include <neograde/reports/results.hpp>
 
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 
@@ -18,21 +19,29 @@ namespace neograde::app {
 namespace {
 
 // The runs under a report directory: its results.jsonl and findings.jsonl (a results file may
-// also be named directly).
-std::vector<reports::run_record> read_runs(const std::filesystem::path& in) {
+// also be named directly), one at a time.
+void each_run(const std::filesystem::path& in, const std::function<void(reports::run_record&&)>& each) {
   std::vector<std::filesystem::path> files;
   if (std::filesystem::is_regular_file(in)) files.push_back(in);
   for (const char* name : {"results.jsonl", "findings.jsonl"})
     if (std::filesystem::is_regular_file(in / name)) files.push_back(in / name);
   if (files.empty()) throw usage_error("no results.jsonl or findings.jsonl in " + in.string());
-  std::vector<reports::run_record> runs;
+  std::size_t runs = 0;
   for (const auto& f : files) {
-    std::size_t skipped = 0;
-    auto more = reports::read_results(f, &skipped);
+    std::ifstream stream(f);
+    if (!stream) throw usage_error("cannot read " + f.string());
+    const auto skipped = reports::for_each_run(stream, [&](reports::run_record&& r) {
+      ++runs;
+      each(std::move(r));
+    });
     if (skipped > 0) std::cerr << "neograde: " << f.string() << ": " << skipped << " unreadable line(s) skipped\n";
-    runs.insert(runs.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
   }
-  if (runs.empty()) throw usage_error("no run in " + in.string());
+  if (runs == 0) throw usage_error("no run in " + in.string());
+}
+
+std::vector<reports::run_record> read_runs(const std::filesystem::path& in) {
+  std::vector<reports::run_record> runs;
+  each_run(in, [&](reports::run_record&& r) { runs.push_back(std::move(r)); });
   return runs;
 }
 
@@ -53,10 +62,6 @@ std::vector<reports::run_record> runs_at(const std::filesystem::path& p) {
   auto runs = history_runs(p);
   if (runs.empty()) throw usage_error("no complete run in the history " + p.string());
   return runs;
-}
-
-void append(std::vector<reports::run_record>& to, std::vector<reports::run_record> more) {
-  to.insert(to.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
 }
 
 // The history without the latest run of each provider and source: what `diff --history` compares against.
@@ -86,16 +91,23 @@ command add_report(CLI::App& app) {
   cmd->add_option("--out", o->out, "Output directory")->capture_default_str();
   return [o] {
     if (o->in.empty() && o->history.empty()) throw usage_error("report: give --in or --history");
+    // Each run is merged as it is read; only the reliability figures of a history need them all.
+    reports::run_merger merger;
     std::vector<reports::run_record> runs;
-    if (!o->history.empty()) append(runs, history_runs(o->history));
-    for (const auto& d : o->in) append(runs, read_runs(d));
-    if (runs.empty()) throw usage_error("no complete run in the history " + o->history);
-    const auto cards = reports::merge_scorecards(runs);
+    const bool keep = !o->history.empty();
+    if (keep) runs = history_runs(o->history);
+    for (const auto& r : runs) merger.add(r);
+    for (const auto& d : o->in)
+      each_run(d, [&](reports::run_record&& r) {
+        merger.add(r);
+        if (keep) runs.push_back(std::move(r));
+      });
+    if (merger.runs() == 0) throw usage_error("no complete run in the history " + o->history);
+    const auto cards = merger.cards();
     std::vector<reports::reliability> figures;
-    if (!o->history.empty()) figures = reports::compute_reliability(runs);
+    if (keep) figures = reports::compute_reliability(runs);
     const auto html = write_report(cards, o->out, figures);
-    std::cout << cards.size() << " scorecard(s)"
-              << (o->history.empty() ? "" : ", reliability over " + std::to_string(runs.size()) + " run(s)")
+    std::cout << cards.size() << " scorecard(s)" << (keep ? ", reliability over " + std::to_string(runs.size()) + " run(s)" : "")
               << "; report: " << html.string() << "\n";
     return exit_ok;
   };

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace neograde::reports {
@@ -50,42 +51,82 @@ std::map<std::pair<std::string, std::string>, std::vector<const run_record*>> ru
   return groups;
 }
 
-std::vector<scorecard> merge_scorecards(const std::vector<run_record>& runs) {
+// When a run started, for ordering: started_at, then the order runs arrived in (a stable sort).
+using run_order = std::pair<std::string, std::size_t>;
+
+struct run_merger::group {
+  int runs = 0;
+  bool complete = true;
+  run_order latest;  // the latest run's: its header and footer are the card's
+  json header;
+  std::optional<json> footer;
+  std::map<std::string, std::pair<run_order, json>> latest_outcome;     // check id ->
+  std::map<std::string, std::pair<run_order, std::size_t>> first_seen;  // check id -> run, position
+  std::map<std::string, std::set<std::string>> seen;                    // check id -> outcomes over the runs
+  std::map<std::string, std::pair<run_order, json>> measurements;       // name -> the latest run's value
+  std::optional<std::pair<run_order, std::vector<json>>> hardware;      // the latest run's that has any
+};
+
+run_merger::run_merger() = default;
+run_merger::~run_merger() = default;
+
+void run_merger::add(const run_record& r) {
+  const run_order when{text(r.header, "started_at"), arrivals_++};
+  auto& g = groups_[{text(r.header, "provider"), text(r.header, "source")}];
+  const bool newest = g.runs++ == 0 || g.latest < when;
+  if (newest) {
+    g.latest = when;
+    g.header = r.header;
+    g.footer = r.footer;
+  }
+  std::size_t position = 0;
+  for (const auto& o : r.outcomes) {
+    const auto id = text(o, "check_id");
+    if (auto [it, fresh] = g.first_seen.try_emplace(id, when, position); !fresh && when < it->second.first) it->second = {when, position};
+    ++position;
+    // A check repeated within a run keeps its last outcome there.
+    if (auto it = g.latest_outcome.find(id); it == g.latest_outcome.end() || !(when < it->second.first)) g.latest_outcome[id] = {when, o};
+    g.seen[id].insert(text(o, "outcome"));
+  }
+  if (!r.hardware.empty() && (!g.hardware || g.hardware->first < when)) g.hardware.emplace(when, r.hardware);
+  if (r.footer && r.footer->contains("measurements") && (*r.footer)["measurements"].is_object())
+    for (const auto& [name, value] : (*r.footer)["measurements"].items())
+      if (auto it = g.measurements.find(name); it == g.measurements.end() || it->second.first < when) g.measurements[name] = {when, value};
+  g.complete = g.complete && r.footer.has_value();
+}
+
+std::vector<scorecard> run_merger::cards() const {
   std::vector<scorecard> cards;
-  for (const auto& [key, group] : runs_by_provider_and_source(runs)) {
+  for (const auto& [key, g] : groups_) {
     run_record merged;
-    merged.header = group.back()->header;
-    std::map<std::string, json> latest;                 // check id -> its latest outcome record
-    std::map<std::string, std::set<std::string>> seen;  // check id -> outcomes over the runs
-    std::vector<std::string> order;
-    json measurements = json::object();
-    bool complete = true;
-    for (const auto* r : group) {
-      for (const auto& o : r->outcomes) {
-        const auto id = text(o, "check_id");
-        if (!latest.contains(id)) order.push_back(id);
-        latest[id] = o;
-        seen[id].insert(text(o, "outcome"));
-      }
-      if (!r->hardware.empty()) merged.hardware = r->hardware;
-      if (r->footer && r->footer->contains("measurements") && (*r->footer)["measurements"].is_object())
-        measurements.update((*r->footer)["measurements"]);
-      complete = complete && r->footer.has_value();
-    }
-    for (const auto& id : order) merged.outcomes.push_back(latest[id]);
-    if (group.back()->footer) {
-      merged.footer = *group.back()->footer;
-      (*merged.footer)["measurements"] = measurements;
-      (*merged.footer)["complete"] = complete;
+    merged.header = g.header;
+    // Checks in the order they first appear, runs taken in start order.
+    std::vector<std::pair<std::pair<run_order, std::size_t>, std::string>> order;
+    for (const auto& [id, first] : g.first_seen) order.emplace_back(first, id);
+    std::sort(order.begin(), order.end());
+    for (const auto& [first, id] : order) merged.outcomes.push_back(g.latest_outcome.at(id).second);
+    if (g.hardware) merged.hardware = g.hardware->second;
+    if (g.footer) {
+      merged.footer = *g.footer;
+      auto measurements = json::object();
+      for (const auto& [name, value] : g.measurements) measurements[name] = value.second;
+      (*merged.footer)["measurements"] = std::move(measurements);
+      (*merged.footer)["complete"] = g.complete;
     }
     auto card = build_scorecard(merged);
-    card.runs = static_cast<int>(group.size());
-    for (const auto& [id, outcomes] : seen)
+    card.runs = g.runs;
+    for (const auto& [id, outcomes] : g.seen)
       if (outcomes.size() > 1) card.flaky_checks.push_back(id);
     cards.push_back(std::move(card));
   }
   grade_transparency_across(cards);
   return cards;
+}
+
+std::vector<scorecard> merge_scorecards(const std::vector<run_record>& runs) {
+  run_merger merger;
+  for (const auto& r : runs) merger.add(r);
+  return merger.cards();
 }
 
 std::vector<outcome_change> diff_scorecards(const std::vector<scorecard>& before, const std::vector<scorecard>& after) {

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 
 namespace neograde::reports {
@@ -120,8 +121,8 @@ std::vector<run_record> read_results(const std::filesystem::path& path, std::siz
   return read_results(in, skipped_lines);
 }
 
-std::vector<run_record> read_results(std::istream& in, std::size_t* skipped_lines) {
-  std::vector<run_record> runs;
+std::size_t for_each_run(std::istream& in, const std::function<void(run_record&&)>& each) {
+  std::optional<run_record> run;
   std::size_t skipped = 0;
   std::string text;
   while (std::getline(in, text)) {
@@ -131,18 +132,27 @@ std::vector<run_record> read_results(std::istream& in, std::size_t* skipped_line
       continue;
     }
     const auto kind = rec->value("record", "");
-    if (kind == "header") runs.push_back({*rec, {}, std::nullopt, {}});
-    else if (runs.empty())
+    if (kind == "header") {
+      if (run) each(std::move(*run));
+      run.emplace(run_record{std::move(*rec), {}, std::nullopt, {}});
+    } else if (!run)
       ++skipped;  // an outcome without its header is unusable
     else if (kind == "outcome")
-      runs.back().outcomes.push_back(std::move(*rec));
+      run->outcomes.push_back(std::move(*rec));
     else if (kind == "hardware")
-      runs.back().hardware.push_back(std::move(*rec));
+      run->hardware.push_back(std::move(*rec));
     else if (kind == "footer")
-      runs.back().footer = std::move(*rec);
+      run->footer = std::move(*rec);
     else
       ++skipped;
   }
+  if (run) each(std::move(*run));
+  return skipped;
+}
+
+std::vector<run_record> read_results(std::istream& in, std::size_t* skipped_lines) {
+  std::vector<run_record> runs;
+  const auto skipped = for_each_run(in, [&](run_record&& r) { runs.push_back(std::move(r)); });
   if (skipped_lines != nullptr) *skipped_lines = skipped;
   return runs;
 }

@@ -51,6 +51,34 @@ TEST(Merge, LatestOutcomeWinsAndChangesAreFlaky) {
   EXPECT_EQ(c.counts.at("fail"), 2);
 }
 
+// A report streams its runs through a run_merger: whatever order they arrive in, the card is
+// the one the runs make in start order (checks in first-seen order, the latest header and
+// measurements), and equal to merge_scorecards'.
+TEST(Merge, TheOrderRunsArriveInChangesNothing) {
+  auto first = run("p", "2026-11-29T10:00:00Z", {outcome("a.x.y", "high", "pass"), outcome("b.x.y", "low", "pass")});
+  auto second = run("p", "2026-11-29T11:00:00Z", {outcome("c.x.y", "low", "warn"), outcome("a.x.y", "high", "fail")});
+  (*second.footer)["measurements"] = {{"time_to_running_s", 2.0}, {"only_second", 1}};
+  auto third = run("p", "2026-11-29T12:00:00Z", {outcome("b.x.y", "low", "fail")});
+  third.header["display_name"] = "P, renamed";
+  const auto in_order = merge_scorecards({first, second, third});
+  for (const auto& arrival : {std::vector<run_record>{third, second, first}, std::vector<run_record>{second, third, first}}) {
+    run_merger merger;
+    for (const auto& r : arrival) merger.add(r);
+    EXPECT_EQ(merger.runs(), 3u);
+    const auto cards = merger.cards();
+    ASSERT_EQ(cards.size(), 1u);
+    EXPECT_EQ(json(cards[0]), json(in_order[0]));
+  }
+  const auto& c = in_order[0];
+  ASSERT_EQ(c.checks.size(), 3u);
+  EXPECT_EQ(c.checks[0].check_id, "a.x.y");
+  EXPECT_EQ(c.checks[1].check_id, "b.x.y");
+  EXPECT_EQ(c.checks[2].check_id, "c.x.y");
+  EXPECT_EQ(outcome_in(c, "a.x.y"), "fail");
+  EXPECT_EQ(outcome_in(c, "b.x.y"), "fail");
+  EXPECT_EQ(c.provider.display_name, "P, renamed");  // the latest run's header
+}
+
 TEST(Merge, SourcesAndProvidersStayApart) {
   const auto cards =
       merge_scorecards({run("p", "1", {outcome("a.x.y", "high", "pass")}), run("p", "2", {outcome("a.x.y", "high", "fail")}, "live"),

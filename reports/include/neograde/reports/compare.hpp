@@ -3,6 +3,7 @@
 
 #include <neograde/reports/scorecard.hpp>
 
+#include <cstddef>
 #include <map>
 #include <string>
 #include <utility>
@@ -21,6 +22,26 @@ namespace neograde::reports {
 // gets `runs` (how many were merged) and `flaky_checks` (checks whose outcome differed between
 // them). Ordered by provider id, then source.
 [[nodiscard]] std::vector<scorecard> merge_scorecards(const std::vector<run_record>& runs);
+
+// merge_scorecards one run at a time: keeps, per provider and source, only what the merged card
+// needs (each check's latest outcome, the outcomes seen, the latest header, footer, hardware and
+// measurements), so that a report over thousands of runs holds one run and the cards. The runs
+// may come in any order: start order (started_at, then arrival) decides what is latest.
+class run_merger {
+ public:
+  run_merger();
+  ~run_merger();
+  run_merger(const run_merger&) = delete;
+  run_merger& operator=(const run_merger&) = delete;
+  void add(const run_record& run);
+  [[nodiscard]] std::size_t runs() const { return arrivals_; }
+  [[nodiscard]] std::vector<scorecard> cards() const;
+
+ private:
+  struct group;
+  std::map<std::pair<std::string, std::string>, group> groups_;
+  std::size_t arrivals_ = 0;
+};
 
 // How a check's outcome moved between two reports.
 struct outcome_change {

@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <istream>
 #include <map>
 #include <string>
@@ -69,6 +70,9 @@ struct run_record {
 // counted in `skipped_lines`.
 [[nodiscard]] std::vector<run_record> read_results(const std::filesystem::path& path, std::size_t* skipped_lines = nullptr);
 [[nodiscard]] std::vector<run_record> read_results(std::istream& in, std::size_t* skipped_lines = nullptr);
+// The same, one run at a time (a report over many runs need not hold them all); returns the
+// count of lines skipped.
+std::size_t for_each_run(std::istream& in, const std::function<void(run_record&&)>& each);
 
 // Writes a file so that readers see the old content or the new, never a mix: temp file, fsync,
 // rename. Throws std::runtime_error on failure.
