@@ -52,12 +52,14 @@ struct conformance_cli {
   std::string replay;
 };
 
-// The value given for one provider: with one spec, the option itself (at most once); with
-// several, its ID=VALUE for this provider's id, or "" when none names it.
+// The value given for one provider: with one spec, the option itself (at most once; an ID=VALUE
+// naming the spec also does); with several, its ID=VALUE for this provider's id, or "" when none
+// names it.
 std::string for_provider(const std::vector<std::string>& given, const char* option, const std::string& id, bool several) {
   if (!several) {
     if (given.size() > 1) throw usage_error(std::string(option) + " is given more than once for one spec");
-    return given.empty() ? "" : given.front();
+    if (given.empty()) return "";
+    return given.front().starts_with(id + "=") ? given.front().substr(id.size() + 1) : given.front();  // ID=VALUE works alone too
   }
   std::string found;
   for (const auto& g : given)
