@@ -191,7 +191,17 @@ int run_several(const conformance_cli& o, const std::vector<std::string>& names)
         throw usage_error(std::string(option) + " takes ID=VALUE with several specs, ID one of theirs (" + std::to_string(ids.size()) +
                           " given)");
   std::vector<prepared_run> runs;
-  for (auto& spec : specs) runs.push_back(prepare(o, std::move(spec), true));
+  for (auto& spec : specs) {
+    const auto id = spec.provider.id;
+    try {
+      runs.push_back(prepare(o, std::move(spec), true));
+    } catch (const usage_error& e) {
+      // --all grades the providers it has a key (and the variables) for, and says which it left out.
+      if (!o.all) throw;
+      std::cerr << "neograde: --all: not grading " << id << ": " << e.what() << "\n";
+    }
+  }
+  if (runs.empty()) throw usage_error("--all: no provider has its key (and required variables) set");
   const std::filesystem::path out = o.out;
   std::vector<std::filesystem::path> dirs;
   for (const auto& r : runs) dirs.push_back(out / "providers" / r.spec.provider.id);
