@@ -201,7 +201,9 @@ struct client::impl {
   redactor redact;
   std::unique_ptr<event_loop> own;  // the private loop, for a client made without one
   asio::io_context& ioc;
-  ssl::context ssl_ctx{ssl::context::tls_client};
+  // The TLS context, made at the first https connection: loading the CA store costs
+  // milliseconds that a client of plain http (an emulator, a load driver's 32) never needs.
+  std::optional<ssl::context> ssl_ctx;
   std::string ssl_ctx_error;
 
   // The kept-alive connection, if any.
@@ -212,22 +214,29 @@ struct client::impl {
 
   std::deque<exchange> transcript;
   exchange last;
-  bool busy = false;  // an operation is in flight
+  bool busy = false;       // an operation is in flight
+  std::string target_url;  // the last URL sent to, parsed
+  url_parts target;
 
   impl(client_options o, redactor r, std::unique_ptr<event_loop> private_loop, asio::io_context& context)
-      : opts(std::move(o)), redact(std::move(r)), own(std::move(private_loop)), ioc(context) {
-    ssl_ctx.set_verify_mode(ssl::verify_peer);
+      : opts(std::move(o)), redact(std::move(r)), own(std::move(private_loop)), ioc(context) {}
+
+  ssl::context& tls() {
+    if (ssl_ctx) return *ssl_ctx;
+    auto& ctx = ssl_ctx.emplace(ssl::context::tls_client);
+    ctx.set_verify_mode(ssl::verify_peer);
     error_code ec;
-    ssl_ctx.set_default_verify_paths(ec);
+    ctx.set_default_verify_paths(ec);
     if (!opts.extra_ca_file.empty()) {
-      ssl_ctx.load_verify_file(opts.extra_ca_file, ec);
+      ctx.load_verify_file(opts.extra_ca_file, ec);
       if (ec) ssl_ctx_error = "cannot load CA file " + opts.extra_ca_file + ": " + ec.message();
     }
-    SSL_CTX_set_min_proto_version(ssl_ctx.native_handle(), TLS1_2_VERSION);
+    SSL_CTX_set_min_proto_version(ctx.native_handle(), TLS1_2_VERSION);
     // Security level 2 (112 bits: RSA and DH keys of 2048 bits and more, no SHA-1 signatures)
     // whatever OpenSSL's build default is: Debian builds with 2, upstream with 1, which accepts
     // the 1024-bit RSA keys NIST SP 800-131A has disallowed since 2013.
-    SSL_CTX_set_security_level(ssl_ctx.native_handle(), 2);
+    SSL_CTX_set_security_level(ctx.native_handle(), 2);
+    return ctx;
   }
 
   ~impl() { close(); }
@@ -261,8 +270,9 @@ struct client::impl {
     if (rec) co_return transport_error{make_error_code(client_errc::resolve_failed), t.host + ": " + rec.message()};
 
     if (t.tls) {
+      auto& ctx = tls();
       if (!ssl_ctx_error.empty()) co_return transport_error{make_error_code(client_errc::tls_handshake_failed), ssl_ctx_error};
-      secure.emplace(ioc, ssl_ctx);
+      secure.emplace(ioc, ctx);
       // SNI: servers hosting several names pick the certificate by it (RFC 6066 §3);
       // it is not sent for IP literals.
       if (!is_ip_literal(t.host) && !SSL_set_tlsext_host_name(secure->native_handle(), t.host.c_str()))
@@ -365,14 +375,20 @@ struct client::impl {
   // One attempt over the network, timed.
   asio::awaitable<send_result> once(const request& r, exchange& ex, bool keeping) {
     const auto start = std::chrono::steady_clock::now();
-    auto t = parse_target(r.url);
-    if (!t) co_return t.error();
-    auto req = build_request(r, *t, opts);
+    // A client sends to one origin, mostly to a few URLs: the last one parsed is kept.
+    if (r.url != target_url) {
+      auto t = parse_target(r.url);
+      if (!t) co_return t.error();
+      target = std::move(*t);
+      target_url = r.url;
+    }
+    const url_parts t = target;
+    auto req = build_request(r, t, opts);
     if (keeping) ex.request_headers = sent_headers(req);
     response out;
     std::optional<transport_error> err;
     try {
-      err = co_await perform(*t, req, out);
+      err = co_await perform(t, req, out);
     } catch (const std::exception& x) {
       err = transport_error{make_error_code(client_errc::read_failed), x.what()};
     }
@@ -401,14 +417,14 @@ struct client::impl {
     }
     auto kept = redact.apply(std::move(ex));
     if (opts.keep_exchanges) {
-      last = kept;
-      transcript.push_back(last);
+      if (opts.transcript_limit > 0) transcript.push_back(kept);
       while (transcript.size() > opts.transcript_limit) transcript.pop_front();
+      last = std::move(kept);
     }
     if (opts.tap) {
       std::optional<transport_error> kept_error;
       if (!res) kept_error = transport_error{res.error().code, redact.text(res.error().detail)};
-      opts.tap(kept, kept_error);
+      opts.tap(opts.keep_exchanges ? last : kept, kept_error);
     }
   }
 
