@@ -33,6 +33,7 @@ struct tally {
   long ok = 0;
   long failed = 0;
   std::vector<double> latencies_ms;
+  steady::time_point first_sent, last_read;  // the loop's sending time, its clients made
 };
 
 struct load_options {
@@ -110,8 +111,10 @@ void run_loop(const load_options& o, const std::optional<provider_spec>& spec, i
   std::vector<std::unique_ptr<connection>> connections;
   for (int i = 0; i < n; ++i) connections.push_back(std::make_unique<connection>(loop, o, spec, stopping, t));
   loop.after(std::chrono::milliseconds(static_cast<long long>(o.seconds * 1000)), [&] { stopping = true; });
+  t.first_sent = steady::now();
   for (auto& c : connections) c->next();
   loop.run();
+  t.last_read = steady::now();
 }
 
 double percentile(std::vector<double>& v, double p) {
@@ -153,19 +156,20 @@ int main(int argc, char** argv) {
     const int threads = std::min(o.threads, o.connections);
     std::vector<tally> tallies(static_cast<std::size_t>(threads));
     std::vector<std::thread> loops;
-    const auto start = steady::now();
     for (int i = 0; i < threads; ++i) {
       const int share = o.connections / threads + (i < o.connections % threads ? 1 : 0);
       loops.emplace_back([&, share, i] { run_loop(o, spec, share, tallies[static_cast<std::size_t>(i)]); });
     }
     for (auto& th : loops) th.join();
-    const double elapsed = std::chrono::duration<double>(steady::now() - start).count();
-    tally all;
+    tally all{.ok = 0, .failed = 0, .latencies_ms = {}, .first_sent = tallies.front().first_sent, .last_read = tallies.front().last_read};
     for (auto& t : tallies) {
+      all.first_sent = std::min(all.first_sent, t.first_sent);
+      all.last_read = std::max(all.last_read, t.last_read);
       all.ok += t.ok;
       all.failed += t.failed;
       all.latencies_ms.insert(all.latencies_ms.end(), t.latencies_ms.begin(), t.latencies_ms.end());
     }
+    const double elapsed = std::chrono::duration<double>(all.last_read - all.first_sent).count();
     const double rps = static_cast<double>(all.ok) / elapsed;
     std::cout << nlohmann::json{{"mode", spec ? "typed" : "raw"},
                                 {"connections", o.connections},
