@@ -1,13 +1,15 @@
 // neograde-bench-load: how many requests per second neograde's client sends and reads back on
-// N keep-alive connections (one client and one thread per connection), for comparison with wrk
-// on the same endpoint and the same connections. Prints one JSON object.
+// N keep-alive connections, for comparison with wrk on the same endpoint and the same
+// connections. The connections share one event loop and one thread (--threads T: T loops, one
+// thread each), as wrk's do. Prints one JSON object.
 //
 //   neograde-bench-load --url URL [--header 'Name: value' ...] --connections 32 --seconds 10
 //   neograde-bench-load --spec lambda --base-url URL --api-key KEY ...   (typed: list instances)
 //
-// Raw mode measures the HTTP layer (Beast, deadlines, size caps, the redacted transcript); typed
-// mode adds what a check pays on top: the spec's request template and auth, JSON parsing and
-// reading the response as the operation's result.
+// Raw mode measures the HTTP layer (Beast, deadlines, size caps, the redacted transcript);
+// typed mode adds what a check pays on top: the spec's request template and auth, JSON parsing
+// and reading the response as the operation's result. --no-transcript keeps no exchange (no
+// redaction), to see the wire alone.
 
 #include <neograde/clients/provider_client.hpp>
 
@@ -15,9 +17,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -30,6 +33,7 @@ struct tally {
   long ok = 0;
   long failed = 0;
   std::vector<double> latencies_ms;
+  steady::time_point first_sent, last_read;  // the loop's sending time, its clients made
 };
 
 struct load_options {
@@ -39,47 +43,78 @@ struct load_options {
   std::string base_url;
   std::string api_key;
   int connections = 1;
+  int threads = 1;
   double seconds = 10;
+  bool no_transcript = false;
 };
 
-// One connection's loop: a request the moment the previous answer is read, until `stop`.
-template <class Send>
-void drive(Send send, const std::atomic<bool>& stop, tally& t) {
-  t.latencies_ms.reserve(1 << 16);
-  while (!stop.load(std::memory_order_relaxed)) {
-    const auto start = steady::now();
-    const bool ok = send();
-    t.latencies_ms.push_back(std::chrono::duration<double, std::milli>(steady::now() - start).count());
-    ok ? ++t.ok : ++t.failed;
-  }
+http::client_options client_options(const load_options& o) {
+  http::client_options c;
+  c.max_retries = 0;  // a 429 is counted as a failure, never waited for
+  c.transcript_limit = 1;
+  c.keep_exchanges = !o.no_transcript;
+  return c;
 }
 
-http::client_options client_options() {
-  http::client_options o;
-  o.max_retries = 0;  // a 429 is counted as a failure, never waited for
-  return o;
-}
-
-void connection(const load_options& o, const std::optional<provider_spec>& spec, const std::atomic<bool>& stop, tally& t) {
-  if (spec) {
-    provider_client c(*spec, o.base_url, o.api_key, client_options());
-    drive([&] { return c.call(operation_id::list).success; }, stop, t);
-    return;
-  }
-  http::client c(client_options());
+http::request raw_request(const load_options& o) {
   http::request req;
   req.url = o.url;
   for (const auto& h : o.headers) {
     const auto colon = h.find(':');
     if (colon == std::string::npos) throw std::invalid_argument("a header is 'Name: value': " + h);
-    req.headers.emplace_back(h.substr(0, colon), h.substr(h.find_first_not_of(' ', colon + 1)));
+    const auto value = h.find_first_not_of(' ', colon + 1);
+    req.headers.emplace_back(h.substr(0, colon), value == std::string::npos ? std::string() : h.substr(value));
   }
-  drive(
-      [&] {
-        auto r = c.send(req);
-        return r && r->status < 400;
-      },
-      stop, t);
+  return req;
+}
+
+// One connection: a request the moment the previous answer is read, until the loop's deadline.
+class connection {
+ public:
+  connection(http::event_loop& loop, const load_options& o, const std::optional<provider_spec>& spec, const bool& stopping, tally& t)
+      : stopping_(stopping), tally_(t) {
+    if (spec) typed_ = std::make_unique<provider_client>(loop, *spec, o.base_url, o.api_key, client_options(o));
+    else {
+      raw_ = std::make_unique<http::client>(loop, client_options(o));
+      request_ = raw_request(o);
+    }
+  }
+
+  void next() {
+    if (stopping_) return;
+    start_ = steady::now();
+    if (typed_) typed_->async_call(operation_id::list, [this](call_result r) { answered(r.success); });
+    else
+      raw_->async_send(request_, [this](http::send_result r) { answered(r && r->status < 400); });
+  }
+
+ private:
+  void answered(bool ok) {
+    tally_.latencies_ms.push_back(std::chrono::duration<double, std::milli>(steady::now() - start_).count());
+    ok ? ++tally_.ok : ++tally_.failed;
+    next();
+  }
+
+  const bool& stopping_;
+  tally& tally_;
+  std::unique_ptr<http::client> raw_;
+  std::unique_ptr<provider_client> typed_;
+  http::request request_;
+  steady::time_point start_;
+};
+
+// One thread's share: `n` connections on one loop, for `seconds`; what is in flight then ends.
+void run_loop(const load_options& o, const std::optional<provider_spec>& spec, int n, tally& t) {
+  t.latencies_ms.reserve(1 << 20);
+  http::event_loop loop;
+  bool stopping = false;
+  std::vector<std::unique_ptr<connection>> connections;
+  for (int i = 0; i < n; ++i) connections.push_back(std::make_unique<connection>(loop, o, spec, stopping, t));
+  loop.after(std::chrono::milliseconds(static_cast<long long>(o.seconds * 1000)), [&] { stopping = true; });
+  t.first_sent = steady::now();
+  for (auto& c : connections) c->next();
+  loop.run();
+  t.last_read = steady::now();
 }
 
 double percentile(std::vector<double>& v, double p) {
@@ -99,8 +134,10 @@ int main(int argc, char** argv) {
   app.add_option("--spec", o.spec, "Typed mode: list instances through this spec's client");
   app.add_option("--base-url", o.base_url, "Typed mode: the API base URL");
   app.add_option("--api-key", o.api_key, "Typed mode: the API key");
-  app.add_option("--connections", o.connections, "Connections, one thread each")->check(CLI::Range(1, 1024));
+  app.add_option("--connections", o.connections, "Keep-alive connections")->check(CLI::Range(1, 1024));
+  app.add_option("--threads", o.threads, "Event loops, one thread each, sharing the connections")->check(CLI::Range(1, 64));
   app.add_option("--seconds", o.seconds, "How long to send")->check(CLI::PositiveNumber);
+  app.add_flag("--no-transcript", o.no_transcript, "Keep no exchange (no redaction): the wire alone");
   CLI11_PARSE(app, argc, argv);
   if (o.url.empty() == o.spec.empty()) {
     std::cerr << "neograde-bench-load: give --url (raw) or --spec with --base-url and --api-key (typed)\n";
@@ -115,24 +152,29 @@ int main(int argc, char** argv) {
       if (!loaded) throw std::runtime_error(loaded.error().what());
       spec = std::move(*loaded);
     }
-    std::atomic<bool> stop{false};
-    std::vector<tally> tallies(static_cast<std::size_t>(o.connections));
-    std::vector<std::thread> threads;
-    const auto start = steady::now();
-    for (auto& t : tallies) threads.emplace_back([&, &t = t] { connection(o, spec, stop, t); });
-    std::this_thread::sleep_for(std::chrono::duration<double>(o.seconds));
-    stop = true;
-    for (auto& th : threads) th.join();
-    const double elapsed = std::chrono::duration<double>(steady::now() - start).count();
-    tally all;
+    (void)raw_request(o);  // a malformed header is reported here, not on a loop's thread
+    const int threads = std::min(o.threads, o.connections);
+    std::vector<tally> tallies(static_cast<std::size_t>(threads));
+    std::vector<std::thread> loops;
+    for (int i = 0; i < threads; ++i) {
+      const int share = o.connections / threads + (i < o.connections % threads ? 1 : 0);
+      loops.emplace_back([&, share, i] { run_loop(o, spec, share, tallies[static_cast<std::size_t>(i)]); });
+    }
+    for (auto& th : loops) th.join();
+    tally all{.ok = 0, .failed = 0, .latencies_ms = {}, .first_sent = tallies.front().first_sent, .last_read = tallies.front().last_read};
     for (auto& t : tallies) {
+      all.first_sent = std::min(all.first_sent, t.first_sent);
+      all.last_read = std::max(all.last_read, t.last_read);
       all.ok += t.ok;
       all.failed += t.failed;
       all.latencies_ms.insert(all.latencies_ms.end(), t.latencies_ms.begin(), t.latencies_ms.end());
     }
+    const double elapsed = std::chrono::duration<double>(all.last_read - all.first_sent).count();
     const double rps = static_cast<double>(all.ok) / elapsed;
     std::cout << nlohmann::json{{"mode", spec ? "typed" : "raw"},
                                 {"connections", o.connections},
+                                {"threads", threads},
+                                {"transcript", !o.no_transcript},
                                 {"seconds", elapsed},
                                 {"requests", all.ok},
                                 {"failed", all.failed},

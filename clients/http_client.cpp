@@ -19,7 +19,7 @@
 #include <algorithm>
 #include <cctype>
 #include <ctime>
-#include <thread>
+#include <stdexcept>
 
 namespace neograde::http {
 
@@ -175,11 +175,35 @@ std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view valu
   return std::chrono::seconds(std::max(0LL, *delta));
 }
 
+struct event_loop::impl {
+  asio::io_context ioc{1};  // one thread runs it
+};
+
+event_loop::event_loop() : impl_(std::make_unique<impl>()) {}
+event_loop::~event_loop() = default;
+
+void event_loop::run() {
+  impl_->ioc.restart();
+  impl_->ioc.run();
+}
+
+void event_loop::stop() { impl_->ioc.stop(); }
+
+void event_loop::after(std::chrono::milliseconds delay, std::function<void()> f) {
+  auto timer = std::make_shared<asio::steady_timer>(impl_->ioc, delay);
+  timer->async_wait([timer, f = std::move(f)](error_code ec) {
+    if (!ec) f();
+  });
+}
+
 struct client::impl {
   client_options opts;
   redactor redact;
-  asio::io_context ioc;
-  ssl::context ssl_ctx{ssl::context::tls_client};
+  std::unique_ptr<event_loop> own;  // the private loop, for a client made without one
+  asio::io_context& ioc;
+  // The TLS context, made at the first https connection: loading the CA store costs
+  // milliseconds that a client of plain http (an emulator, a load driver's 32) never needs.
+  std::optional<ssl::context> ssl_ctx;
   std::string ssl_ctx_error;
 
   // The kept-alive connection, if any.
@@ -190,21 +214,32 @@ struct client::impl {
 
   std::deque<exchange> transcript;
   exchange last;
+  bool busy = false;       // an operation is in flight
+  std::string target_url;  // the last URL sent to, parsed
+  url_parts target;
 
-  impl(client_options o, redactor r) : opts(std::move(o)), redact(std::move(r)) {
-    ssl_ctx.set_verify_mode(ssl::verify_peer);
+  impl(client_options o, redactor r, std::unique_ptr<event_loop> private_loop, asio::io_context& context)
+      : opts(std::move(o)), redact(std::move(r)), own(std::move(private_loop)), ioc(context) {}
+
+  ssl::context& tls() {
+    if (ssl_ctx) return *ssl_ctx;
+    auto& ctx = ssl_ctx.emplace(ssl::context::tls_client);
+    ctx.set_verify_mode(ssl::verify_peer);
     error_code ec;
-    ssl_ctx.set_default_verify_paths(ec);
+    ctx.set_default_verify_paths(ec);
     if (!opts.extra_ca_file.empty()) {
-      ssl_ctx.load_verify_file(opts.extra_ca_file, ec);
+      ctx.load_verify_file(opts.extra_ca_file, ec);
       if (ec) ssl_ctx_error = "cannot load CA file " + opts.extra_ca_file + ": " + ec.message();
     }
-    SSL_CTX_set_min_proto_version(ssl_ctx.native_handle(), TLS1_2_VERSION);
+    SSL_CTX_set_min_proto_version(ctx.native_handle(), TLS1_2_VERSION);
     // Security level 2 (112 bits: RSA and DH keys of 2048 bits and more, no SHA-1 signatures)
     // whatever OpenSSL's build default is: Debian builds with 2, upstream with 1, which accepts
     // the 1024-bit RSA keys NIST SP 800-131A has disallowed since 2013.
-    SSL_CTX_set_security_level(ssl_ctx.native_handle(), 2);
+    SSL_CTX_set_security_level(ctx.native_handle(), 2);
+    return ctx;
   }
+
+  ~impl() { close(); }
 
   void close() {
     error_code ec;
@@ -235,8 +270,9 @@ struct client::impl {
     if (rec) co_return transport_error{make_error_code(client_errc::resolve_failed), t.host + ": " + rec.message()};
 
     if (t.tls) {
+      auto& ctx = tls();
       if (!ssl_ctx_error.empty()) co_return transport_error{make_error_code(client_errc::tls_handshake_failed), ssl_ctx_error};
-      secure.emplace(ioc, ssl_ctx);
+      secure.emplace(ioc, ctx);
       // SNI: servers hosting several names pick the certificate by it (RFC 6066 §3);
       // it is not sent for IP literals.
       if (!is_ip_literal(t.host) && !SSL_set_tlsext_host_name(secure->native_handle(), t.host.c_str()))
@@ -336,50 +372,111 @@ struct client::impl {
     co_return transport_error{make_error_code(client_errc::read_failed), "connection closed"};
   }
 
-  boost::system::result<response, transport_error> once(const request& r, exchange& ex) {
-    auto t = parse_target(r.url);
-    if (!t) return t.error();
-    auto req = build_request(r, *t, opts);
-    ex.request_headers = sent_headers(req);
-
+  // One attempt over the network, timed.
+  asio::awaitable<send_result> once(const request& r, exchange& ex, bool keeping) {
+    const auto start = std::chrono::steady_clock::now();
+    // A client sends to one origin, mostly to a few URLs: the last one parsed is kept.
+    if (r.url != target_url) {
+      auto t = parse_target(r.url);
+      if (!t) co_return t.error();
+      target = std::move(*t);
+      target_url = r.url;
+    }
+    const url_parts t = target;
+    auto req = build_request(r, t, opts);
+    if (keeping) ex.request_headers = sent_headers(req);
     response out;
     std::optional<transport_error> err;
-    asio::co_spawn(ioc, perform(*t, req, out), [&](std::exception_ptr e, std::optional<transport_error> r) {
-      if (e) {
-        try {
-          std::rethrow_exception(e);
-        } catch (const std::exception& x) {
-          err = transport_error{make_error_code(client_errc::read_failed), x.what()};
-        }
-      } else {
-        err = std::move(r);
-      }
-    });
-    ioc.restart();
-    ioc.run();
-    if (err) return *err;
-    return out;
-  }
-
-  // One attempt over the network, timed.
-  boost::system::result<response, transport_error> timed_once(const request& r, exchange& ex) {
-    const auto start = std::chrono::steady_clock::now();
-    auto res = once(r, ex);
+    try {
+      err = co_await perform(t, req, out);
+    } catch (const std::exception& x) {
+      err = transport_error{make_error_code(client_errc::read_failed), x.what()};
+    }
     ex.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    return res;
+    if (err) co_return std::move(*err);
+    co_return std::move(out);
   }
 
   // One attempt answered by opts.replay: the request is built and kept as once() would (a URL
   // that does not parse keeps no headers, as with the network), and nothing is sent.
-  boost::system::result<response, transport_error> replay_once(const request& r, exchange& ex) {
+  send_result replay_once(const request& r, exchange& ex) {
     if (auto t = parse_target(r.url)) ex.request_headers = sent_headers(build_request(r, *t, opts));
     auto answer = opts.replay(redact.apply(ex));
     ex.duration_ms = answer.duration_ms;
     return std::move(answer.result);
   }
+
+  // Keeps one attempt's exchange, redacted: the last one, the transcript and the tap.
+  void keep(exchange ex, const send_result& res) {
+    if (res) {
+      ex.status = res->status;
+      ex.response_headers = res->headers;
+      ex.response_body = res->body;
+    } else {
+      ex.error = res.error().message();
+    }
+    auto kept = redact.apply(std::move(ex));
+    if (opts.keep_exchanges) {
+      if (opts.transcript_limit > 0) transcript.push_back(kept);
+      while (transcript.size() > opts.transcript_limit) transcript.pop_front();
+      last = std::move(kept);
+    }
+    if (opts.tap) {
+      std::optional<transport_error> kept_error;
+      if (!res) kept_error = transport_error{res.error().code, redact.text(res.error().detail)};
+      opts.tap(opts.keep_exchanges ? last : kept, kept_error);
+    }
+  }
+
+  // What send() and async_send() run: attempts, with retries on 429/503 after a wait on the loop.
+  asio::awaitable<send_result> send_op(request req) {
+    for (int attempt = 0;; ++attempt) {
+      const bool keeping = opts.keep_exchanges || opts.tap || opts.replay;
+      exchange ex;
+      if (keeping) {
+        ex.method = req.method;
+        ex.url = req.url;
+        ex.request_body = req.body;
+      }
+      if (opts.before_attempt) opts.before_attempt();
+      send_result res;
+      if (opts.replay) res = replay_once(req, ex);
+      else
+        res = co_await once(req, ex, keeping);
+      if (keeping) keep(std::move(ex), res);
+
+      if (!res || (res->status != 429 && res->status != 503) || attempt >= opts.max_retries) co_return res;
+      if (opts.retryable && !opts.retryable(*res)) co_return res;
+      // RFC 9110 §10.2.3: Retry-After says how long to wait; without it, back off exponentially.
+      auto wait = parse_retry_after(res->header("Retry-After")).value_or(std::chrono::milliseconds(500LL << attempt));
+      if (wait > opts.max_retry_wait) co_return res;  // the provider asks for longer than we wait
+      if (opts.sleep) {
+        opts.sleep(wait);
+      } else {
+        asio::steady_timer timer(ioc, wait);
+        (void)co_await timer.async_wait(nothrow);
+      }
+    }
+  }
+
+  void start(request req, std::function<void(std::exception_ptr, send_result)> done) {
+    if (busy) throw std::logic_error("neograde::http::client: an operation is already in flight");
+    busy = true;
+    asio::co_spawn(ioc, send_op(std::move(req)), [this, done = std::move(done)](std::exception_ptr e, send_result r) {
+      busy = false;
+      done(e, std::move(r));
+    });
+  }
 };
 
-client::client(client_options options, redactor redact) : impl_(std::make_unique<impl>(std::move(options), std::move(redact))) {}
+client::client(client_options options, redactor redact) {
+  auto loop = std::make_unique<event_loop>();
+  auto& ioc = loop->impl_->ioc;
+  impl_ = std::make_unique<impl>(std::move(options), std::move(redact), std::move(loop), ioc);
+}
+
+client::client(event_loop& loop, client_options options, redactor redact)
+    : impl_(std::make_unique<impl>(std::move(options), std::move(redact), nullptr, loop.impl_->ioc)) {}
 
 client::~client() = default;
 
@@ -388,41 +485,36 @@ const std::deque<exchange>& client::transcript() const { return impl_->transcrip
 const client_options& client::options() const { return impl_->opts; }
 const redactor& client::redaction() const { return impl_->redact; }
 void client::add_secret(std::string secret) { impl_->redact.add_secret(std::move(secret)); }
+bool client::busy() const { return impl_->busy; }
 
-boost::system::result<response, transport_error> client::send(const request& req) {
+send_result client::send(const request& req) {
   auto& d = *impl_;
-  for (int attempt = 0;; ++attempt) {
-    exchange ex;
-    ex.method = req.method;
-    ex.url = req.url;
-    ex.request_body = req.body;
-    if (d.opts.before_attempt) d.opts.before_attempt();
-    auto res = d.opts.replay ? d.replay_once(req, ex) : d.timed_once(req, ex);
-    if (res) {
-      ex.status = res->status;
-      ex.response_headers = res->headers;
-      ex.response_body = res->body;
-    } else {
-      ex.error = res.error().message();
+  if (d.ioc.get_executor().running_in_this_thread())
+    throw std::logic_error("neograde::http::client::send() called from its event loop: use async_send()");
+  std::optional<send_result> result;
+  std::exception_ptr failure;
+  d.start(req, [&](std::exception_ptr e, send_result r) {
+    failure = e;
+    result.emplace(std::move(r));
+  });
+  if (d.own) {
+    d.ioc.restart();
+    d.ioc.run();
+  } else {
+    while (!result) {
+      if (d.ioc.stopped()) d.ioc.restart();
+      d.ioc.run_one();
     }
-    d.last = d.redact.apply(std::move(ex));
-    d.transcript.push_back(d.last);
-    while (d.transcript.size() > d.opts.transcript_limit) d.transcript.pop_front();
-    if (d.opts.tap) {
-      std::optional<transport_error> kept_error;
-      if (!res) kept_error = transport_error{res.error().code, d.redact.text(res.error().detail)};
-      d.opts.tap(d.last, kept_error);
-    }
-
-    if (!res || (res->status != 429 && res->status != 503) || attempt >= d.opts.max_retries) return res;
-    if (d.opts.retryable && !d.opts.retryable(*res)) return res;
-    // RFC 9110 §10.2.3: Retry-After says how long to wait; without it, back off exponentially.
-    auto wait = parse_retry_after(res->header("Retry-After")).value_or(std::chrono::milliseconds(500LL << attempt));
-    if (wait > d.opts.max_retry_wait) return res;  // the provider asks for longer than we wait
-    if (d.opts.sleep) d.opts.sleep(wait);
-    else
-      std::this_thread::sleep_for(wait);
   }
+  if (failure) std::rethrow_exception(failure);
+  return std::move(*result);
+}
+
+void client::async_send(request req, completion done) {
+  impl_->start(std::move(req), [done = std::move(done)](std::exception_ptr e, send_result r) {
+    if (e) std::rethrow_exception(e);
+    done(std::move(r));
+  });
 }
 
 boost::system::result<response, transport_error> parse_response(std::string_view bytes, const client_options& options) {

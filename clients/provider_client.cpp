@@ -17,6 +17,8 @@
 #include <cstdio>
 #include <random>
 #include <set>
+#include <stdexcept>
+#include <variant>
 
 namespace neograde {
 namespace {
@@ -179,11 +181,30 @@ http::client_options without_condition_retries(http::client_options o, const pro
 
 }  // namespace
 
+namespace {
+
+// The client's transport: on `loop` when given, else with a private loop.
+http::client transport_for(http::event_loop* loop, http::client_options options, const provider_spec& spec, redactor redact) {
+  if (loop != nullptr) return http::client(*loop, without_condition_retries(std::move(options), spec), std::move(redact));
+  return http::client(without_condition_retries(std::move(options), spec), std::move(redact));
+}
+
+}  // namespace
+
 provider_client::provider_client(const provider_spec& spec, std::string base_url, std::string api_key, http::client_options options)
+    : provider_client(nullptr, spec, std::move(base_url), std::move(api_key), std::move(options)) {}
+
+provider_client::provider_client(http::event_loop& loop, const provider_spec& spec, std::string base_url, std::string api_key,
+                                 http::client_options options)
+    : provider_client(&loop, spec, std::move(base_url), std::move(api_key), std::move(options)) {}
+
+provider_client::provider_client(http::event_loop* loop, const provider_spec& spec, std::string base_url, std::string api_key,
+                                 http::client_options options)
     : spec_(spec),
       base_url_(std::move(base_url)),
       api_key_(std::move(api_key)),
-      http_(without_condition_retries(std::move(options), spec), redactor_for(api_key_)) {
+      loop_(loop),
+      http_(transport_for(loop, std::move(options), spec, redactor_for(api_key_))) {
   while (!base_url_.empty() && base_url_.back() == '/') base_url_.pop_back();
   ledger_ = default_ledger(base_url_, spec_);
 }
@@ -201,7 +222,10 @@ std::optional<std::string> provider_client::access_token(bool refresh) {
                     base_url_ + m.token_path,
                     {{"Content-Type", "application/json"}},
                     dump_json({{"grant_type", "client_credentials"}, {"client_id", id}, {"client_secret", secret}})};
-  auto res = http_.send(req);
+  // On a shared loop the token is fetched on a private one: this may run in the loop's handlers.
+  std::optional<http::client> own;
+  if (loop_ != nullptr) own.emplace(http_.options(), http_.redaction());
+  auto res = (own ? *own : http_).send(req);
   if (!res || res->status != 200) return std::nullopt;
   auto doc = parse_json(res->body);
   auto token = doc ? string_at(*doc, "/access_token") : std::nullopt;
@@ -261,24 +285,25 @@ header_list provider_client::auth_headers(auth_mode auth, const http::request& r
   return {};
 }
 
-call_result provider_client::send(http::request req, const operation_spec* op, auth_mode auth) {
-  throw_if_stop_requested();
+http::request provider_client::authorize(http::request req, auth_mode auth) {
   if (const auto& m = spec_.auth.schemes.front(); m.type == auth_scheme::query && auth != auth_mode::none)
     req.url += (req.url.find('?') == std::string::npos ? "?" : "&") + m.param + "=" +
                (auth == auth_mode::invalid     ? invalid_key(m.type)
                 : auth == auth_mode::malformed ? "%01"
                                                : api_key_);
-  const auto base_headers = req.headers;
-  req.headers = auth_headers(auth, req);
-  req.headers.insert(req.headers.end(), base_headers.begin(), base_headers.end());
-  auto out = finish(http_.send(req), op);
+  auto headers = auth_headers(auth, req);
+  headers.insert(headers.end(), req.headers.begin(), req.headers.end());
+  req.headers = std::move(headers);
+  return req;
+}
+
+call_result provider_client::send(http::request req, const operation_spec* op, auth_mode auth) {
+  throw_if_stop_requested();
+  auto out = finish(http_.send(authorize(req, auth)), op);
   // An OAuth2 token can be revoked or expire early: fetch a new one once and retry.
   if (out.status() == 401 && auth == auth_mode::key && spec_.auth.schemes.front().type == auth_scheme::oauth2_client_credentials &&
-      access_token(true)) {
-    req.headers = auth_headers(auth, req);
-    req.headers.insert(req.headers.end(), base_headers.begin(), base_headers.end());
-    out = finish(http_.send(req), op);
-  }
+      access_token(true))
+    out = finish(http_.send(authorize(std::move(req), auth)), op);
   return out;
 }
 
@@ -303,42 +328,66 @@ call_result provider_client::finish(boost::system::result<http::response, http::
   return out;
 }
 
-call_result provider_client::call(operation_id id, const template_vars& given, auth_mode auth, const std::string& query) {
+std::variant<provider_client::pending_call, call_result> provider_client::begin_call(operation_id id, const template_vars& given,
+                                                                                     const std::string& query) {
   const auto* op = spec_.operation(id);
   if (op == nullptr) {
     call_result out;
     out.transport = http::transport_error{make_error_code(http::client_errc::bad_url), "the spec declares no such operation"};
     return out;
   }
-  const auto vars = call_vars(id, given);
-  http::request req;
-  req.method = op->method;
-  req.url = base_url_ + render_path(op->path, vars);
-  if (!query.empty()) req.url += (req.url.find('?') == std::string::npos ? "?" : "&") + query;
-  if (auto body = request_body(id, vars)) {
-    req.body = dump_json(*body);
-    req.headers.emplace_back("Content-Type", "application/json");
-  }
-  if (id != operation_id::launch) {
-    auto out = send(std::move(req), op, auth);
-    if (observer) observer(id, out);
-    return out;
+  pending_call p{.id = id, .op = op, .vars = call_vars(id, given), .req = {}};
+  p.req.method = op->method;
+  p.req.url = base_url_ + render_path(op->path, p.vars);
+  if (!query.empty()) p.req.url += (p.req.url.find('?') == std::string::npos ? "?" : "&") + query;
+  if (auto body = request_body(id, p.vars)) {
+    p.req.body = dump_json(*body);
+    p.req.headers.emplace_back("Content-Type", "application/json");
   }
   // A create: admitted by the ledger (permission, budget, journal) before anything is sent.
-  const auto name = var_text(vars, "name");
-  if (auto no = ledger_->admit(name, var_text(vars, "instance_type"))) {
-    call_result out;
-    out.not_sent = std::move(no);
-    return out;
+  if (id == operation_id::launch)
+    if (auto no = ledger_->admit(var_text(p.vars, "name"), var_text(p.vars, "instance_type"))) {
+      call_result out;
+      out.not_sent = std::move(no);
+      return out;
+    }
+  return p;
+}
+
+call_result provider_client::end_call(const pending_call& p, call_result out) {
+  if (p.id == operation_id::launch) {
+    const auto name = var_text(p.vars, "name");
+    if (out.transport) ledger_->unanswered(name, out.describe());
+    else if (out.success)
+      ledger_->created(name, launched_id(out, var_text(p.vars, "client_id")).value_or(""));
+    else
+      ledger_->refused(name, out.describe());
   }
-  auto out = send(std::move(req), op, auth);
-  if (out.transport) ledger_->unanswered(name, out.describe());
-  else if (out.success)
-    ledger_->created(name, launched_id(out, var_text(vars, "client_id")).value_or(""));
-  else
-    ledger_->refused(name, out.describe());
-  if (observer) observer(id, out);
+  if (observer) observer(p.id, out);
   return out;
+}
+
+call_result provider_client::call(operation_id id, const template_vars& given, auth_mode auth, const std::string& query) {
+  auto begun = begin_call(id, given, query);
+  if (auto* early = std::get_if<call_result>(&begun)) return std::move(*early);
+  auto& p = std::get<pending_call>(begun);
+  auto out = send(p.req, p.op, auth);
+  return end_call(p, std::move(out));
+}
+
+void provider_client::async_call(operation_id id, std::function<void(call_result)> done, const template_vars& given, auth_mode auth,
+                                 const std::string& query) {
+  if (loop_ == nullptr) throw std::logic_error("provider_client::async_call needs a client made on an event loop");
+  auto begun = begin_call(id, given, query);
+  if (auto* early = std::get_if<call_result>(&begun)) {
+    loop_->after(std::chrono::milliseconds(0), [done = std::move(done), out = std::move(*early)]() mutable { done(std::move(out)); });
+    return;
+  }
+  throw_if_stop_requested();
+  auto p = std::make_shared<pending_call>(std::move(std::get<pending_call>(begun)));
+  auto req = authorize(p->req, auth);
+  http_.async_send(std::move(req),
+                   [this, p, done = std::move(done)](http::send_result res) { done(end_call(*p, finish(std::move(res), p->op))); });
 }
 
 template_vars provider_client::call_vars(operation_id id, const template_vars& given) const {

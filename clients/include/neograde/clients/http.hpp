@@ -1,7 +1,9 @@
 #pragma once
 // An HTTP/1.1 client for talking to provider APIs: TCP and TLS, a deadline on every step,
 // keep-alive reuse, a response size cap, no redirects, bounded retries on 429/503 honouring
-// Retry-After, and a redacted transcript of every exchange. Beast stays in http_client.cpp.
+// Retry-After, and a redacted transcript of every exchange. Synchronous (send()) or asynchronous
+// (async_send(), many clients on one caller-owned event_loop); both run the same operation.
+// Beast stays in http_client.cpp.
 
 #include <neograde/core/finding.hpp>
 #include <neograde/core/http_message.hpp>
@@ -70,10 +72,14 @@ struct client_options {
   std::string extra_ca_file;                         // trusted in addition to the system store
   std::string user_agent = "neograde/0.1";
   std::size_t transcript_limit = 10'000;  // exchanges kept, oldest dropped first
-  // Replaces the sleep between retries (tests); default sleeps the calling thread.
+  // False: no exchange is built or kept (transcript() and last_exchange() stay empty, unless a
+  // tap or replay needs one); what a load driver sets to measure the wire and not the redaction.
+  bool keep_exchanges = true;
+  // Replaces the wait between retries (tests; called in place, the retry follows at once);
+  // default: a timer on the client's event loop.
   std::function<void(std::chrono::milliseconds)> sleep;
   // Called before every request is sent, retries included: request budgets and politeness
-  // limits hook in here (it may sleep).
+  // limits hook in here (it may sleep; on a shared loop it holds up the loop meanwhile).
   std::function<void()> before_attempt;
   // Record: sees every exchange as kept (redacted, as in the transcript), retries included, with
   // its transport error (code, and detail redacted like the exchange) if there was one.
@@ -86,15 +92,54 @@ struct client_options {
   std::function<replayed(const exchange& request)> replay;
 };
 
+using send_result = boost::system::result<response, transport_error>;
+
+// An event loop that clients share: their asynchronous operations, timers included, progress on
+// the thread that calls run(), which also runs every completion. Owned by the caller; it must
+// outlive the clients made on it. Not thread-safe: one thread runs it and calls its clients.
+class event_loop {
+ public:
+  event_loop();
+  ~event_loop();
+  event_loop(const event_loop&) = delete;
+  event_loop& operator=(const event_loop&) = delete;
+
+  // Runs until nothing is left to do (no operation in flight, no timer, nothing posted) or stop().
+  void run();
+  // Makes run() return as soon as it can; what is in flight stays pending for the next run().
+  void stop();
+  // Calls `f` on the loop after `delay` (zero: at the next turn).
+  void after(std::chrono::milliseconds delay, std::function<void()> f);
+
+ private:
+  friend class client;
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
 class client {
  public:
+  // A client with a private event loop, for send().
   explicit client(client_options options = {}, redactor redact = {});
+  // A client on `loop`, for async_send() (send() works too, outside the loop's handlers).
+  client(event_loop& loop, client_options options = {}, redactor redact = {});
   ~client();
   client(const client&) = delete;
   client& operator=(const client&) = delete;
 
-  // Sends one request (with retries on 429/503) and returns the final response.
-  [[nodiscard]] boost::system::result<response, transport_error> send(const request& req);
+  // Sends one request (with retries on 429/503) and returns the final response: the
+  // asynchronous operation, run to its end. On a shared loop, runs that loop meanwhile (other
+  // clients' operations progress too); calling it from one of the loop's handlers throws
+  // std::logic_error.
+  [[nodiscard]] send_result send(const request& req);
+
+  using completion = std::function<void(send_result)>;
+  // Starts sending `req` and returns; `done` is called on the loop with what send() would
+  // return. One operation at a time per client (a second one throws std::logic_error; `done`
+  // may start the next). The client must outlive its operation. An exception thrown by a hook
+  // (before_attempt, tap, replay) or by `done` comes out of the loop's run().
+  void async_send(request req, completion done);
+  [[nodiscard]] bool busy() const;
 
   // The redacted exchange of the last attempt made by send().
   [[nodiscard]] const exchange& last_exchange() const;

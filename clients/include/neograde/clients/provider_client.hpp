@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace neograde {
@@ -81,6 +82,10 @@ struct offer_selection {
 class provider_client {
  public:
   provider_client(const provider_spec& spec, std::string base_url, std::string api_key, http::client_options options = {});
+  // A client whose requests go over `loop` (async_call; the synchronous calls work too, outside
+  // the loop's handlers). The loop must outlive the client.
+  provider_client(http::event_loop& loop, const provider_spec& spec, std::string base_url, std::string api_key,
+                  http::client_options options = {});
 
   [[nodiscard]] const provider_spec& spec() const { return spec_; }
   [[nodiscard]] const std::string& base_url() const { return base_url_; }
@@ -89,6 +94,11 @@ class provider_client {
   // `query` is appended to the path ("page=2&per_page=20").
   [[nodiscard]] call_result call(operation_id op, const template_vars& vars = {}, auth_mode auth = auth_mode::key,
                                  const std::string& query = {});
+  // call() without blocking (a client made on a loop): `done` receives on the loop what call()
+  // would return. One call at a time per client; the client must outlive it. An OAuth2 token is
+  // fetched (blocking) when none is held, and not fetched again on a 401 as call() does.
+  void async_call(operation_id op, std::function<void(call_result)> done, const template_vars& vars = {}, auth_mode auth = auth_mode::key,
+                  const std::string& query = {});
   // The variables call() renders `op` with: `given`, the spec's fixed variables, and for a
   // launch the run's tag.
   [[nodiscard]] template_vars call_vars(operation_id op, const template_vars& given) const;
@@ -164,6 +174,21 @@ class provider_client {
   std::function<void(operation_id, const call_result&)> observer;
 
  private:
+  provider_client(http::event_loop* loop, const provider_spec& spec, std::string base_url, std::string api_key,
+                  http::client_options options);
+  // A declared operation's request, built and admitted, before auth; what call() sends.
+  struct pending_call {
+    operation_id id;
+    const operation_spec* op;
+    template_vars vars;
+    http::request req;
+  };
+  // The request of call(op, given, ..., query), or the result when nothing is sent.
+  std::variant<pending_call, call_result> begin_call(operation_id op, const template_vars& given, const std::string& query);
+  // The ledger's record of a create and the observer, once `out` came back.
+  call_result end_call(const pending_call& p, call_result out);
+  // `req` with the credentials `auth` says (headers or query parameter).
+  http::request authorize(http::request req, auth_mode auth);
   call_result finish(boost::system::result<http::response, http::transport_error> res, const operation_spec* op);
   call_result send(http::request req, const operation_spec* op, auth_mode auth);
   header_list auth_headers(auth_mode auth, const http::request& req);
@@ -178,6 +203,7 @@ class provider_client {
   const provider_spec& spec_;
   std::string base_url_;
   std::string api_key_;
+  http::event_loop* loop_ = nullptr;
   http::client http_;
   bool emulator_ = false;
   double time_scale_ = 1.0;
