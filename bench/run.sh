@@ -86,6 +86,8 @@ echo "micro-benchmarks ($reps repetitions)..." >&2
 micro=$(jq '[.benchmarks[] | select(.aggregate_name == "median")
              | {name: (.run_name), ns: .real_time, time_unit, items_per_s: .items_per_second, bytes_per_s: .bytes_per_second}]' "$work/micro.json")
 
+# The client as wrk runs: as many event loops (threads) as wrk's, each driving its share of the
+# connections; like wrk, keeping no transcript (a conformance run keeps one: see BENCHMARKS.md).
 load_rows='[]'
 for conns in 1 32; do
   threads=$((conns < 2 ? 1 : 2))
@@ -96,10 +98,11 @@ for conns in 1 32; do
       case $mode in
         wrk) rss=$(peak_rss wrk -t"$threads" -c"$conns" -d"${secs}s" -H "$auth" "$url")
              rate=$(awk '/^Requests\/sec:/ { print $2 }' "$work/out") ;;
-        raw) rss=$(peak_rss "$build/bench/neograde-bench-load" --url "$url" --header "$auth" --connections "$conns" --seconds "$secs")
+        raw) rss=$(peak_rss "$build/bench/neograde-bench-load" --url "$url" --header "$auth" --connections "$conns" --seconds "$secs" \
+                     --threads "$threads" --no-transcript)
              rate=$(jq .requests_per_s "$work/out") ;;
         typed) rss=$(peak_rss "$build/bench/neograde-bench-load" --spec lambda --base-url "$base_url" --api-key bench-key \
-                       --connections "$conns" --seconds "$secs")
+                       --connections "$conns" --seconds "$secs" --threads "$threads" --no-transcript)
                rate=$(jq .requests_per_s "$work/out") ;;
       esac
       rates+=("$rate")
