@@ -179,7 +179,9 @@ struct client::impl {
   client_options opts;
   redactor redact;
   asio::io_context ioc;
-  ssl::context ssl_ctx{ssl::context::tls_client};
+  // Made at the first TLS connection: loading the system's trust store costs more than a
+  // thousand requests on loopback, and a plain-HTTP client never needs it.
+  std::optional<ssl::context> ssl_ctx;
   std::string ssl_ctx_error;
 
   // The kept-alive connection, if any.
@@ -191,19 +193,24 @@ struct client::impl {
   std::deque<exchange> transcript;
   exchange last;
 
-  impl(client_options o, redactor r) : opts(std::move(o)), redact(std::move(r)) {
-    ssl_ctx.set_verify_mode(ssl::verify_peer);
+  impl(client_options o, redactor r) : opts(std::move(o)), redact(std::move(r)) {}
+
+  ssl::context& tls_context() {
+    if (ssl_ctx) return *ssl_ctx;
+    auto& ctx = ssl_ctx.emplace(ssl::context::tls_client);
+    ctx.set_verify_mode(ssl::verify_peer);
     error_code ec;
-    ssl_ctx.set_default_verify_paths(ec);
+    ctx.set_default_verify_paths(ec);
     if (!opts.extra_ca_file.empty()) {
-      ssl_ctx.load_verify_file(opts.extra_ca_file, ec);
+      ctx.load_verify_file(opts.extra_ca_file, ec);
       if (ec) ssl_ctx_error = "cannot load CA file " + opts.extra_ca_file + ": " + ec.message();
     }
-    SSL_CTX_set_min_proto_version(ssl_ctx.native_handle(), TLS1_2_VERSION);
+    SSL_CTX_set_min_proto_version(ctx.native_handle(), TLS1_2_VERSION);
     // Security level 2 (112 bits: RSA and DH keys of 2048 bits and more, no SHA-1 signatures)
     // whatever OpenSSL's build default is: Debian builds with 2, upstream with 1, which accepts
     // the 1024-bit RSA keys NIST SP 800-131A has disallowed since 2013.
-    SSL_CTX_set_security_level(ssl_ctx.native_handle(), 2);
+    SSL_CTX_set_security_level(ctx.native_handle(), 2);
+    return ctx;
   }
 
   void close() {
@@ -235,8 +242,9 @@ struct client::impl {
     if (rec) co_return transport_error{make_error_code(client_errc::resolve_failed), t.host + ": " + rec.message()};
 
     if (t.tls) {
+      auto& ctx = tls_context();
       if (!ssl_ctx_error.empty()) co_return transport_error{make_error_code(client_errc::tls_handshake_failed), ssl_ctx_error};
-      secure.emplace(ioc, ssl_ctx);
+      secure.emplace(ioc, ctx);
       // SNI: servers hosting several names pick the certificate by it (RFC 6066 §3);
       // it is not sent for IP literals.
       if (!is_ip_literal(t.host) && !SSL_set_tlsext_host_name(secure->native_handle(), t.host.c_str()))
@@ -406,7 +414,8 @@ boost::system::result<response, transport_error> client::send(const request& req
       ex.error = res.error().message();
     }
     d.last = d.redact.apply(std::move(ex));
-    d.transcript.push_back(d.last);
+    // Without a transcript (a fuzzing campaign), no copy of every exchange to drop at once.
+    if (d.opts.transcript_limit > 0) d.transcript.push_back(d.last);
     while (d.transcript.size() > d.opts.transcript_limit) d.transcript.pop_front();
     if (d.opts.tap) {
       std::optional<transport_error> kept_error;
