@@ -6,9 +6,12 @@
 
 namespace neograde {
 namespace {
+// ASCII lowering, as std::tolower does in the C locale this program runs in.
+char lower_char(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
 std::string lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(out.begin(), out.end(), out.begin(), lower_char);
   return out;
 }
 }  // namespace
@@ -61,9 +64,13 @@ std::optional<std::string> internal_detail(std::string_view body) {
                                                             "psycopg2",
                                                             "you have an error in your sql syntax",
                                                             "ora-0"};
-  const auto text = lower(body);
+  // Every response is scanned: the lowered copy goes in a buffer kept between calls.
+  thread_local std::string text;
+  text.resize(body.size());
+  std::transform(body.begin(), body.end(), text.begin(), lower_char);
   for (auto m : markers)
     if (text.find(m) != std::string::npos) return std::string(m);
+  if (text.capacity() > 1024 * 1024) text = std::string();  // a huge body's buffer is not kept
   return std::nullopt;
 }
 

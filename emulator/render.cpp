@@ -237,7 +237,8 @@ nlohmann::json provider_model::impl::render_key(const emu_key& k) const {
   write_field(obj, spec.ssh_key_fields, "id", k.id);
   write_field(obj, spec.ssh_key_fields, "name", k.name);
   write_field(obj, spec.ssh_key_fields, "public_key", k.public_key);
-  write_field(obj, spec.ssh_key_fields, "fingerprint", md5_fingerprint(k.public_key));
+  // A digest per key and per listing: computed only for a spec whose keys show one.
+  if (spec.ssh_key_fields.contains("fingerprint")) write_field(obj, spec.ssh_key_fields, "fingerprint", md5_fingerprint(k.public_key));
   return obj;
 }
 
