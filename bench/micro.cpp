@@ -62,9 +62,13 @@ fixture& get(const std::string& provider) {
   }
   // One instance launched; its list entry repeated to make a page of 20 (emulator capacities
   // are a handful per type).
-  auto offer = f.client->cheapest_offer();
+  const auto offer = f.client->choose_offer().chosen;
   if (!offer) throw std::runtime_error(provider + ": the emulator offers nothing to launch");
-  auto id = f.client->launch({offer->first, offer->second, key_name, "neograde-bench-0"});
+  auto id = f.client->launch({.instance_type = offer->instance_type,
+                              .region = offer->region,
+                              .ssh_key_name = key_name,
+                              .name = "neograde-bench-0",
+                              .params = offer->params});
   if (!id.value) throw std::runtime_error(provider + ": launch failed: " + id.call.describe());
   f.list = f.spec.operation(operation_id::list);
   auto listed = f.client->call(operation_id::list);
