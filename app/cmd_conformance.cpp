@@ -5,11 +5,13 @@
 
 #include <neograde/clients/cassette.hpp>
 #include <neograde/clients/session.hpp>
+#include <neograde/clients/spend.hpp>
 #include <neograde/clients/stop.hpp>
 #include <neograde/conformance/runner.hpp>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -202,6 +204,14 @@ int run_several(const conformance_cli& o, const std::vector<std::string>& names)
     }
   }
   if (runs.empty()) throw usage_error("--all: no provider has its key (and required variables) set");
+  // What all of them may spend together, said before any starts: each live run has its own budget.
+  const auto live = std::count_if(runs.begin(), runs.end(), [](const prepared_run& r) {
+    return r.so.allow_spend && !r.so.replay && is_live_target(r.so.base_url, r.so.treat_as_live);
+  });
+  if (live > 1)
+    std::cerr << "neograde: " << live << " live runs at once, each with its own budget: up to " << live << " x " << o.run.max_instances
+              << " instance(s) and $" << std::fixed << std::setprecision(2) << static_cast<double>(live) * o.run.live.max_spend_usd
+              << std::defaultfloat << " estimated in all\n";
   const std::filesystem::path out = o.out;
   std::vector<std::filesystem::path> dirs;
   for (const auto& r : runs) dirs.push_back(out / "providers" / r.spec.provider.id);

@@ -106,6 +106,9 @@ case "$case_name" in
     rc=$?
     run_pid=""
     [ "$rc" -eq 130 ] || { cat run.err >&2; fail "exit code $rc, expected 130"; }
+    # Before any started: what the four live runs, each with its own budget, may spend in all.
+    grep -q '4 live runs at once, each with its own budget: up to 4 x 1 instance(s) and \$20.00 estimated in all' run.err ||
+      fail "the run did not say what the four live runs may spend in all"
     for p in "${providers[@]}"; do
       [ "$(live_instances "$p")" = 0 ] || { cat run.err >&2; fail "the $p emulator reports $(live_instances "$p") instance(s) not terminated"; }
       grep -q '"stopped":"stopped by SIGINT after ' "out/providers/$p/results.jsonl" || fail "$p's results do not say the run stopped"
