@@ -22,11 +22,21 @@ endfunction()
 
 # neograde_add_test(<name> SOURCES ... DEPS ... LABELS ...): a GoogleTest executable whose
 # tests are registered with ctest one by one.
+# Under the sanitizers (the asan preset: CI's build), test code is compiled without optimisation:
+# it halves its compile time (mutation_test.cpp 38 s -> 17 s, verdict_test.cpp 33 s -> 15 s with
+# clang 14 and ASan), while the code under test, in the libraries, keeps the preset's -O1.
+function(neograde_test_code_unoptimised target)
+  if(NEOGRADE_LIBFUZZER OR NEOGRADE_SANITIZE)
+    target_compile_options(${target} PRIVATE -O0)
+  endif()
+endfunction()
+
 function(neograde_add_test name)
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
   neograde_precompile_headers(${name} <gtest/gtest.h>)
+  neograde_test_code_unoptimised(${name})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 120)
   endif()
