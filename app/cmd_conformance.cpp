@@ -151,8 +151,8 @@ std::string summary_line(const provider_spec& spec, const run_summary& summary, 
   return line.str();
 }
 
-int run_one(const conformance_cli& o, const std::string& name) {
-  auto p = prepare(o, load_spec_or_throw(name), false);
+int run_one(const conformance_cli& o, provider_spec spec) {
+  auto p = prepare(o, std::move(spec), false);
   const auto& replay = p.replay;
   session s(p.spec, std::move(p.so));
   if (s.unusable()) return report_stop(*s.unusable(), "", "");
@@ -173,18 +173,15 @@ int run_one(const conformance_cli& o, const std::string& name) {
 // Several providers at once (app/concurrent.hpp): each run as run_one makes it, into
 // <out>/providers/<id>/; then the report of them all in <out>. The exit code is the gravest of
 // the runs': stopped by a signal, a bug, a target that cannot be graded, a failed check.
-int run_several(const conformance_cli& o, const std::vector<std::string>& names) {
+int run_several(const conformance_cli& o, std::vector<provider_spec> specs) {
   if (!o.record.empty() || !o.replay.empty())
     throw usage_error("--record and --replay take one --spec: a cassette holds one provider's exchanges");
   if (o.remote_exec) throw usage_error("--remote-exec takes one --spec");
   if (!o.run.target.sets.empty() || !o.run.target.instance_type.empty() || !o.run.target.region.empty())
     throw usage_error("--set, --instance-type and --region take one --spec: each provider has its own (use their environment variables)");
-  std::vector<provider_spec> specs;
   std::set<std::string> ids;
-  for (const auto& name : names) {
-    specs.push_back(load_spec_or_throw(name));
-    if (!ids.insert(specs.back().provider.id).second) throw usage_error("the provider " + specs.back().provider.id + " is given twice");
-  }
+  for (const auto& spec : specs)
+    if (!ids.insert(spec.provider.id).second) throw usage_error("the provider " + spec.provider.id + " is given twice");
   const std::pair<const char*, const std::vector<std::string>*> per_provider[] = {
       {"--base-url", &o.base_urls}, {"--api-key", &o.api_keys}, {"--second-api-key", &o.second_api_keys}};
   for (const auto& [option, given] : per_provider)
@@ -206,7 +203,8 @@ int run_several(const conformance_cli& o, const std::vector<std::string>& names)
   if (runs.empty()) throw usage_error("--all: no provider has its key (and required variables) set");
   // What all of them may spend together, said before any starts: each live run has its own budget.
   const auto live = std::count_if(runs.begin(), runs.end(), [](const prepared_run& r) {
-    return r.so.allow_spend && !r.so.replay && is_live_target(r.so.base_url, r.so.treat_as_live);
+    return is_live_target(r.so.base_url, r.so.treat_as_live) &&
+           spend_permission_for(r.so.base_url, r.so.allow_spend, r.so.treat_as_live).allowed;
   });
   if (live > 1)
     std::cerr << "neograde: " << live << " live runs at once, each with its own budget: up to " << live << " x " << o.run.max_instances
@@ -307,12 +305,13 @@ command add_conformance(CLI::App& app) {
   cmd->add_option("--expect-count", o->expect_count, "The GPU count ordered, passed to the smoke test (--count)")->check(CLI::Range(1, 64));
   return [o] {
     if (o->specs.empty() && !o->all) throw usage_error("give --spec (repeatable) or --all");
-    std::vector<std::string> names = o->specs;
+    std::vector<provider_spec> specs;  // each loaded once
+    for (const auto& name : o->specs) specs.push_back(load_spec_or_throw(name));
     if (o->all)
       for (const auto& path : catalogue_specs())
-        if (!load_spec_or_throw(path.string()).provider.fictional) names.push_back(path.string());
-    if (names.size() == 1) return run_one(*o, names.front());
-    return run_several(*o, names);
+        if (auto spec = load_spec_or_throw(path.string()); !spec.provider.fictional) specs.push_back(std::move(spec));
+    if (specs.size() == 1) return run_one(*o, std::move(specs.front()));
+    return run_several(*o, std::move(specs));
   };
 }
 
