@@ -46,3 +46,32 @@ TEST(Redactor, LeavesOrdinaryTextAlone) {
   r.add_secret("");
   EXPECT_EQ(r.text("x"), "x");
 }
+
+TEST(Redactor, KeepsABodyWithNothingToScrubByteForByte) {
+  redactor r;
+  r.add_secret("sk_live_ABC123");
+  exchange e;
+  e.request_body = "{ \"name\" : \"a\",\n  \"name\": \"b\" }";  // duplicate member, spaces: as the fuzzer sent it
+  e.response_body = R"({"zeta":1,"alpha":"sk_live_ABC123"})";
+  auto out = r.apply(e);
+  EXPECT_EQ(out.request_body, e.request_body);
+  EXPECT_EQ(out.response_body, R"({"zeta":1,"alpha":"<redacted>"})");
+}
+
+TEST(Redactor, ScrubsEverySecretFieldNameWhateverItsCase) {
+  redactor r;
+  for (const std::string name : {"private_key", "Access_Token", "REFRESH_TOKEN", "client_secret", "Password", "api_key", "ApiKey", "secret",
+                                 "token", "jupyter_token"}) {
+    exchange e;
+    e.response_body = R"({"data":[{")" + name + R"(":"hunter2"}]})";
+    EXPECT_EQ(r.apply(e).response_body.find("hunter2"), std::string::npos) << name;
+  }
+}
+
+TEST(Redactor, FindsASecretSpelledWithJsonEscapes) {
+  redactor r;
+  r.add_secret("abc123");
+  exchange e;
+  e.response_body = R"({"echo":"\u0061bc123"})";
+  EXPECT_EQ(r.apply(e).response_body.find("abc123"), std::string::npos);
+}
