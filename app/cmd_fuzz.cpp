@@ -29,6 +29,7 @@ command add_fuzz(CLI::App& app) {
     long duration = 0;
     int max_findings = 0;
     int max_instances = 0;
+    int connections = 1;
     bool allow_spend = false;
     live_cli live;
     target_cli target;
@@ -50,6 +51,10 @@ command add_fuzz(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-instances", o->max_instances, "Hard cap on instances created (default: 1 in live mode, 200 on loopback)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--connections", o->connections,
+                  "Connections per account, each on a thread of its own; with 1 a seed replays the run exactly")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
   add_live_options(cmd, o->live);
   add_target_options(cmd, o->target, /*pins=*/false);
   cmd->add_option("--out", o->out, "Directory for findings.jsonl")->capture_default_str();
@@ -71,7 +76,8 @@ command add_fuzz(CLI::App& app) {
                            .max_requests = o->max_requests,
                            .rate = o->rate,
                            .duration = std::chrono::seconds(o->duration),
-                           .max_instances = o->max_instances};
+                           .max_instances = o->max_instances,
+                           .connections = o->connections};
     if (o->max_findings > 0) run.stop_when = [left = o->max_findings](const check_outcome&) mutable { return --left == 0; };
     session s(spec, std::move(so));
     if (s.unusable()) return report_stop(*s.unusable(), "", "");

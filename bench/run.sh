@@ -21,7 +21,10 @@ table() {
       (.load[] | .connections as $c
        | "| \(.tool) on \($c) connection(s), req/s | \(.requests_per_s | f)\(if .tool != "wrk" then " (\((100 * .requests_per_s / ($r | wrk($c))) | floor)% of wrk)" else "" end) | \(.peak_rss_mb) |"),
       "| emulator under wrk, 32 connections, req/s | \(wrk(32) | f) | \(.emulator.peak_rss_mb) |",
-      "| neograde fuzz, req/s (\(.fuzz.reached_logic_share * 100 | floor)% reached operation logic) | \(.fuzz.requests_per_s | f) | \(.fuzz.peak_rss_mb) |",
+      (if .fuzz.one_connection then
+         "| neograde fuzz on 1 connection, req/s (\(.fuzz.one_connection.reached_logic_share * 100 | floor)% reached operation logic) | \(.fuzz.one_connection.requests_per_s | f) | \(.fuzz.one_connection.peak_rss_mb) |"
+       else empty end),
+      "| neograde fuzz\(if .fuzz.connections then " on \(.fuzz.connections) connections" else "" end), req/s (\(.fuzz.reached_logic_share * 100 | floor)% reached operation logic) | \(.fuzz.requests_per_s | f) | \(.fuzz.peak_rss_mb) |",
       "| conformance of the catalogue, zero delays, s | \(.conformance.zero_delays.wall_s | f) | \(.conformance.zero_delays.peak_rss_mb) |",
       (.conformance.one_second_boots as $b
        | if $b.together_wall_s == null then "| conformance of the catalogue, 1 s boots, one after another, s | \($b.wall_s | f) | \($b.peak_rss_mb) |" else
@@ -40,7 +43,7 @@ if [ "${1:-}" = --table ]; then table "$2"; exit; fi
 reps=${BENCH_REPS:-3}
 secs=${BENCH_SECONDS:-10}
 fuzz_requests=${BENCH_FUZZ_REQUESTS:-20000}
-fuzz_flags=()
+fuzz_connections=${BENCH_FUZZ_CONNECTIONS:-4}
 
 # BENCH_BUILD=build/dev: measure another build tree as it is (a quick look; not for the table).
 build=${BENCH_BUILD:-build/bench}
@@ -116,20 +119,38 @@ done
 emulator_rss=$(awk '/VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$emulator_pid/status")
 kill "$emulator_pid"; wait "$emulator_pid" 2>/dev/null || true; emulator_pid=
 
-echo "fuzz: $fuzz_requests requests ($reps runs)..." >&2
-"$neograde" emulate --provider lambda --keys fuzz-1,fuzz-2 --time-scale 0 --no-rate-limit >"$work/emulator.out" 2>"$work/emulator.err" &
-emulator_pid=$!
-for _ in $(seq 100); do [ -s "$work/emulator.out" ] && break; sleep 0.1; done
-base_url=$(head -n1 "$work/emulator.out")
-fuzz_rates=() fuzz_share=() fuzz_rss=0
-for seed in $(seq "$reps"); do
-  fuzz_rss=$(peak_rss "$neograde" fuzz --spec lambda --base-url "$base_url" --api-key fuzz-1 --second-api-key fuzz-2 \
-               --seed "$seed" --max-requests "$fuzz_requests" "${fuzz_flags[@]}" --out "$work/fuzz")
-  footer=$(tail -n1 "$work/fuzz/findings.jsonl")
-  fuzz_rates+=("$(jq .measurements.requests_per_s <<<"$footer")")
-  fuzz_share+=("$(jq .measurements.reached_logic_share <<<"$footer")")
+# A fresh emulator for each campaign: what one leaves (terminated instances) does not slow the next.
+start_fuzz_emulator() {
+  "$neograde" emulate --provider lambda --keys fuzz-1,fuzz-2 --time-scale 0 --no-rate-limit >"$work/emulator.out" 2>"$work/emulator.err" &
+  emulator_pid=$!
+  for _ in $(seq 100); do [ -s "$work/emulator.out" ] && break; sleep 0.1; done
+  base_url=$(head -n1 "$work/emulator.out")
+}
+stop_fuzz_emulator() { kill "$emulator_pid"; wait "$emulator_pid" 2>/dev/null || true; emulator_pid=; }
+# fuzz CONNECTIONS REQUESTS SEED: a campaign's peak RSS; its footer in $work/fuzz/findings.jsonl.
+fuzz() {
+  local rc=0
+  start_fuzz_emulator
+  peak_rss "$neograde" fuzz --spec lambda --base-url "$base_url" --api-key fuzz-1 --second-api-key fuzz-2 \
+    --seed "$3" --max-requests "$2" --connections "$1" --out "$work/fuzz" || rc=$?
+  stop_fuzz_emulator
+  return "$rc"
+}
+
+# On one connection (a seed replays the campaign exactly) and on several.
+declare -A fuzz_rate fuzz_share fuzz_rss
+for conns in 1 "$fuzz_connections"; do
+  echo "fuzz: $fuzz_requests requests on $conns connection(s) ($reps runs)..." >&2
+  rates=() shares=()
+  for seed in $(seq "$reps"); do
+    fuzz_rss[$conns]=$(fuzz "$conns" "$fuzz_requests" "$seed")
+    footer=$(tail -n1 "$work/fuzz/findings.jsonl")
+    rates+=("$(jq .measurements.requests_per_s <<<"$footer")")
+    shares+=("$(jq .measurements.reached_logic_share <<<"$footer")")
+  done
+  fuzz_rate[$conns]=$(printf '%s\n' "${rates[@]}" | median)
+  fuzz_share[$conns]=$(printf '%s\n' "${shares[@]}" | median)
 done
-kill "$emulator_pid"; wait "$emulator_pid" 2>/dev/null || true; emulator_pid=
 
 # The whole catalogue graded with zero delays: neograde demo (conformance of every spec against
 # its embedded emulator, all at once, then the reports).
@@ -199,17 +220,11 @@ for n in 1 7 14 50; do
   rss=$(NEOGRADE_SPECS_DIR=$dir peak_rss "$neograde" demo --time-scale 0 --out "$work/grow-$n")
   grow catalogue_specs "$n" "$(add "$(now)" "-$start")" "$rss"
 done
-"$neograde" emulate --provider lambda --keys fuzz-1,fuzz-2 --time-scale 0 --no-rate-limit >"$work/emulator.out" 2>"$work/emulator.err" &
-emulator_pid=$!
-for _ in $(seq 100); do [ -s "$work/emulator.out" ] && break; sleep 0.1; done
-base_url=$(head -n1 "$work/emulator.out")
 for n in 2000 20000 200000; do
   start=$(now)
-  rss=$(peak_rss "$neograde" fuzz --spec lambda --base-url "$base_url" --api-key fuzz-1 --second-api-key fuzz-2 \
-          --seed 1 --max-requests "$n" "${fuzz_flags[@]}" --out "$work/grow-fuzz")
+  rss=$(fuzz "$fuzz_connections" "$n" 1)
   grow fuzz_requests "$n" "$(add "$(now)" "-$start")" "$rss"
 done
-kill "$emulator_pid"; wait "$emulator_pid" 2>/dev/null || true; emulator_pid=
 # N runs: the zero-delay demo's runs (one per provider) repeated until there are N.
 runs_in_demo=$(grep -c '"record":"header"' "$work/demo0/results.jsonl")
 for n in 10 100 1000; do
@@ -226,8 +241,10 @@ out=bench/results/$date.json
 jq -n --arg date "$date" --arg commit "$(git rev-parse --short HEAD)" --arg cpu "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)" \
   --argjson cores "$(nproc)" --argjson reps "$reps" --argjson secs "$secs" --argjson micro "$micro" --argjson load "$load_rows" \
   --argjson emulator_rss "$emulator_rss" \
-  --argjson fuzz_rate "$(printf '%s\n' "${fuzz_rates[@]}" | median)" --argjson fuzz_share "$(printf '%s\n' "${fuzz_share[@]}" | median)" \
-  --argjson fuzz_requests "$fuzz_requests" --argjson fuzz_rss "$fuzz_rss" \
+  --argjson fuzz_rate "${fuzz_rate[$fuzz_connections]}" --argjson fuzz_share "${fuzz_share[$fuzz_connections]}" \
+  --argjson fuzz_rss "${fuzz_rss[$fuzz_connections]}" --argjson fuzz_connections "$fuzz_connections" \
+  --argjson fuzz1_rate "${fuzz_rate[1]}" --argjson fuzz1_share "${fuzz_share[1]}" --argjson fuzz1_rss "${fuzz_rss[1]}" \
+  --argjson fuzz_requests "$fuzz_requests" \
   --argjson zero_s "$(printf '%s\n' "${zero_walls[@]}" | median)" --argjson zero_rss "$zero_rss" \
   --argjson together_s "$(printf '%s\n' "${together_walls[@]}" | median)" --argjson together_rss "$together_rss" \
   --argjson slowest_s "$(printf '%s\n' "${slowest_walls[@]}" | median)" --arg slowest_id "$slowest_id" \
@@ -236,7 +253,9 @@ jq -n --arg date "$date" --arg commit "$(git rev-parse --short HEAD)" --arg cpu 
   '{date: $date, commit: $commit, machine: {cpu: $cpu, cores: $cores}, build: "Release (bench preset)",
     repetitions: $reps, seconds_per_load_run: $secs, micro: $micro, load: $load,
     emulator: {provider: "lambda", peak_rss_mb: $emulator_rss},
-    fuzz: {provider: "lambda", requests: $fuzz_requests, requests_per_s: $fuzz_rate, reached_logic_share: $fuzz_share, peak_rss_mb: $fuzz_rss},
+    fuzz: {provider: "lambda", requests: $fuzz_requests, connections: $fuzz_connections,
+           requests_per_s: $fuzz_rate, reached_logic_share: $fuzz_share, peak_rss_mb: $fuzz_rss,
+           one_connection: {requests_per_s: $fuzz1_rate, reached_logic_share: $fuzz1_share, peak_rss_mb: $fuzz1_rss}},
     conformance: {zero_delays: {wall_s: $zero_s, peak_rss_mb: $zero_rss},
                   one_second_boots: {providers: $providers, together_wall_s: $together_s, together_peak_rss_mb: $together_rss,
                                      slowest_alone_wall_s: $slowest_s, slowest_provider: $slowest_id,

@@ -103,4 +103,26 @@ std::optional<std::string> error_oracle::undocumented_code(const call_result& r)
   return r.error->code;
 }
 
+std::string absent_like(std::string id) {
+  // Rotate the last four letters or digits within their class.
+  int changed = 0;
+  for (auto i = id.size(); i > 1 && changed < 4; --i) {
+    auto& c = id[i - 1];
+    if (c >= '0' && c <= '9') c = static_cast<char>('0' + (c - '0' + 5) % 10);
+    else if (c >= 'a' && c <= 'f')
+      c = static_cast<char>('a' + (c - 'a' + 3) % 6);
+    else if (c >= 'A' && c <= 'F')
+      c = static_cast<char>('A' + (c - 'A' + 3) % 6);
+    else if (c >= 'g' && c <= 'z')
+      c = static_cast<char>('g' + (c - 'g' + 10) % 20);
+    else if (c >= 'G' && c <= 'Z')
+      c = static_cast<char>('G' + (c - 'G' + 10) % 20);
+    else
+      continue;
+    ++changed;
+  }
+  if (changed == 0) id += "-neograde-none";
+  return id;
+}
+
 }  // namespace neograde

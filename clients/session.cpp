@@ -107,19 +107,29 @@ void session::configure_http(const std::function<void(http::client_options&)>& c
   change(http_);
 }
 
+std::unique_ptr<provider_client> session::make_client(const std::string& key) const {
+  auto client = std::make_unique<provider_client>(spec_, options_.base_url, key, http_);
+  client->pins = options_.pins;
+  client->clock = clock_;
+  client->set_spend_ledger(ledger_);
+  return client;
+}
+
 provider_client& session::primary() {
   if (!primary_) {
-    auto account = [&](const std::string& key) {
-      auto client = std::make_unique<provider_client>(spec_, options_.base_url, key, http_);
-      client->pins = options_.pins;
-      client->clock = clock_;
-      client->set_spend_ledger(ledger_);
-      return client;
-    };
-    primary_ = account(options_.api_key);
-    if (!options_.second_api_key.empty()) second_ = account(options_.second_api_key);
+    primary_ = make_client(options_.api_key);
+    if (!options_.second_api_key.empty()) second_ = make_client(options_.second_api_key);
   }
   return *primary_;
+}
+
+std::unique_ptr<provider_client> session::connection(bool second_account) {
+  (void)primary();
+  const auto& account = second_account ? second_ : primary_;
+  if (!account) return nullptr;
+  auto client = make_client(second_account ? options_.second_api_key : options_.api_key);
+  client->same_target_as(*account);
+  return client;
 }
 
 provider_client* session::second() {

@@ -97,12 +97,6 @@ struct context {
 // credentials"), so that a reader, and a validator between us and the API, can tell it from ours.
 [[nodiscard]] call_result deliberately(call_result r, std::string what);
 
-// An id of the same shape as `id` (digits stay digits, hex letters hex letters, the first
-// character kept) that differs from it: a well-formed id that names none of ours, so that an API
-// which refuses malformed ids (Vast.ai's 400 for a non-integer id) answers it as it answers a
-// missing instance.
-[[nodiscard]] std::string absent_like(std::string id);
-
 // Why a status word is not documented (not in the spec's states; absent without absent_status),
 // or nullopt when it is.
 [[nodiscard]] std::optional<std::string> undocumented_status(const provider_spec& spec, const std::string& word);

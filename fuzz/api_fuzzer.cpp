@@ -8,8 +8,10 @@
 #include <neograde/core/json_util.hpp>
 #include <neograde/core/template.hpp>
 
+#include <mutex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 namespace neograde::fuzz {
 
@@ -164,18 +166,31 @@ const check_descriptor& oracle_descriptor(const std::string& oracle) {
   throw std::logic_error("no fuzz oracle " + oracle);
 }
 
+// A campaign: one target, or on several connections one lane (a target and a thread) per
+// connection. The lanes take the campaign's iterations in turn, each with the random stream the
+// seed fixes for it; what they find is recorded once per signature.
 struct campaign {
   const provider_spec& spec;
   const fuzz_options& opts;
-  target t;
+  target t;  // the main target: preparation, the only lane on one connection, and the teardown
   fuzz_report report;
   std::set<std::string> signatures;
   std::set<std::string> ids;
-  int shrink_runs_total = 0;
+  long shrink_runs_total = 0, cases = 0, sequence_runs = 0;
 
-  campaign(session& s, const fuzz_options& o) : spec(s.spec()), opts(o), t(s, o) {}
+  // RapidCheck keeps its generation context in globals: one lane generates or shrinks at a time.
+  std::mutex rc_mu;
+  // Everything above but `t`, and the iteration stream.
+  std::mutex mu;
+  rc::Random root;
+  std::uint64_t next = 0;
+  std::size_t judged = 0;  // findings stop_when has seen
+  bool enough = false;
+
+  campaign(session& s, const fuzz_options& o) : spec(s.spec()), opts(o), t(s, o), root(o.seed) {}
 
   void record(const violation& v, nlohmann::json reproduction, std::uint64_t case_seed) {
+    std::lock_guard lock(mu);
     auto d = oracle_descriptor(v.oracle);
     std::string id = d.id + "." + v.operation;
     if (ids.contains(id)) id += "." + v.status_class();
@@ -193,6 +208,23 @@ struct campaign {
     if (opts.on_finding) opts.on_finding(d, o);
     report.descriptors.push_back(d);
     report.findings.push_back(std::move(o));
+  }
+
+  // Claims a signature for the finding about to be shrunk: false when it was found before.
+  bool claim(const std::string& signature) {
+    std::lock_guard lock(mu);
+    return signatures.insert(signature).second;
+  }
+
+  // The next iteration and its random stream; nothing once the budget is spent or stop_when said
+  // enough.
+  std::optional<std::pair<std::uint64_t, rc::Random>> take(const target& lane) {
+    std::lock_guard lock(mu);
+    for (; judged < report.findings.size(); ++judged) enough = enough || (opts.stop_when && opts.stop_when(report.findings[judged]));
+    if (enough || lane.spent()) return std::nullopt;
+    if (opts.on_progress && next > 0 && next % 200 == 0)
+      opts.on_progress(std::to_string(t.requests()) + " requests, " + std::to_string(report.findings.size()) + " findings");
+    return std::pair{next++, root.split()};
   }
 
   // Registers the run's SSH key when launches name one, and picks the offer to launch with.
@@ -213,64 +245,119 @@ struct campaign {
     }
   }
 
-  void run_case(const rc::Gen<request_case>& gen, const rc::Random& random, std::uint64_t case_seed) {
+  // Runs iterations on one lane until the budget is spent (budget_spent) or stop_when says enough.
+  void run_lane(target& lane) {
+    std::optional<rc::Gen<request_case>> gen;
+    std::optional<sequences> seqs;
+    {
+      std::lock_guard lock(rc_mu);
+      gen = request_cases(lane);
+      seqs.emplace(lane);
+    }
+    while (auto next_case = take(lane)) {
+      const auto& [i, random] = *next_case;
+      if (seqs->available() && i % 8 == 7) {
+        add(sequence_runs, 1);
+        run_sequence(*seqs, random, i);
+      } else {
+        add(cases, 1);
+        run_case(lane, *gen, random, i);
+      }
+    }
+  }
+
+  void add(long& n, long by) {
+    std::lock_guard lock(mu);
+    n += by;
+  }
+
+  void run_case(target& lane, const rc::Gen<request_case>& gen, const rc::Random& random, std::uint64_t case_seed) {
+    std::unique_lock rc_lock(rc_mu);
     const auto shrinkable = gen(random, 100);
     const auto c = shrinkable.value();
-    if (c.op == operation_id::launch && !t.may_launch()) return;
-    auto [r, v] = send(c);
-    if (!v || signatures.contains(v->signature())) return;
+    rc_lock.unlock();
+    if (c.op == operation_id::launch && !lane.may_launch()) return;
+    auto [r, v] = send(lane, c);
+    if (!v || !claim(v->signature())) return;
     const auto signature = v->signature();
-    signatures.insert(signature);
     // Shrink: the simplest request that still fails the same way.
     request_case best = c;
     violation best_v = *v;
+    rc_lock.lock();
     auto shrinks = shrinkable.shrinks();
     int runs = 0;
     while (auto candidate = shrinks.next()) {
-      if (runs >= opts.max_shrink_runs || t.spent()) break;
+      if (runs >= opts.max_shrink_runs || lane.spent()) break;
       const auto cc = candidate->value();
-      if (cc.op == operation_id::launch && !t.may_launch()) continue;
+      if (cc.op == operation_id::launch && !lane.may_launch()) continue;
       ++runs;
-      auto [cr, cv] = send(cc);
+      rc_lock.unlock();
+      auto [cr, cv] = send(lane, cc);
+      rc_lock.lock();
       if (cv && cv->signature() == signature) {
         best = cc;
         best_v = *cv;
         shrinks = candidate->shrinks();
       }
     }
-    shrink_runs_total += runs;
+    rc_lock.unlock();
+    add(shrink_runs_total, runs);
     std::ostringstream text;
     text << best;
     record(best_v, {{"kind", "request"}, {"generator", best.generator}, {"request", text.str()}, {"shrink_runs", runs}}, case_seed);
   }
 
-  std::pair<call_result, std::optional<violation>> send(const request_case& c) {
-    auto out = t.send(c);
+  std::pair<call_result, std::optional<violation>> send(target& lane, const request_case& c) {
+    auto out = lane.send(c);
     if (c.op == operation_id::launch && out.first.success) {
-      t.count_launch();
-      if (auto id = t.primary().launched_id(out.first, "")) t.created.push_back(*id);
+      lane.count_launch();
+      if (auto id = lane.primary().launched_id(out.first, "")) lane.created.push_back(*id);
     }
-    if (c.op == operation_id::ssh_keys_add && out.first.success) delete_added_key(out.first);
+    if (c.op == operation_id::ssh_keys_add && out.first.success) delete_added_key(lane, out.first);
     return out;
   }
 
   // An SSH key a generated request added is deleted at once, as validation deletes what it
   // launches: a campaign does not fill the account with keys (providers cap them, and every
   // later listing would grow with the campaign: 20 % of both sides' time at 20,000 requests).
-  void delete_added_key(const call_result& added) {
-    const auto* op = t.spec().operation(operation_id::ssh_keys_add);
+  static void delete_added_key(target& lane, const call_result& added) {
+    const auto* op = lane.spec().operation(operation_id::ssh_keys_add);
     const auto* obj = added.json ? find_pointer(*added.json, op->item.value_or("")) : nullptr;
     if (obj == nullptr || !obj->is_object()) return;  // the final teardown sweeps what it cannot name
-    if (const auto key = t.primary().to_ssh_key(*obj); !key.id.empty()) (void)t.primary().delete_ssh_key(key.id);
+    if (const auto key = lane.primary().to_ssh_key(*obj); !key.id.empty()) (void)lane.primary().delete_ssh_key(key.id);
   }
 
   void run_sequence(sequences& seqs, const rc::Random& random, std::uint64_t case_seed) {
-    auto result = seqs.run_one(random, 20, opts.max_shrink_runs);
-    if (!result.found || signatures.contains(result.found->signature())) return;
-    signatures.insert(result.found->signature());
+    auto result = seqs.run_one(random, 20, opts.max_shrink_runs, rc_mu);
+    if (!result.found || !claim(result.found->signature())) return;
     record(*result.found, {{"kind", "sequence"}, {"steps", result.steps}}, case_seed);
   }
 };
+
+// Runs the lanes, each on a thread of its own, until the budget is spent; the first lane that
+// stops for a signal or a bug stops the others (through the budget: no request is sent after).
+void run_lanes(campaign& c, target& t, int connections) {
+  std::vector<std::unique_ptr<target>> lanes;
+  for (int k = 0; k < connections; ++k) lanes.push_back(std::make_unique<target>(t, k));
+  std::mutex mu;
+  std::exception_ptr first_failure;
+  {
+    std::vector<std::jthread> threads;
+    for (auto& lane : lanes)
+      threads.emplace_back([&c, &t, &mu, &first_failure, lane = lane.get()] {
+        try {
+          c.run_lane(*lane);
+        } catch (const budget_spent&) {
+        } catch (...) {
+          std::lock_guard lock(mu);
+          if (!first_failure) first_failure = std::current_exception();
+          t.stop_requests();
+        }
+      });
+  }
+  for (const auto& lane : lanes) t.absorb(*lane);
+  if (first_failure) std::rethrow_exception(first_failure);
+}
 
 }  // namespace
 
@@ -280,32 +367,13 @@ fuzz_report run(session& s, const fuzz_options& options) {
   const auto started = std::chrono::steady_clock::now();
   c.report.source = s.provenance();
   c.report.time_scale = s.time_scale();
+  const int connections = std::max(1, options.connections);
 
-  long cases = 0, sequence_runs = 0;
   try {
     c.prepare();
-    const auto gen = request_cases(t);
-    sequences seqs(t);
-    rc::Random root(options.seed);
-    std::size_t judged = 0;  // findings stop_when has seen
-    const auto enough = [&] {
-      bool stop = false;
-      for (; judged < c.report.findings.size(); ++judged)
-        stop = stop || (options.stop_when && options.stop_when(c.report.findings[judged]));
-      return stop;
-    };
-    for (std::uint64_t i = 0; !t.spent() && !enough(); ++i) {
-      const auto random = root.split();
-      if (seqs.available() && i % 8 == 7) {
-        ++sequence_runs;
-        c.run_sequence(seqs, random, i);
-      } else {
-        ++cases;
-        c.run_case(gen, random, i);
-      }
-      if (options.on_progress && i % 200 == 199)
-        options.on_progress(std::to_string(t.requests()) + " requests, " + std::to_string(c.report.findings.size()) + " findings");
-    }
+    if (connections == 1) c.run_lane(t);
+    else
+      run_lanes(c, t, connections);
   } catch (const budget_spent&) {
   } catch (const stop_requested& e) {
     c.report.stopped = run_stop{.why = run_stop::kind::signal, .message = e.what(), .signal = e.signal};
@@ -320,8 +388,9 @@ fuzz_report run(session& s, const fuzz_options& options) {
   m["requests"] = requests;
   m["seconds"] = seconds;
   m["requests_per_s"] = seconds > 0 ? static_cast<double>(requests) / seconds : 0.0;
-  m["request_cases"] = cases;
-  m["sequences"] = sequence_runs;
+  m["connections"] = connections;
+  m["request_cases"] = c.cases;
+  m["sequences"] = c.sequence_runs;
   m["shrink_runs"] = c.shrink_runs_total;
   m["instances_created"] = t.launched();
   m["left_behind"] = left;

@@ -8,8 +8,11 @@
 
 #include <rapidcheck.h>
 
+#include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,27 +56,33 @@ struct violation_error {
 struct budget_spent {};
 
 // The API under fuzz: clients for one or two accounts, the budget, the pacing, and the oracles
-// that apply to every response.
+// that apply to every response. A campaign on several connections (fuzz_options::connections)
+// has one target per connection, a lane: each with clients of its own and a name prefix of its
+// own under the run's, sharing the budget, the pacing and the instance count.
 class target {
  public:
   // Sets the session's HTTP options (budget and pacing hook, no transcript) and makes its clients.
   target(neograde::session& s, const fuzz_options& options);
+  // Lane `lane` of a campaign on several connections: new clients on connections of their own.
+  target(target& main, int lane);
 
   [[nodiscard]] const provider_spec& spec() const { return spec_; }
   [[nodiscard]] const fuzz_options& options() const { return opts_; }
   [[nodiscard]] neograde::session& session() const { return session_; }
-  [[nodiscard]] provider_client& primary() { return session_.primary(); }
-  [[nodiscard]] provider_client* second() { return session_.second(); }
+  [[nodiscard]] provider_client& primary() { return *primary_; }
+  [[nodiscard]] provider_client* second() { return second_; }
   [[nodiscard]] bool loopback() const { return loopback_; }
   [[nodiscard]] bool may_launch() const;  // spending allowed and instances left under the cap
-  void count_launch() { ++launched_; }
-  [[nodiscard]] int launched() const { return launched_; }
-  [[nodiscard]] std::string prefix() const { return session_.prefix(); }
-  [[nodiscard]] std::string fresh_name(const std::string& what) { return prefix() + what + std::to_string(++names_); }
+  void count_launch() { ++shared_->launched; }
+  [[nodiscard]] int launched() const { return shared_->launched; }
+  // What this target names what it creates with: the run's prefix, and a lane's mark after it.
+  [[nodiscard]] const std::string& prefix() const { return prefix_; }
+  [[nodiscard]] std::string fresh_name(const std::string& what) { return prefix_ + what + std::to_string(++names_); }
 
-  [[nodiscard]] long requests() const { return requests_; }
-  [[nodiscard]] bool spent() const;        // the request budget or the duration is used up
-  void unlimited() { unlimited_ = true; }  // teardown: no budget, still paced
+  [[nodiscard]] long requests() const { return shared_->requests; }
+  [[nodiscard]] bool spent() const;                  // the request budget or the duration is used up
+  void unlimited() { shared_->unlimited = true; }    // teardown: no budget, still paced
+  void stop_requests() { shared_->stopped = true; }  // another lane failed: no lane sends more
 
   // The clock sequences wait on: the session's.
   [[nodiscard]] run_clock& clock() const { return session_.clock(); }
@@ -89,6 +98,8 @@ class target {
 
   // Request outcomes, for the throughput report: [accepted, rejected at the door, reached logic].
   void tally(const call_result& r, const std::string& generator);
+  // Adds a lane's tallies and created instances to this (the main) target's.
+  void absorb(const target& lane);
   [[nodiscard]] nlohmann::json tallies() const;
 
   // Offer rows to launch with (type, region and the row's launch parameters).
@@ -97,20 +108,30 @@ class target {
   std::vector<std::string> created;  // ids of every instance a launch returned, for teardown
 
  private:
+  // What the lanes of a campaign share; the request hook of every client counts here.
+  struct shared_state {
+    std::atomic<long> requests = 0;
+    std::atomic<int> launched = 0;
+    std::atomic<bool> unlimited = false;
+    std::atomic<bool> stopped = false;
+    std::mutex pacing;
+    std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point next_slot = started;
+  };
   void before_attempt();
   neograde::session& session_;
   const provider_spec& spec_;
   const fuzz_options& opts_;
   bool loopback_ = false;
-  error_oracle errors_;
-  std::map<operation_id, json_schema> response_schemas_;
-  long requests_ = 0;
-  int launched_ = 0;
+  std::shared_ptr<const error_oracle> errors_;
+  std::shared_ptr<const std::map<operation_id, json_schema>> response_schemas_;
+  std::shared_ptr<shared_state> shared_;
+  std::unique_ptr<provider_client> own_primary_, own_second_;  // a lane's
+  provider_client* primary_ = nullptr;
+  provider_client* second_ = nullptr;
+  std::string prefix_;
   int names_ = 0;
-  bool unlimited_ = false;
   double interval_s_ = 0;
-  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point next_slot_ = started_;
   std::map<std::string, long> tally_;
 };
 
@@ -148,8 +169,8 @@ class sequences {
   ~sequences();
   [[nodiscard]] bool available() const;
   // Runs one generated sequence; when it fails, shrinks it with at most `shrink_runs` re-runs,
-  // keeping candidates that fail with the same signature.
-  [[nodiscard]] sequence_run run_one(const rc::Random& random, int size, int shrink_runs);
+  // keeping candidates that fail with the same signature. Generates and shrinks under `rc_mu`.
+  [[nodiscard]] sequence_run run_one(const rc::Random& random, int size, int shrink_runs, std::mutex& rc_mu);
 
  private:
   struct impl;

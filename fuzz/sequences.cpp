@@ -198,7 +198,8 @@ struct list_instances : command {
         w.fail("wrong_instance", "list", r.call, "ordered " + s.type + ", listed as " + it->instance_type);
       if (!m.terminated[i]) w.follow(w.instances[i], *it, "list", r.call);
     }
-    // Anything of this run's that the run has no id for was created behind its back.
+    // Anything named by this target (the run, or this lane of it) that it has no id for was
+    // created behind its back.
     for (const auto& x : *r.value) {
       if (!x.name.starts_with(w.t.prefix()) || x.state == instance_state::terminated || x.state == instance_state::stopping) continue;
       if (std::find(w.t.created.begin(), w.t.created.end(), x.id) == w.t.created.end())
@@ -280,11 +281,13 @@ struct cross_account : command {
     if (action == 0) {
       auto r = other->get(id);
       w.judge("get", operation_id::get, r.call, expectation::reject);
-      auto none = other->get("neograde-none-" + w.t.session().run_id());
+      // A missing id of the same shape: Vast.ai refuses a non-integer id with 400 for its form
+      // alone, where a missing integer id answers 200 with a null object.
+      auto none = other->get(absent_like(id));
       if (r.call.status() != none.call.status())
         w.fail("cross_account", "get", r.call,
-               "another account's instance answers HTTP " + std::to_string(r.call.status()) + " where an unknown id answers " +
-                   std::to_string(none.call.status()));
+               "another account's instance answers HTTP " + std::to_string(r.call.status()) +
+                   " where a missing id of the same shape answers " + std::to_string(none.call.status()));
     } else if (action == 1) {
       auto r = other->list();
       w.judge("list", operation_id::list, r.call, expectation::any);
@@ -431,21 +434,28 @@ sequences::~sequences() = default;
 
 bool sequences::available() const { return impl_->launches || impl_->keys; }
 
-sequence_run sequences::run_one(const rc::Random& random, int size, int shrink_runs) {
+sequence_run sequences::run_one(const rc::Random& random, int size, int shrink_runs, std::mutex& rc_mu) {
   auto& d = *impl_;
   auto gen = rc::state::gen::commands(model{}, [&d](const model& m) { return d.next(m); });
+  std::unique_lock rc_lock(rc_mu);
   const auto shrinkable = gen(random, size);
-  auto first = d.execute(shrinkable.value());
+  auto commands = shrinkable.value();
+  rc_lock.unlock();
+  auto first = d.execute(commands);
   if (!first.found) return first;
   // Shrink: keep the first candidate that fails the same way, then shrink that; stop at the
   // re-run budget or when the request budget is spent.
   const auto signature = first.found->signature();
   auto best = first;
+  rc_lock.lock();
   auto shrinks = shrinkable.shrinks();
   int runs = 0;
   while (auto candidate = shrinks.next()) {
     if (runs++ >= shrink_runs || d.t.spent()) break;
-    auto attempt = d.execute(candidate->value());
+    commands = candidate->value();
+    rc_lock.unlock();
+    auto attempt = d.execute(commands);
+    rc_lock.lock();
     if (attempt.found && attempt.found->signature() == signature) {
       best = std::move(attempt);
       shrinks = candidate->shrinks();

@@ -18,45 +18,81 @@ std::string violation::status_class() const {
   return std::to_string(status / 100) + "xx";
 }
 
-target::target(neograde::session& s, const fuzz_options& options) : session_(s), spec_(s.spec()), opts_(options), errors_(s.spec()) {
+target::target(neograde::session& s, const fuzz_options& options)
+    : session_(s),
+      spec_(s.spec()),
+      opts_(options),
+      errors_(std::make_shared<const error_oracle>(s.spec())),
+      shared_(std::make_shared<shared_state>()),
+      prefix_(s.prefix()) {
   loopback_ = !is_live_target(s.base_url(), false);
   const double rate = options.rate > 0 ? options.rate : (loopback_ ? 0.0 : 5.0);
   interval_s_ = rate > 0 ? 1.0 / rate : 0.0;
+  // The hook of every client of the campaign, its lanes' included: they count and pace here.
   s.configure_http([this](http::client_options& http) {
     http.before_attempt = [this] { before_attempt(); };
     // Findings carry the exchange that decided them (last_exchange); a campaign of many thousand
     // requests keeps no transcript, so its memory does not grow with its length.
     http.transcript_limit = 0;
   });
-  const auto& spec = spec_;
-  for (const auto& [id, op] : spec.operations)
+  primary_ = &s.primary();
+  second_ = s.second();
+  auto schemas = std::make_shared<std::map<operation_id, json_schema>>();
+  for (const auto& [id, op] : spec_.operations)
     if (op.response_schema) {
       try {
-        response_schemas_.emplace(id, json_schema(*op.response_schema));
+        schemas->emplace(id, json_schema(*op.response_schema));
       } catch (const std::exception&) {}
     }
+  response_schemas_ = std::move(schemas);
+}
+
+target::target(target& main, int lane)
+    : session_(main.session_),
+      spec_(main.spec_),
+      opts_(main.opts_),
+      loopback_(main.loopback_),
+      errors_(main.errors_),
+      response_schemas_(main.response_schemas_),
+      shared_(main.shared_),
+      own_primary_(session_.connection(false)),
+      own_second_(session_.connection(true)),
+      primary_(own_primary_.get()),
+      second_(own_second_.get()),
+      prefix_(main.prefix_ + "c" + std::to_string(lane) + "-"),
+      interval_s_(main.interval_s_) {
+  offers = main.offers;
+  ssh_key_name = main.ssh_key_name;
 }
 
 bool target::may_launch() const {
   const int cap = opts_.max_instances > 0 ? opts_.max_instances : (loopback_ ? 200 : 10);
-  return session_.spend().allowed && launched_ < cap && spec_.operation(operation_id::launch) != nullptr &&
+  return session_.spend().allowed && shared_->launched < cap && spec_.operation(operation_id::launch) != nullptr &&
          !session_.ledger().would_refuse(offers.empty() ? std::string() : offers.front().instance_type);
 }
 
 bool target::spent() const {
-  if (unlimited_) return false;
-  if (requests_ >= opts_.max_requests) return true;
-  return opts_.duration.count() > 0 && std::chrono::steady_clock::now() - started_ >= opts_.duration;
+  if (shared_->unlimited) return false;
+  if (shared_->stopped || shared_->requests >= opts_.max_requests) return true;
+  return opts_.duration.count() > 0 && std::chrono::steady_clock::now() - shared_->started >= opts_.duration;
 }
 
 void target::before_attempt() {
   if (spent()) throw budget_spent{};
-  ++requests_;
+  // Counted and checked at once: lanes racing for the last request send it once between them.
+  if (++shared_->requests > opts_.max_requests && !shared_->unlimited) {
+    --shared_->requests;
+    throw budget_spent{};
+  }
   if (interval_s_ <= 0) return;
-  const auto now = std::chrono::steady_clock::now();
-  if (next_slot_ > now) std::this_thread::sleep_until(next_slot_);
-  next_slot_ = std::max(now, next_slot_) +
-               std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(interval_s_));
+  std::chrono::steady_clock::time_point slot;
+  {
+    std::lock_guard lock(shared_->pacing);
+    const auto now = std::chrono::steady_clock::now();
+    slot = std::max(now, shared_->next_slot);
+    shared_->next_slot = slot + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(interval_s_));
+  }
+  std::this_thread::sleep_until(slot);
 }
 
 std::chrono::milliseconds target::scaled(double seconds) const {
@@ -96,8 +132,8 @@ std::optional<violation> target::judge(const std::string& operation, operation_i
   const bool error = (status >= 400 && status < 500) || in_success_body_error(spec_, r);
   // HEAD answers carry no body; 405 often comes from the web server, before the API.
   if (error && status != 405 && r.evidence.method != "HEAD") {
-    if (auto problem = errors_.envelope_problem(r)) return make("error_envelope", "an error response " + *problem);
-    if (auto code = errors_.undocumented_code(r)) return make("undocumented_code", "error code \"" + *code + "\" is not documented");
+    if (auto problem = errors_->envelope_problem(r)) return make("error_envelope", "an error response " + *problem);
+    if (auto code = errors_->undocumented_code(r)) return make("undocumented_code", "error code \"" + *code + "\" is not documented");
   }
   if (r.success) {
     // A read answering "nothing here" with a null object (Vast.ai's {"instances": null}) refuses.
@@ -106,7 +142,7 @@ std::optional<violation> target::judge(const std::string& operation, operation_i
     const auto* declared = spec_.operation(op);
     if (declared != nullptr && !declared->text_response && !r.response->body.empty() && !is_json_media(r.content_type(), spec_))
       return make("content_type", "a successful response is labelled \"" + r.content_type() + "\"");
-    if (auto it = response_schemas_.find(op); it != response_schemas_.end() && r.json) {
+    if (auto it = response_schemas_->find(op); it != response_schemas_->end() && r.json) {
       auto v = it->second.validate(*r.json);
       if (!v.empty()) return make("response_schema", "at \"" + v.front().pointer + "\": " + v.front().message);
     }
@@ -142,13 +178,18 @@ void target::tally(const call_result& r, const std::string& generator) {
   if (r.success) ++tally_["accepted"];
 }
 
+void target::absorb(const target& lane) {
+  for (const auto& [k, n] : lane.tally_) tally_[k] += n;
+  created.insert(created.end(), lane.created.begin(), lane.created.end());
+}
+
 nlohmann::json target::tallies() const {
   auto get = [&](const char* k) {
     auto it = tally_.find(k);
     return it == tally_.end() ? 0L : it->second;
   };
   const long judged = get("judged");
-  return {{"requests", requests_},
+  return {{"requests", requests()},
           {"responses_judged", judged},
           {"accepted", get("accepted")},
           {"rejected_at_door", get("rejected_at_door")},
@@ -161,7 +202,7 @@ std::vector<std::string> teardown(target& t) {
   t.unlimited();
   std::vector<std::string> left;
   auto& c = t.primary();
-  const auto prefix = t.prefix();
+  const auto prefix = t.session().prefix();  // every lane's names start with the run's prefix
   std::vector<teardown_target> known;
   for (const auto& id : t.created) known.push_back({id, ""});
   for (const auto& i : c.ledger().instances())

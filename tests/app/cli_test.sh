@@ -175,6 +175,14 @@ case "$case_name" in
     [[ $last == *'"record":"footer"'* && $last == *'"requests":400'* ]] || fail "findings.jsonl footer lacks 400 requests"
     if grep -q '"record":"outcome"' out/findings.jsonl; then fail "a finding on the clean emulator"; fi
     grep -q "0 findings from 400 requests" out.txt || fail "no summary line"
+    # On several connections: the same budget to the request, still nothing found.
+    run fuzz --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --second-api-key "$(key 2)" \
+      --seed 3 --max-requests 400 --connections 3 --out out4
+    [ "$rc" -eq 0 ] || { cat out.txt err.txt >&2; fail "--connections 3: exit code $rc, expected 0"; }
+    last=$(tail -1 out4/findings.jsonl)
+    [[ $last == *'"requests":400'* && $last == *'"connections":3'* ]] || fail "--connections 3: footer $last"
+    run fuzz --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --connections 0 --out out5
+    [ "$rc" -eq 2 ] || fail "--connections 0: exit code $rc, expected 2"
     ;;
   fuzz_quirk)
     # The emulator answers a body that is not JSON with 500: the finding's curl line, run with

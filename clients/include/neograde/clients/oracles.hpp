@@ -23,6 +23,12 @@ namespace neograde {
 // application/json, anything +json, or the spec's own error media type.
 [[nodiscard]] bool is_json_media(std::string_view content_type, const provider_spec& spec);
 
+// An id of the same shape as `id` (digits stay digits, hex letters hex letters, the first
+// character kept) that differs from it: a well-formed id that names none of ours, so that an API
+// which refuses malformed ids (Vast.ai's 400 for a non-integer id) answers it as it answers a
+// missing instance.
+[[nodiscard]] std::string absent_like(std::string id);
+
 // The spec's error conventions, compiled once.
 class error_oracle {
  public:

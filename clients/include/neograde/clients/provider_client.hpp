@@ -161,6 +161,11 @@ class provider_client {
   // live (at the provider's own time, scale 1).
   [[nodiscard]] result_source target_source() const { return emulator_ ? result_source::emulated : result_source::live; }
   [[nodiscard]] double target_time_scale() const { return emulator_ ? time_scale_ : 1.0; }
+  // Takes what another client of the same target has learnt of it (emulator, time scale).
+  void same_target_as(const provider_client& other) {
+    emulator_ = other.emulator_;
+    time_scale_ = other.time_scale_;
+  }
 
   [[nodiscard]] http::client& transport() { return http_; }
 

@@ -117,6 +117,11 @@ class session {
   [[nodiscard]] provider_client& primary();
   [[nodiscard]] provider_client* second();  // null without a second key
   [[nodiscard]] spend_ledger& ledger() { return *ledger_; }
+  // Another client of an account (the second with `second_account`; null without a second key),
+  // on a connection of its own, for a thread of its own: as the account's client is made, with
+  // the run's ledger, and knowing what the account's client has learnt of the target (fuzz
+  // --connections).
+  [[nodiscard]] std::unique_ptr<provider_client> connection(bool second_account);
 
   // The offer row the run launches, and why: read once (the run's first request), then kept.
   [[nodiscard]] const offer_selection& selection();
@@ -127,6 +132,7 @@ class session {
 
  private:
   void make_ledger();
+  [[nodiscard]] std::unique_ptr<provider_client> make_client(const std::string& key) const;
   void withdraw_spend(std::string why);
 
   const provider_spec& spec_;

@@ -29,6 +29,10 @@ struct fuzz_options {
   std::chrono::seconds duration{0};  // 0: no limit but max_requests
   int max_instances = 0;             // hard cap on instances created, shrinking included; 0: 10, or 200 on loopback
   int max_shrink_runs = 40;          // re-executions spent on shrinking one finding
+  // Connections per account, each with a thread of its own taking the campaign's iterations in
+  // turn. On one (the default) a seed replays the campaign exactly; on several, every finding's
+  // reproduction is still exact, but which findings come first depends on how requests interleave.
+  int connections = 1;
   std::function<void(const check_descriptor&, const check_outcome&)> on_finding;
   // Asked after each new finding (shrunk and reported): true ends the campaign there, e.g. after
   // the first N findings or once a given oracle has fired. Empty: run to the budget.
