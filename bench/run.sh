@@ -238,6 +238,8 @@ done
 date=$(date +%F)
 mkdir -p bench/results
 out=bench/results/$date.json
+# A second run on the same day keeps the first: the file of this one names its commit.
+[ -e "$out" ] && out=bench/results/$date-$(git rev-parse --short HEAD).json
 jq -n --arg date "$date" --arg commit "$(git rev-parse --short HEAD)" --arg cpu "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)" \
   --argjson cores "$(nproc)" --argjson reps "$reps" --argjson secs "$secs" --argjson micro "$micro" --argjson load "$load_rows" \
   --argjson emulator_rss "$emulator_rss" \

@@ -30,11 +30,13 @@ void scrub_json(nlohmann::json& node, const redactor& r) {
 // that a search of the raw text does not find.
 bool may_hold_secret_fields(std::string_view s) {
   if (s.find('\\') != std::string_view::npos) return true;
+  // Lowered once (ASCII: the names are), into a buffer the thread reuses; then plain searches.
+  thread_local std::string lowered;
+  lowered.assign(s);
+  for (auto& c : lowered)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + ('a' - 'A'));
   static constexpr std::array<std::string_view, 6> parts{"token", "secret", "password", "private_key", "api_key", "apikey"};
-  return std::any_of(parts.begin(), parts.end(), [&](std::string_view part) {
-    return std::search(s.begin(), s.end(), part.begin(), part.end(),
-                       [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }) != s.end();
-  });
+  return std::any_of(parts.begin(), parts.end(), [](std::string_view part) { return lowered.find(part) != std::string::npos; });
 }
 
 }  // namespace
