@@ -227,15 +227,23 @@ struct campaign {
     return std::pair{next++, root.split()};
   }
 
-  // Registers the run's SSH key when launches name one, and picks the offer to launch with.
+  // Picks the offers to launch with, and registers the run's SSH key when launches name one.
   void prepare() {
-    if (!t.may_launch()) return;
+    // Live mode: the credentials work, an offer has capacity and a price within the budget, or
+    // spending is withdrawn (as for conformance). The ledger prices a launch by the offers read,
+    // so they are read before it is asked: asked first, it refused every live launch, unpriced.
+    t.session().pre_check();
+    if (!t.session().spend().allowed || spec.operation(operation_id::launch) == nullptr) return;
     // Against this machine, every offer (more capacity to fuzz with); elsewhere the cheapest.
     std::vector<std::string> skip;
     while (auto chosen = t.primary().choose_offer(skip).chosen) {
       t.offers.push_back(*chosen);
       skip.push_back(chosen->key());
       if (!t.loopback() || t.offers.size() >= 8) break;
+    }
+    if (!t.may_launch()) {
+      t.offers.clear();
+      return;
     }
     const auto* launch = spec.operation(operation_id::launch);
     const bool needs_key = launch != nullptr && launch->body && template_pointers(*launch->body).contains("ssh_key_name");

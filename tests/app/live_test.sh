@@ -96,6 +96,20 @@ expect_nothing_left() {
 lc_created='"event":"created".*-lc"'
 
 case "$case_name" in
+  fuzz_sigint_on_connections)
+    # A live-mode campaign on four connections: SIGINT once a lane has created an instance stops
+    # every lane, and the teardown leaves nothing on the emulator.
+    NEOGRADE_LIVE=1 "$neograde" fuzz --spec "$provider" --base-url "$base" --api-key "$key" --allow-spend --treat-as-live \
+      --journal "$journal" --connections 4 --max-requests 1000000 --max-instances 3 --out out </dev/null >run.out 2>run.err &
+    run_pid=$!
+    wait_journal '"event":"created"'
+    kill -INT "$run_pid"
+    expect_exit 130
+    expect_nothing_left
+    grep -q 'stopped by SIGINT' run.err || { cat run.err >&2; fail "the campaign did not say it was stopped by SIGINT"; }
+    grep -q '"connections":4' out/findings.jsonl || fail "findings.jsonl has no footer for four connections"
+    [ "$(created_instances)" -ge 1 ] || fail "the emulator counts no instance created"
+    ;;
   sigint_during_boot)
     start_run
     wait_journal "$lc_created"

@@ -16,6 +16,8 @@
 #include <map>
 #include <set>
 
+#include <unistd.h>
+
 using namespace neograde;
 
 namespace {
@@ -30,7 +32,8 @@ struct fuzz_run {
 };
 
 fuzz_run run_fuzz(const provider_spec& spec, emulator::quirk_set quirks, std::uint64_t seed = 7, int max_requests = 2000,
-                  double scale = time_scale, std::function<bool(const check_outcome&)> stop_when = {}, int connections = 1) {
+                  double scale = time_scale, std::function<bool(const check_outcome&)> stop_when = {}, int connections = 1,
+                  const std::function<void(session_options&)>& adjust = {}) {
   // The campaign and its emulator share a virtual clock: what a sequence sees (a boot, a grace
   // after terminate) depends on its steps, not on the machine's speed (issue 19).
   virtual_clock time;
@@ -42,12 +45,14 @@ fuzz_run run_fuzz(const provider_spec& spec, emulator::quirk_set quirks, std::ui
   m.now = [&time] { return time.now(); };
   emulator::emulator emu(spec, m);
   emu.start();
-  session s(spec, {.base_url = emu.base_url(),
-                   .api_key = m.api_keys[0],
-                   .second_api_key = m.api_keys[1],
-                   .run_id = "fuzz0000",
-                   .http = {.sleep = [&time](std::chrono::milliseconds d) { time.sleep(d); }},
-                   .clock = &time});
+  session_options so{.base_url = emu.base_url(),
+                     .api_key = m.api_keys[0],
+                     .second_api_key = m.api_keys[1],
+                     .run_id = "fuzz0000",
+                     .http = {.sleep = [&time](std::chrono::milliseconds d) { time.sleep(d); }},
+                     .clock = &time};
+  if (adjust) adjust(so);
+  session s(spec, std::move(so));
   fuzz::fuzz_options o{.seed = seed, .max_requests = max_requests, .connections = connections, .stop_when = std::move(stop_when)};
   fuzz_run out{fuzz::run(s, o), 0, m.api_keys};
   out.live_after = emu.model().live_instances();
@@ -292,6 +297,26 @@ TEST(FuzzShrinking, AFailingRequestIsShrunkToTheSimplestThatStillFails) {
   ASSERT_NE(it, run.report.findings.end()) << describe(run.report);
   const auto request = it->measurements["minimal_reproduction"]["request"].get<std::string>();
   EXPECT_NE(request.find("body_with_hostile_string"), std::string::npos) << request;
+}
+
+// Live mode's rules (a loopback emulator treated as live, opted in): the campaign launches, within
+// its budget, what the offers read price; a launch the spend ledger refuses (a generated type is
+// priced as the dearest offer, over --max-spend) was never sent, and is no finding.
+TEST(FuzzLive, LaunchesWithinTheBudgetAndALedgerRefusalIsNoFinding) {
+  const auto journal = std::filesystem::temp_directory_path() / ("neograde-fuzz-live-" + std::to_string(getpid()) + ".jsonl");
+  setenv(live_opt_in_env, "1", 1);
+  auto run = run_fuzz(test::spec("lambda"), {}, 7, 600, time_scale, {}, 1, [&](session_options& so) {
+    so.allow_spend = true;
+    so.treat_as_live = true;
+    so.budget = {.max_instances = 2, .max_spend_usd = 5.0};
+    so.journal = journal;
+  });
+  unsetenv(live_opt_in_env);
+  std::filesystem::remove(journal);
+  EXPECT_GE(run.report.measurements["instances_created"].get<int>(), 1) << run.report.measurements.dump();
+  EXPECT_LE(run.report.measurements["instances_created"].get<int>(), 2) << run.report.measurements.dump();
+  EXPECT_TRUE(run.report.findings.empty()) << describe(run.report);
+  EXPECT_EQ(run.live_after, 0u);
 }
 
 TEST(FuzzSafety, AgainstARemoteHostNothingIsLaunchedAndRequestsArePaced) {
