@@ -1,5 +1,7 @@
 #include <neograde/clients/oracles.hpp>
 
+#include <neograde/core/text.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -64,13 +66,7 @@ std::optional<std::string> internal_detail(std::string_view body) {
                                                             "psycopg2",
                                                             "you have an error in your sql syntax",
                                                             "ora-0"};
-  // Every response is scanned: the lowered copy goes in a buffer kept between calls.
-  thread_local std::string text;
-  text.resize(body.size());
-  std::transform(body.begin(), body.end(), text.begin(), lower_char);
-  for (auto m : markers)
-    if (text.find(m) != std::string::npos) return std::string(m);
-  if (text.capacity() > 1024 * 1024) text = std::string();  // a huge body's buffer is not kept
+  if (auto m = find_any_ignoring_case(body, markers)) return std::string(*m);
   return std::nullopt;
 }
 

@@ -25,18 +25,15 @@ void scrub_json(nlohmann::json& node, const redactor& r) {
   }
 }
 
-// Whether the JSON scrub could change anything but the layout of a body: every secret field name
-// contains one of these (case-insensitively), and an escape (\u0041, \/) could spell a secret
-// that a search of the raw text does not find.
+// JSON member names whose values are always secret, in lower case (is_secret_field).
+constexpr std::array<std::string_view, 10> secret_field_names{
+    "private_key", "access_token", "refresh_token", "client_secret", "password", "api_key", "apikey", "secret", "token", "jupyter_token"};
+
+// Whether the JSON scrub could change anything but the layout of a body: a secret field's name
+// appears in it (ignoring case), or an escape (\u0041, \/) that could spell a secret a search of
+// the raw text does not find.
 bool may_hold_secret_fields(std::string_view s) {
-  if (s.find('\\') != std::string_view::npos) return true;
-  // Lowered once (ASCII: the names are), into a buffer the thread reuses; then plain searches.
-  thread_local std::string lowered;
-  lowered.assign(s);
-  for (auto& c : lowered)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + ('a' - 'A'));
-  static constexpr std::array<std::string_view, 6> parts{"token", "secret", "password", "private_key", "api_key", "apikey"};
-  return std::any_of(parts.begin(), parts.end(), [](std::string_view part) { return lowered.find(part) != std::string::npos; });
+  return s.find('\\') != std::string_view::npos || find_any_ignoring_case(s, secret_field_names).has_value();
 }
 
 }  // namespace
@@ -69,9 +66,7 @@ bool redactor::is_secret_header(std::string_view name) noexcept {
 }
 
 bool redactor::is_secret_field(std::string_view name) noexcept {
-  static constexpr std::array<std::string_view, 10> names{"private_key", "access_token", "refresh_token", "client_secret", "password",
-                                                          "api_key",     "apikey",       "secret",        "token",         "jupyter_token"};
-  return std::any_of(names.begin(), names.end(), [&](auto n) { return iequals(n, name); });
+  return std::any_of(secret_field_names.begin(), secret_field_names.end(), [&](auto n) { return iequals(n, name); });
 }
 
 header_list redactor::headers(const header_list& h) const {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -14,6 +16,11 @@ namespace neograde {
            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
          });
 }
+
+// The first of `needles` (written in lower case) that `haystack` contains, ignoring ASCII case;
+// nullopt when none does. For scans of every response or exchange: the lowered copy goes in a
+// buffer the thread keeps between calls (unless a huge body made it grow past 1 MiB).
+[[nodiscard]] std::optional<std::string_view> find_any_ignoring_case(std::string_view haystack, std::span<const std::string_view> needles);
 
 // One word quoted for the shell: in single quotes (a ' becomes '\''), or, when it holds control
 // bytes, in ANSI-C $'...' quoting (bash, zsh), so that a CR or LF never splits a curl
