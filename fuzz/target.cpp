@@ -114,9 +114,8 @@ std::optional<violation> target::judge(const std::string& operation, operation_i
     return violation{
         .oracle = std::move(oracle), .operation = operation, .status = r.status(), .message = std::move(message), .evidence = r.evidence};
   };
-  if (r.not_sent) return std::nullopt;  // refused by the spend ledger: nothing was sent
+  if (r.not_sent) return std::nullopt;  // a launch the spend ledger refused: nothing was sent
   if (!r.response) {
-    if (!r.transport) return std::nullopt;
     const auto code = r.transport->code;
     if (code == http::client_errc::bad_url || code == http::client_errc::unsupported_scheme) return std::nullopt;
     return make("no_response", "the request got no HTTP response: " + r.describe());
@@ -159,8 +158,6 @@ std::pair<call_result, std::optional<violation>> target::send(const request_case
   std::string path = c.path;
   if (auto at = path.find("{{api_key}}"); at != std::string::npos) path.replace(at, 11, session_.options().api_key);
   auto r = primary().raw(c.method, path, c.body, c.content_type, c.auth, c.op);
-  // A launch the spend ledger refused was never sent: nothing to judge, nothing to count.
-  if (r.not_sent) return {std::move(r), std::nullopt};
   tally(r, c.generator);
   auto v = judge(c.operation, c.op, r, c.expect);
   if (v && v->oracle == "negative_accepted" && (c.auth != auth_mode::key || c.generator == "credentials_in_query")) {
@@ -171,6 +168,7 @@ std::pair<call_result, std::optional<violation>> target::send(const request_case
 }
 
 void target::tally(const call_result& r, const std::string& generator) {
+  if (r.not_sent) return;  // a launch the spend ledger refused: no request to count
   ++tally_["judged"];
   const int s = r.status();
   // Refused before any business logic ran: transport failures, malformed or unauthenticated
