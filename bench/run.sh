@@ -75,12 +75,18 @@ peak_rss() {
   tail -n1 "$work/rss" | awk '{ printf "%.1f", $1 / 1024 }'
 }
 
-# The emulator for the load figures: one account, rate limit off, zero delays.
-"$neograde" emulate --provider lambda --keys bench-key --time-scale 0 --no-rate-limit >"$work/emulator.out" 2>"$work/emulator.err" &
-emulator_pid=$!
-for _ in $(seq 100); do [ -s "$work/emulator.out" ] && break; sleep 0.1; done
-base_url=$(head -n1 "$work/emulator.out")
-[ -n "$base_url" ] || { cat "$work/emulator.err" >&2; exit 1; }
+# Lambda's emulator with these keys, rate limit off, zero delays: $emulator_pid, $base_url.
+start_emulator() {
+  "$neograde" emulate --provider lambda --keys "$1" --time-scale 0 --no-rate-limit >"$work/emulator.out" 2>"$work/emulator.err" &
+  emulator_pid=$!
+  for _ in $(seq 100); do [ -s "$work/emulator.out" ] && break; sleep 0.1; done
+  base_url=$(head -n1 "$work/emulator.out")
+  [ -n "$base_url" ] || { cat "$work/emulator.err" >&2; exit 1; }
+}
+stop_emulator() { kill "$emulator_pid"; wait "$emulator_pid" 2>/dev/null || true; emulator_pid=; }
+
+# The emulator for the load figures: one account.
+start_emulator bench-key
 url="$base_url/instances"
 auth="Authorization: Bearer bench-key"
 
@@ -117,23 +123,16 @@ for conns in 1 32; do
   done
 done
 emulator_rss=$(awk '/VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$emulator_pid/status")
-kill "$emulator_pid"; wait "$emulator_pid" 2>/dev/null || true; emulator_pid=
+stop_emulator
 
 # A fresh emulator for each campaign: what one leaves (terminated instances) does not slow the next.
-start_fuzz_emulator() {
-  "$neograde" emulate --provider lambda --keys fuzz-1,fuzz-2 --time-scale 0 --no-rate-limit >"$work/emulator.out" 2>"$work/emulator.err" &
-  emulator_pid=$!
-  for _ in $(seq 100); do [ -s "$work/emulator.out" ] && break; sleep 0.1; done
-  base_url=$(head -n1 "$work/emulator.out")
-}
-stop_fuzz_emulator() { kill "$emulator_pid"; wait "$emulator_pid" 2>/dev/null || true; emulator_pid=; }
 # fuzz CONNECTIONS REQUESTS SEED: a campaign's peak RSS; its footer in $work/fuzz/findings.jsonl.
 fuzz() {
   local rc=0
-  start_fuzz_emulator
+  start_emulator fuzz-1,fuzz-2
   peak_rss "$neograde" fuzz --spec lambda --base-url "$base_url" --api-key fuzz-1 --second-api-key fuzz-2 \
     --seed "$3" --max-requests "$2" --connections "$1" --out "$work/fuzz" || rc=$?
-  stop_fuzz_emulator
+  stop_emulator
   return "$rc"
 }
 
