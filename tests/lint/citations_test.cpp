@@ -17,8 +17,8 @@ repository_index small_repository() {
   repository_index r;
   r.files = {"README.md", "docs/checks.md", "specs/providers/lambda.json", "specs/schema/provider-spec.schema.json",
              "core/include/neograde/core/clock.hpp"};
-  r.dirs = {"docs", "specs", "specs/providers", "specs/schema", "core", "core/include", "core/include/neograde",
-            "core/include/neograde/core"};
+  r.dirs = {"docs", "specs",        "specs/providers",       "specs/schema",
+            "core", "core/include", "core/include/neograde", "core/include/neograde/core"};
   return r;
 }
 

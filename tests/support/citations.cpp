@@ -10,26 +10,26 @@ namespace {
 
 // What a cited file's name ends with: the sources, documents and data files specs cite.
 constexpr std::array<std::string_view, 30> file_extensions = {
-    "md",   "mdx", "rst", "txt", "json", "jsonl", "yaml", "yml", "toml", "cpp", "hpp", "h",  "hh",   "c",     "cc",
-    "cxx",  "cu",  "cuh", "py",  "go",   "ts",    "tsx",  "js",  "rs",   "sh",  "java", "rb", "proto", "cmake", "ipynb"};
+    "md",  "mdx", "rst", "txt", "json", "jsonl", "yaml", "yml", "toml", "cpp", "hpp",  "h",  "hh",    "c",     "cc",
+    "cxx", "cu",  "cuh", "py",  "go",   "ts",    "tsx",  "js",  "rs",   "sh",  "java", "rb", "proto", "cmake", "ipynb"};
 
 // The project's private notes (../shared: reference notes and copied documents) are in no user's
 // clone, so naming them sends a reader nowhere, even beside a public source: cite what they cite.
 constexpr std::array<std::string_view, 11> private_notes = {
-    "shared reference",        "../shared",          "shared/reference",  "provider-openapi/",
-    "gpu-hardware.md",         "provider-apis.md",   "spec-audit.md",     "real-client-findings.md",
+    "shared reference",          "../shared",           "shared/reference",        "provider-openapi/",
+    "gpu-hardware.md",           "provider-apis.md",    "spec-audit.md",           "real-client-findings.md",
     "depin-and-transparency.md", "outside-findings.md", "api-testing-prior-art.md"};
 
 bool is_token_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || std::string_view("_.~/:@#-$").find(c) != std::string_view::npos;
 }
 
-// A citation group ends at a bracket, a quote (a JSON string) or the end of a sentence; a
-// parenthesis is a group of its own inside the one around it. A file named in the same group as
+// A citation group ends at a quote (a JSON string) or the end of a sentence; a parenthesis is a
+// group of its own inside the one around it. A file named in the same group as
 // another repository is taken to be that repository's.
 bool ends_group(std::string_view line, std::size_t i) {
   char c = line[i];
-  if (std::string_view("[]{}\"").find(c) != std::string_view::npos) return true;
+  if (c == '"') return true;
   return c == '.' && (i + 1 == line.size() || line[i + 1] == ' ');
 }
 
@@ -39,9 +39,7 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-bool is_extension(std::string_view ext) {
-  return std::find(file_extensions.begin(), file_extensions.end(), ext) != file_extensions.end();
-}
+bool is_extension(std::string_view ext) { return std::find(file_extensions.begin(), file_extensions.end(), ext) != file_extensions.end(); }
 
 bool is_name(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '.' || c == '-'; });
@@ -223,7 +221,7 @@ std::vector<citation_offence> unopenable_citations(std::string_view text, std::s
     if (fence_line) in_fence = !in_fence;
     bool in_code = in_fence || fence_line;
     if (line.substr(first == std::string_view::npos ? 0 : first, 10) == "\"$schema\":") continue;  // a schema pointer, no citation
-    std::vector<std::vector<token>> groups(1);  // the open parentheses, innermost last
+    std::vector<std::vector<token>> groups(1);                                                     // the open parentheses, innermost last
     for (std::size_t i = 0; i < line.size();) {
       auto& group = groups.back();
       if (markdown && line[i] == '`' && !in_fence && !fence_line) {
