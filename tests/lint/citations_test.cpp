@@ -90,6 +90,7 @@ TEST(CitationScan, AFileNameTheRepositoryLacksIsRefusedWithItsPlace) {
 TEST(CitationScan, ARelativePathTheRepositoryLacksIsRefused) {
   EXPECT_EQ(scan("as tests/nothing/here.cpp:12 shows").size(), 1u);
   EXPECT_EQ(scan("(SkyPilot fluidstack_utils.py create_instance)").size(), 1u);
+  EXPECT_EQ(scan("(official Swagger crusoe.json: POST/DELETE answer {operation})").size(), 1u) << "two words are no repository";
   EXPECT_EQ(scan("official OpenAPI vastai.yaml (vast-ai/docs:api-reference/openapi.yaml@c624622)").size(), 1u)
       << "another repository in a parenthesis does not vouch for the name before it";
   EXPECT_EQ(scan("as ../../schema/provider-spec.schema.json says").size(), 1u) << "resolved from the citing file, not there";

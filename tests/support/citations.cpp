@@ -97,9 +97,10 @@ bool is_domain(std::string_view t) {
   return true;
 }
 
-// "owner/repo", "owner/repo:path", "owner/repo@commit", "owner/repo#123": another repository,
-// unless "owner" is one of this repository's top-level folders.
-bool is_other_repository(std::string_view t, const repository_index& repo) {
+// "owner/repo:path", "owner/repo@commit", "owner/repo#123", or "owner/repo" followed by a path
+// ("skypilot-org/skypilot sky/provision/x.py"): another repository, unless "owner" is one of this
+// repository's top-level folders. A bare pair of words ("POST/DELETE", "start/stop") is not one.
+bool is_other_repository(std::string_view t, std::string_view next, const repository_index& repo) {
   auto slash = t.find('/');
   if (slash == std::string_view::npos) return false;
   auto owner = t.substr(0, slash);
@@ -107,7 +108,11 @@ bool is_other_repository(std::string_view t, const repository_index& repo) {
   auto end = rest.find_first_of(":@#");
   auto name = rest.substr(0, end);
   if (!is_owner(owner) || !is_name(name) || is_extension(extension(name))) return false;
-  return repo.dirs.count(std::string(owner)) == 0;
+  if (repo.dirs.count(std::string(owner)) != 0) return false;
+  if (end != std::string_view::npos) return true;
+  auto path = next.substr(0, next.find_first_of(":@#"));
+  return !path.empty() && std::isalnum(static_cast<unsigned char>(path.front())) &&
+         (path.find('/') != std::string_view::npos || is_file_like(path));
 }
 
 // "path@abc1234": a path pinned to a commit of another repository.
@@ -136,10 +141,11 @@ bool is_repository_path(std::string_view path, const repository_index& repo) {
 
 void judge_group(const std::vector<token>& group, std::string_view file, std::size_t line, const repository_index& repo,
                  std::vector<citation_offence>& out) {
-  bool foreign = std::any_of(group.begin(), group.end(), [&](const token& t) {
-    return is_url(t.text) || is_domain(t.text) || is_other_repository(t.text, repo) || has_commit_pin(t.text);
-  });
-  if (foreign) return;
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    auto t = group[i].text;
+    auto next = i + 1 < group.size() ? group[i + 1].text : std::string_view{};
+    if (is_url(t) || is_domain(t) || is_other_repository(t, next, repo) || has_commit_pin(t)) return;
+  }
   for (const auto& t : group) {
     auto cited = t.text;
     while (!cited.empty() && std::string_view(".,:;#@-").find(cited.back()) != std::string_view::npos) cited.remove_suffix(1);
