@@ -15,9 +15,10 @@
 namespace neograde::gpu_smoke::numa {
 namespace {
 
-// From <linux/mempolicy.h> (set_mempolicy(2), mbind(2), get_mempolicy(2)); spelled out so that the
-// build needs no kernel or libnuma headers.
-constexpr int kMpolBind = 2;
+// From <linux/mempolicy.h> (mbind(2), get_mempolicy(2)); spelled out so that the build needs no
+// kernel or libnuma headers. PREFERRED, not BIND: a node that is full falls back to another one
+// (resident_node() then tells) instead of the page fault killing the process.
+constexpr int kMpolPreferred = 1;
 constexpr unsigned long kMpolFNode = 1, kMpolFAddr = 2;
 
 std::optional<std::string> read_line(const std::string& path) {
@@ -154,7 +155,7 @@ bool node_buffer::allocate(std::size_t bytes, int node) {
   if (node >= 0 && node < 4096) {
     std::vector<unsigned long> mask(node / (8 * sizeof(unsigned long)) + 1, 0);
     mask[node / (8 * sizeof(unsigned long))] = 1UL << (node % (8 * sizeof(unsigned long)));
-    if (syscall(SYS_mbind, p, rounded, kMpolBind, mask.data(), mask.size() * 8 * sizeof(unsigned long) + 1, 0) == 0)
+    if (syscall(SYS_mbind, p, rounded, kMpolPreferred, mask.data(), mask.size() * 8 * sizeof(unsigned long) + 1, 0) == 0)
       placement_ = "mbind";
     else
       placement_ = "first touch (" + errno_text("mbind") + ")";

@@ -34,7 +34,7 @@ struct location {
 // Binds the calling thread to `cpus` (sched_setaffinity); "" on success, else why not.
 [[nodiscard]] std::string bind_thread(const std::vector<int>& cpus);
 
-// Page-aligned anonymous memory placed on one NUMA node: mbind(MPOL_BIND) where the kernel allows
+// Page-aligned anonymous memory placed on one NUMA node: mbind(MPOL_PREFERRED) where the kernel allows
 // it (a container without CAP_SYS_NICE may not), then every page touched by the calling thread,
 // so that first touch places it on the thread's node when mbind was refused. Unmapped on scope exit.
 class node_buffer {
