@@ -252,8 +252,13 @@ class grader {
   // reach) if that is lower, never below the threshold.
   void graded(int gpu, const std::string& name, const measurement& m, std::optional<double> reference, std::optional<double> threshold,
               std::string basis, bool fail_below = true, const std::string& not_graded = "", std::optional<double> healthy = {}) {
-    graded_measurement gm{gpu, name, m.value, m.unit, reference, std::nullopt, threshold, std::nullopt, std::nullopt, grade::skipped,
-                          std::move(basis)};
+    graded_measurement gm{.gpu = gpu,
+                          .name = name,
+                          .value = m.value,
+                          .unit = m.unit,
+                          .datasheet = reference,
+                          .threshold_pct = threshold,
+                          .basis = std::move(basis)};
     std::string msg = num(m.value) + " " + m.unit;
     if (!not_graded.empty()) {
       msg += " (" + not_graded + ")";
@@ -288,8 +293,10 @@ class grader {
     // falls to a third of the link while the host-to-device copy is unaffected.
     const auto link = s ? std::optional(pcie_link_gbs(s->pcie)) : std::nullopt;
     const auto link_basis = s ? link_text(s->pcie) + " link rate" : "";
-    if (const auto* m = find(g, "h2d")) graded(i, "h2d", *m, link, of(&sku::h2d_pct), link_basis, true, "", healthy(&sku::achieved::h2d_gbs));
-    if (const auto* m = find(g, "d2h")) graded(i, "d2h", *m, link, of(&sku::d2h_pct), link_basis, true, "", healthy(&sku::achieved::d2h_gbs));
+    if (const auto* m = find(g, "h2d"))
+      graded(i, "h2d", *m, link, of(&sku::h2d_pct), link_basis, true, "", healthy(&sku::achieved::h2d_gbs));
+    if (const auto* m = find(g, "d2h"))
+      graded(i, "d2h", *m, link, of(&sku::d2h_pct), link_basis, true, "", healthy(&sku::achieved::d2h_gbs));
     if (const auto* m = find(g, "gemm_bf16")) {
       const auto impl = m->detail.value("implementation", "");
       graded(i, "gemm_bf16", *m, of(&sku::bf16_dense_tflops), of(&sku::gemm_pct), ds + " (BF16 dense)", true,
