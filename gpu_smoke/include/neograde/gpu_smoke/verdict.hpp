@@ -39,11 +39,11 @@ struct graded_measurement {
   std::string name;  // hbm_triad ...
   double value = 0;
   std::string unit;
-  std::optional<double> datasheet;  // the figure it is compared with
-  std::optional<double> pct_of_datasheet;
-  std::optional<double> threshold_pct;
-  std::optional<double> healthy;    // what healthy parts reach (the SKU's "healthy" figure)
-  std::optional<double> green_pct;  // green from here, % of the datasheet
+  std::optional<double> datasheet{};  // the figure it is compared with
+  std::optional<double> pct_of_datasheet{};
+  std::optional<double> threshold_pct{};
+  std::optional<double> healthy{};    // what healthy parts reach (the SKU's "healthy" figure)
+  std::optional<double> green_pct{};  // green from here, % of the datasheet
   grade result = grade::skipped;
   std::string basis;  // where the datasheet figure comes from
 };
