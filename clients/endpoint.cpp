@@ -113,7 +113,8 @@ std::optional<ssh_endpoint> read_ssh_endpoint(const ssh_spec& spec, const nlohma
         auto h = d.host.empty() ? address : text_at(e, d.host);
         if (!h || !names_a_host(*h)) h = address;
         const auto* flag = d.public_flag.empty() ? nullptr : find_pointer(e, d.public_flag);
-        candidates.push_back({h.value_or(""), flag != nullptr && flag->is_boolean() ? std::optional<bool>(flag->get<bool>()) : std::nullopt});
+        candidates.push_back(
+            {h.value_or(""), flag != nullptr && flag->is_boolean() ? std::optional<bool>(flag->get<bool>()) : std::nullopt});
         kept.push_back(&e);
       }
       const auto chosen = select_address(candidates);

@@ -45,7 +45,8 @@ std::chrono::milliseconds ms(double seconds) { return std::chrono::milliseconds(
 // section), with --ssh-user/--ssh-port in its place where given; without a declared endpoint,
 // the address on port 22 as ubuntu (the old fixed default, for specs that declare none).
 ssh_endpoint endpoint_of(const remote_exec_options& o, const instance& i) {
-  ssh_endpoint e = i.ssh.value_or(ssh_endpoint{.host = i.ip.value_or(""), .port = 22, .user = "ubuntu", .from = "the address (no ssh section)"});
+  ssh_endpoint e =
+      i.ssh.value_or(ssh_endpoint{.host = i.ip.value_or(""), .port = 22, .user = "ubuntu", .from = "the address (no ssh section)"});
   if (!o.user.empty()) e.user = o.user, e.from += "; user from --ssh-user";
   if (o.port != 0) e.port = o.port, e.from += "; port from --ssh-port";
   return e;
@@ -82,8 +83,8 @@ json run_remote_smoke(context& ctx, const instance& first_seen) {
     return rec;
   };
   if (endpoint.host.empty())
-    return finish("unreachable", declared ? "the instance states no SSH endpoint where the spec says (" + ctx.spec.ssh->source + ") within " +
-                                                std::to_string(static_cast<int>(o.ssh_wait_s)) + " s of running"
+    return finish("unreachable", declared ? "the instance states no SSH endpoint where the spec says (" + ctx.spec.ssh->source +
+                                                ") within " + std::to_string(static_cast<int>(o.ssh_wait_s)) + " s of running"
                                           : "the instance reports running but no address");
 
   char dir_template[] = "/tmp/neograde-ssh-XXXXXX";

@@ -345,7 +345,8 @@ std::optional<ssh_connection_parts> parse_ssh_connection(std::string_view text) 
       continue;
     }
     if (destination.empty()) destination = w;
-    else break;  // a remote command follows the destination
+    else
+      break;  // a remote command follows the destination
   }
   if (destination.starts_with("ssh://")) destination = destination.substr(6);  // ssh://[user@]host[:port]
   if (const auto at = destination.rfind('@'); at != std::string::npos) {
@@ -363,7 +364,8 @@ std::optional<ssh_connection_parts> parse_ssh_connection(std::string_view text) 
     if (!out.port) return std::nullopt;
     destination = destination.substr(0, close + 1);
   }
-  if (destination.size() > 2 && destination.front() == '[' && destination.back() == ']') destination = destination.substr(1, destination.size() - 2);
+  if (destination.size() > 2 && destination.front() == '[' && destination.back() == ']')
+    destination = destination.substr(1, destination.size() - 2);
   // A host name or address literal, nothing else (a placeholder such as "<string>" is neither).
   if (destination.empty() ||
       destination.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:%") != std::string::npos)

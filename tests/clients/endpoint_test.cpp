@@ -68,8 +68,9 @@ TEST(SelectAddress, TheWhySaysWhatWasPassedOver) {
 TEST(ReadSshEndpoint, RunPodV2DirectThenThePublicPortOfThe22Mapping) {
   const auto& spec = *test::spec("runpod").ssh;
   json pod = {{"ssh", {{"proxy", nullptr}, {"direct", {{"host", "194.26.196.10"}, {"port", 40123}, {"username", "root"}}}}},
-              {"runtime", {{"ports", json::array({{{"private", 8888}, {"public", 41000}, {"type", "http"}, {"ip", "194.26.196.10"}},
-                                                  {{"private", 22}, {"public", 40999}, {"type", "tcp"}, {"ip", "194.26.196.10"}}})}}}};
+              {"runtime",
+               {{"ports", json::array({{{"private", 8888}, {"public", 41000}, {"type", "http"}, {"ip", "194.26.196.10"}},
+                                       {{"private", 22}, {"public", 40999}, {"type", "tcp"}, {"ip", "194.26.196.10"}}})}}}};
   auto e = read_ssh_endpoint(spec, pod, "194.26.196.10");
   ASSERT_TRUE(e);
   EXPECT_EQ(e->host, "194.26.196.10");
@@ -88,10 +89,12 @@ TEST(ReadSshEndpoint, RunPodV2DirectThenThePublicPortOfThe22Mapping) {
 
 TEST(ReadSshEndpoint, RunPodGraphqlTakesTheEntryMarkedPublic) {
   const auto& spec = *test::spec("runpod-graphql").ssh;
-  json pod = {{"runtime",
-               {{"ports", json::array({{{"ip", "100.65.12.7"}, {"isIpPublic", false}, {"privatePort", 22}, {"publicPort", 22}, {"type", "tcp"}},
-                                       {{"ip", "194.26.196.10"}, {"isIpPublic", true}, {"privatePort", 22}, {"publicPort", 17834}, {"type", "tcp"}},
-                                       {{"ip", "194.26.196.10"}, {"isIpPublic", true}, {"privatePort", 8888}, {"publicPort", 17835}, {"type", "http"}}})}}}};
+  json pod = {
+      {"runtime",
+       {{"ports",
+         json::array({{{"ip", "100.65.12.7"}, {"isIpPublic", false}, {"privatePort", 22}, {"publicPort", 22}, {"type", "tcp"}},
+                      {{"ip", "194.26.196.10"}, {"isIpPublic", true}, {"privatePort", 22}, {"publicPort", 17834}, {"type", "tcp"}},
+                      {{"ip", "194.26.196.10"}, {"isIpPublic", true}, {"privatePort", 8888}, {"publicPort", 17835}, {"type", "http"}}})}}}};
   auto e = read_ssh_endpoint(spec, pod, std::nullopt);
   ASSERT_TRUE(e);
   EXPECT_EQ(e->host, "194.26.196.10");
@@ -202,6 +205,12 @@ TEST_P(EmulatedEndpoint, TheClientReadsThePortAndUserTheEmulatorStates) {
   EXPECT_EQ(got.value->ssh->port, 40022) << got.value->ssh->from;
   ASSERT_TRUE(got.value->ip);
   EXPECT_EQ(*got.value->ip, "127.0.0.1") << got.value->address_choice;
+  // Where entries carry a public flag, the emulator lists a private entry first, as RunPod does:
+  // the address and the endpoint pass over it.
+  if (std::any_of(spec.ssh->endpoints.begin(), spec.ssh->endpoints.end(), [](const auto& d) { return !d.public_flag.empty(); })) {
+    EXPECT_NE(got.value->address_choice.find("passed over: 10.0.0."), std::string::npos) << got.value->address_choice;
+    EXPECT_NE(got.value->ssh->from.find("passed over: 10.0.0."), std::string::npos) << got.value->ssh->from;
+  }
   // Where the API states a user, it is the one the emulator was given; elsewhere the default.
   const bool states_user = std::any_of(spec.ssh->endpoints.begin(), spec.ssh->endpoints.end(),
                                        [](const auto& d) { return !d.user.empty() || !d.connection.empty(); });

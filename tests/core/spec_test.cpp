@@ -190,7 +190,11 @@ TEST(SpecSsh, TheSectionIsLoadedWithItsDeclarationsInOrder) {
                 {"port", 2222},
                 {"endpoints",
                  {{{"connection", "/sshConnection"}, {"source", "a"}},
-                  {{"entries", "/runtime/ports"}, {"where", {{"/privatePort", 22}}}, {"port", "/publicPort"}, {"public", "/isIpPublic"}, {"source", "b"}}}},
+                  {{"entries", "/runtime/ports"},
+                   {"where", {{"/privatePort", 22}}},
+                   {"port", "/publicPort"},
+                   {"public", "/isIpPublic"},
+                   {"source", "b"}}}},
                 {"source", "docs"}};
   auto s = parse_spec(doc.dump(), "test.json");
   ASSERT_TRUE(s.has_value()) << s.error().what();

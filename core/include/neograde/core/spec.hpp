@@ -355,7 +355,7 @@ struct provider_spec {
   };
   std::optional<offer_availability_spec> offer_availability;
   std::optional<ssh_spec> ssh;  // where instances are reached; unset: the address, port 22, no documented user
-  nlohmann::json emulator;  // interpreted by the emulator only
+  nlohmann::json emulator;      // interpreted by the emulator only
   nlohmann::json raw;
 
   [[nodiscard]] const operation_spec* operation(operation_id id) const;
