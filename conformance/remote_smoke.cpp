@@ -42,11 +42,14 @@ std::string first_failure(const json& doc) {
 std::chrono::milliseconds ms(double seconds) { return std::chrono::milliseconds(static_cast<long long>(seconds * 1000)); }
 
 // Where the run logs in: the instance's endpoint as its provider states it (the spec's `ssh`
-// section), with --ssh-user/--ssh-port in its place where given; without a declared endpoint,
-// the address on port 22 as ubuntu (the old fixed default, for specs that declare none).
-ssh_endpoint endpoint_of(const remote_exec_options& o, const instance& i) {
-  ssh_endpoint e =
-      i.ssh.value_or(ssh_endpoint{.host = i.ip.value_or(""), .port = 22, .user = "ubuntu", .from = "the address (no ssh section)"});
+// section), with --ssh-user/--ssh-port in its place where given. A spec without the section: the
+// address on port 22 as ubuntu (the old fixed default); one whose instance states none yet: no
+// host, so nothing is guessed.
+ssh_endpoint endpoint_of(const provider_spec& spec, const remote_exec_options& o, const instance& i) {
+  ssh_endpoint e = i.ssh ? *i.ssh
+                   : spec.ssh
+                       ? ssh_endpoint{.host = "", .port = spec.ssh->port, .user = spec.ssh->user, .from = "none stated"}
+                       : ssh_endpoint{.host = i.ip.value_or(""), .port = 22, .user = "ubuntu", .from = "the address (no ssh section)"};
   if (!o.user.empty()) e.user = o.user, e.from += "; user from --ssh-user";
   if (o.port != 0) e.port = o.port, e.from += "; port from --ssh-port";
   return e;
@@ -66,7 +69,7 @@ json run_remote_smoke(context& ctx, const instance& first_seen) {
     ctx.sleep(std::min<std::chrono::milliseconds>(std::chrono::seconds(5), std::max(ctx.poll_interval(), std::chrono::milliseconds(200))));
     if (auto again = ctx.client.get(running.id); again.value) running = *again.value;
   }
-  auto endpoint = endpoint_of(o, running);
+  auto endpoint = endpoint_of(ctx.spec, o, running);
   json rec = {{"instance", {{"id", running.id}, {"type", running.instance_type}, {"region", running.region}}},
               {"address", running.ip ? json(*running.ip) : json(nullptr)},
               {"ssh_host", endpoint.host.empty() ? json(nullptr) : json(endpoint.host)},

@@ -350,6 +350,22 @@ case "$case_name" in
     grep -q '"time_to_ssh_s":[0-9]' out/results.jsonl || fail "no time_to_ssh_s measurement"
     if grep -rq 'PRIVATE KEY' out; then fail "a private key reached the output"; fi
     ;;
+  remote_exec_no_endpoint)
+    # A running instance that states no endpoint where the spec says (RunPod's ssh.direct null,
+    # no runtime ports: quirk no_address) is read again within --ssh-wait, then recorded as
+    # unreachable with why; SSH is never tried on a guessed port.
+    [ -f "$SSHD_STATE/unavailable" ] && { cat "$SSHD_STATE/unavailable"; exit 77; }
+    state=$work/emulator
+    "$EMULATOR_FIXTURE" start "$state" "$neograde" runpod --quirk no_address || fail "the emulator did not start"
+    trap '"$EMULATOR_FIXTURE" stop "$state" "$neograde" runpod' EXIT
+    run conformance --spec runpod --base-url "$(base_url)" --api-key "$(key 1)" --remote-exec \
+      --ssh-identity "$SSHD_STATE/id_ed25519" --ssh-wait 1 --smoke-binary "$SMOKE" --out out
+    [ "$rc" -eq 1 ] || { cat out.txt err.txt >&2; fail "exit code $rc, expected 1"; }
+    rec=$(grep '"record":"hardware"' out/results.jsonl) || fail "results.jsonl has no hardware record"
+    [[ $rec == *'"status":"unreachable"'* && $rec == *'states no SSH endpoint where the spec says'* ]] || fail "hardware record: $rec"
+    [[ $rec == *'"time_to_ssh_s":null'* ]] || fail "a time to SSH without SSH: $rec"
+    [[ $rec == *'within 1 s of running'* ]] || fail "the record does not say how long it waited: $rec"
+    ;;
   remote_exec_*)
     # The emulator's instances report 127.0.0.1, where the sshd fixture listens: the run copies
     # a smoke binary there over SSH and runs it before terminating.
