@@ -363,8 +363,20 @@ call_result provider_client::end_call(const pending_call& p, call_result out) {
     else
       ledger_->refused(name, out.describe());
   }
+  // When each terminate was first accepted, for the teardown (terminate_accepted_at).
+  if (p.id == operation_id::terminate && out.success)
+    if (const auto ids = p.vars.find("id"); ids != p.vars.end()) {
+      const auto now = (clock != nullptr ? *clock : real_clock()).now();
+      for (const auto& id : ids->second.is_array() ? ids->second : nlohmann::json::array({ids->second}))
+        if (id.is_string()) terminate_accepted_.emplace(id.get<std::string>(), now);
+    }
   if (observer) observer(p.id, out);
   return out;
+}
+
+std::optional<run_clock::time_point> provider_client::terminate_accepted_at(const std::string& id) const {
+  const auto it = terminate_accepted_.find(id);
+  return it != terminate_accepted_.end() ? std::optional(it->second) : std::nullopt;
 }
 
 call_result provider_client::call(operation_id id, const template_vars& given, auth_mode auth, const std::string& query) {
