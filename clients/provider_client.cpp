@@ -903,8 +903,12 @@ typed_result<std::string> provider_client::launch(const launch_request& req) {
 
 typed_result<std::string> provider_client::id_by_name(typed_result<std::string> launched, const std::string& name) {
   const int reads = spec_.operation(operation_id::launch)->id_from_list_reads;
+  // A poll interval between reads: a list may lag the launch by seconds (issue 36).
+  const auto poll =
+      std::chrono::milliseconds(static_cast<long long>(std::max(spec_.timing.poll_interval_s * target_time_scale(), 0.001) * 1000));
   std::string last;
   for (int i = 0; i < reads && !launched.value; ++i) {
+    if (i > 0) sleep_unless_stopped(clock != nullptr ? *clock : real_clock(), poll);
     auto listed = list();
     if (!listed.value) {
       last = listed.call.describe() + (listed.problem.empty() ? "" : ": " + listed.problem);

@@ -101,13 +101,16 @@ teardown_result terminate_and_confirm(provider_client& client, std::vector<teard
     const auto started = clock.now();
     const bool has_get = client.spec().operation(operation_id::get) != nullptr;
     bool resent = false;
+    // Those whose time to gone had passed since their terminate was accepted when teardown
+    // started (decided once here, so that a replay decides the same): each read once more.
+    const auto time_to_gone = options.time_to_gone.value_or(options.confirm_within);
+    std::map<std::string, long long> had_their_time;  // by id: the seconds since the terminate
+    for (const auto& [id, t] : pending)
+      if (const auto at = client.terminate_accepted_at(id); at && started - *at >= time_to_gone)
+        had_their_time[id] = std::llround(std::chrono::duration<double>(started - *at).count());
     std::map<std::string, bool> read_running;  // the last read of each shows it running
-    // Whether `id` has had its time to gone since the run terminated it and does not read running:
-    // read once here, it is not waited for again.
-    auto overdue = [&](const std::string& id) {
-      const auto at = client.terminate_accepted_at(id);
-      return at && clock.now() - *at >= options.confirm_within && !read_running[id];
-    };
+    // Whether `id` had its time to gone and does not read running (a dropped terminate would).
+    auto overdue = [&](const std::string& id) { return had_their_time.contains(id) && !read_running[id]; };
     // Whether the reads of `id` cannot end the wait: overdue, or read as often as
     // give_up_after_polls says in a row without anything that can end in gone.
     auto settled = [&](const std::string& id) {
@@ -161,7 +164,7 @@ teardown_result terminate_and_confirm(provider_client& client, std::vector<teard
           if (std::all_of(pending.begin(), pending.end(), [&](const auto& p) { return settled(p.first); })) {
             for (const auto& [id, t] : pending) {
               if (overdue(id)) {
-                last_status[id] += " (" + std::to_string(std::lround(std::chrono::duration<double>(clock.now() - *client.terminate_accepted_at(id)).count())) +
+                last_status[id] += " (" + std::to_string(had_their_time[id]) +
                                    " s after the run's terminate, past the time to gone: neograde did not wait again)";
                 continue;
               }
