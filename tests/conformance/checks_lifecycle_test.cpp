@@ -87,6 +87,7 @@ TEST(ListLag, AListThreeSecondsBehindPassesWhileAPermanentGhostFails) {
   EXPECT_GE(waited, spec.timing.time_to_gone_s) << o.reason;
   EXPECT_LE(waited, spec.timing.time_to_gone_s + 2 * spec.timing.poll_interval_s) << o.reason;
   EXPECT_EQ(outcome_of(ghost.report, left_behind).result, outcome::fail);
+  RecordProperty("ghost_decided_s_after_terminate", std::to_string(waited));
 }
 
 // DigitalOcean-shaped: the reboot action completes and the droplet reads `off`, a documented
@@ -104,6 +105,7 @@ TEST(RestartEndsOff, IsDecidedAtOnceNotAfterTheTimeToRunning) {
   EXPECT_LE(o.duration_ms / 1000, boot_s + 2 * spec.timing.poll_interval_s) << o.reason;
   EXPECT_LT(o.duration_ms / 1000, spec.timing.time_to_running_s) << o.reason;
   EXPECT_EQ(run.live_after, 0u);
+  RecordProperty("restart_decided_after_s", std::to_string(o.duration_ms / 1000));
 }
 
 // Prime Intellect-shaped: a pod stuck PROVISIONING (a documented pending word). reaches_running is
@@ -123,6 +125,8 @@ TEST(StuckBoot, IsDecidedAtTheTimeToRunningAndTheRunEndsSoonAfter) {
   EXPECT_FALSE(run.report.stopped.has_value());
   EXPECT_EQ(outcome_of(run.report, left_behind).result, outcome::pass) << outcome_of(run.report, left_behind).reason;
   EXPECT_EQ(run.live_after, 0u);
+  RecordProperty("running_decided_s_after_launch", std::to_string(run.decided_at_s.at(running) - launched_at));
+  RecordProperty("run_ended_s_after_that", std::to_string(run.ended_at_s - run.decided_at_s.at(running)));
 }
 
 // Lambda's timings (300 s to gone) with terminated instances that stay listed active: the run
