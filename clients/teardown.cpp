@@ -169,7 +169,8 @@ teardown_result terminate_and_confirm(provider_client& client, std::vector<teard
                 continue;
               }
               if (!resent) (void)client.terminate(id);  // once more, in case the first was dropped
-              last_status[id] += " (" + std::to_string(unsettled[id]) + " polls in a row, which cannot end in gone: neograde stopped waiting)";
+              last_status[id] +=
+                  " (" + std::to_string(unsettled[id]) + " polls in a row, which cannot end in gone: neograde stopped waiting)";
             }
             return false;
           }

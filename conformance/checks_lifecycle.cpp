@@ -803,7 +803,9 @@ class scenario {
       return;
     }
     page_metadata(*op, first_page);
-    const auto tries = walks == 1 ? std::string() : " (walk " + std::to_string(walks) + ", " + std::to_string(seconds_since(launched)) + " s after the launches)";
+    const auto tries = walks == 1
+                           ? std::string()
+                           : " (walk " + std::to_string(walks) + ", " + std::to_string(seconds_since(launched)) + " s after the launches)";
     if (unique.size() != ids.size())
       emit(make(each_once_id, outcome::fail, "an instance appeared on more than one page" + tries, {paged.call.evidence}));
     else if (unique.size() < expected)

@@ -40,8 +40,9 @@ TEST(PollUntil, LooksOnceWhenTheDeadlineHasPassedAndAtTheDeadlineLast) {
   EXPECT_EQ(clock.now() - start, 100ms);
   // A decision reached at the deadline stands.
   const auto late = clock.now();
-  EXPECT_EQ(poll_until(
-                clock, late + 30ms, [&]() -> std::optional<bool> { return clock.now() - late >= 30ms ? std::optional(true) : std::nullopt; },
-                waiting_on(clock)),
-            true);
+  EXPECT_EQ(
+      poll_until(
+          clock, late + 30ms, [&]() -> std::optional<bool> { return clock.now() - late >= 30ms ? std::optional(true) : std::nullopt; },
+          waiting_on(clock)),
+      true);
 }
