@@ -108,9 +108,10 @@ teardown_result terminate_and_confirm(provider_client& client, std::vector<teard
     for (const auto& [id, t] : pending)
       if (const auto at = client.terminate_accepted_at(id); at && started - *at >= time_to_gone)
         had_their_time[id] = std::llround(std::chrono::duration<double>(started - *at).count());
-    std::map<std::string, bool> read_running;  // the last read of each shows it running
-    // Whether `id` had its time to gone and does not read running (a dropped terminate would).
-    auto overdue = [&](const std::string& id) { return had_their_time.contains(id) && !read_running[id]; };
+    std::map<std::string, bool> reads_alive;  // the last read of each shows it running or booting
+    // Whether `id` had its time to gone and does not read running or booting (as one whose
+    // terminate was dropped would: that one is terminated again and waited for).
+    auto overdue = [&](const std::string& id) { return had_their_time.contains(id) && !reads_alive[id]; };
     // Whether the reads of `id` cannot end the wait: overdue, or read as often as
     // give_up_after_polls says in a row without anything that can end in gone.
     auto settled = [&](const std::string& id) {
@@ -138,8 +139,9 @@ teardown_result terminate_and_confirm(provider_client& client, std::vector<teard
             auto g = client.get(it->first);
             last_read[it->first] = g.call.evidence;
             const auto listed_as = still_listed.find(it->first);
-            read_running[it->first] = (g.value && g.value->state == instance_state::running) ||
-                                      (!has_get && listed_as != still_listed.end() && listed_as->second.state == instance_state::running);
+            const auto alive = [](const instance& i) { return i.state == instance_state::running || i.state == instance_state::pending; };
+            reads_alive[it->first] =
+                (g.value && alive(*g.value)) || (!has_get && listed_as != still_listed.end() && alive(listed_as->second));
             const bool read_gone = answers_gone(client.spec(), g.call) || (g.value && g.value->state == instance_state::terminated);
             if (listed_as != still_listed.end()) {
               last_status[it->first] =

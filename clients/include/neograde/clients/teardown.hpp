@@ -49,10 +49,10 @@ struct teardown_result {
 // Terminates `known` and every listed instance `also` selects (e.g. by the run's name prefix),
 // then polls each until it reads terminated or 404; journals through the client's ledger.
 // An instance whose terminate the client saw accepted time_to_gone or more before the teardown
-// (provider_client::terminate_accepted_at) and that does not read running has had its time to
-// gone (the lifecycle waited it out, or terminated it long before): it is terminated and read
-// once more, and reported if still there, without waiting a second time (issue 36); one that
-// reads running again (a dropped terminate) is waited for as usual. Never throws.
+// (provider_client::terminate_accepted_at) and that does not read running or booting has had its
+// time to gone (the lifecycle waited it out, or terminated it long before): it is terminated and
+// read once more, and reported if still there, without waiting a second time (issue 36); one
+// that reads running or booting (a dropped terminate) is waited for as usual. Never throws.
 [[nodiscard]] teardown_result terminate_and_confirm(provider_client& client, std::vector<teardown_target> known,
                                                     const std::function<bool(const instance&)>& also, const teardown_options& options);
 
