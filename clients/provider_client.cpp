@@ -364,8 +364,20 @@ call_result provider_client::end_call(const pending_call& p, call_result out) {
     else
       ledger_->refused(name, out.describe());
   }
+  // When each terminate was first accepted, for the teardown (terminate_accepted_at).
+  if (p.id == operation_id::terminate && out.success)
+    if (const auto ids = p.vars.find("id"); ids != p.vars.end()) {
+      const auto now = (clock != nullptr ? *clock : real_clock()).now();
+      for (const auto& id : ids->second.is_array() ? ids->second : nlohmann::json::array({ids->second}))
+        if (id.is_string()) terminate_accepted_.emplace(id.get<std::string>(), now);
+    }
   if (observer) observer(p.id, out);
   return out;
+}
+
+std::optional<run_clock::time_point> provider_client::terminate_accepted_at(const std::string& id) const {
+  const auto it = terminate_accepted_.find(id);
+  return it != terminate_accepted_.end() ? std::optional(it->second) : std::nullopt;
 }
 
 call_result provider_client::call(operation_id id, const template_vars& given, auth_mode auth, const std::string& query) {
@@ -909,8 +921,12 @@ typed_result<std::string> provider_client::launch(const launch_request& req) {
 
 typed_result<std::string> provider_client::id_by_name(typed_result<std::string> launched, const std::string& name) {
   const int reads = spec_.operation(operation_id::launch)->id_from_list_reads;
+  // A poll interval between reads: a list may lag the launch by seconds (issue 36).
+  const auto poll =
+      std::chrono::milliseconds(static_cast<long long>(std::max(spec_.timing.poll_interval_s * target_time_scale(), 0.001) * 1000));
   std::string last;
   for (int i = 0; i < reads && !launched.value; ++i) {
+    if (i > 0) sleep_unless_stopped(clock != nullptr ? *clock : real_clock(), poll);
     auto listed = list();
     if (!listed.value) {
       last = listed.call.describe() + (listed.problem.empty() ? "" : ": " + listed.problem);

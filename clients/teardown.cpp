@@ -2,6 +2,7 @@
 #include <neograde/clients/stop.hpp>
 
 #include <neograde/core/json_util.hpp>
+#include <neograde/core/poll.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -100,61 +101,89 @@ teardown_result terminate_and_confirm(provider_client& client, std::vector<teard
     const auto started = clock.now();
     const bool has_get = client.spec().operation(operation_id::get) != nullptr;
     bool resent = false;
-    while (!pending.empty()) {
-      // Gone means gone everywhere: terminated or 404 when read, and not listed as anything but
-      // terminated (a ghost that reads terminated but is still listed running is still billed).
-      std::map<std::string, instance> still_listed;
-      auto l = client.list();
-      if (l.value)
-        for (const auto& i : *l.value)
-          if (i.state != instance_state::terminated) still_listed.emplace(i.id, i);
-      for (auto it = pending.begin(); it != pending.end();) {
-        // Without a get operation the list is the only word: absent from it is gone.
-        if (!has_get && l.value && !still_listed.contains(it->first)) {
-          out.confirmed.push_back({it->first, it->second.name, "not listed (or listed terminated)"});
-          client.ledger().deleted(it->first, it->second.name);
-          it = pending.erase(it);
-          continue;
-        }
-        auto g = client.get(it->first);
-        last_read[it->first] = g.call.evidence;
-        const bool read_gone = answers_gone(client.spec(), g.call) || (g.value && g.value->state == instance_state::terminated);
-        if (auto listed_as = still_listed.find(it->first); listed_as != still_listed.end()) {
-          last_status[it->first] =
-              "listed as \"" + listed_as->second.provider_status + "\"" + (read_gone ? " though get reads it gone" : "");
-          const bool ghost = has_get && read_gone;
-          unsettled[it->first] = ghost || listed_as->second.state == instance_state::unknown ? unsettled[it->first] + 1 : 0;
-          ++it;
-          continue;
-        }
-        if (read_gone) {
-          out.confirmed.push_back({it->first, it->second.name, g.value ? g.value->provider_status : "gone (" + g.call.describe() + ")"});
-          client.ledger().deleted(it->first, it->second.name);
-          it = pending.erase(it);
-          continue;
-        }
-        last_status[it->first] = g.value ? g.value->provider_status : g.call.describe();
-        unsettled[it->first] = g.value && g.value->state == instance_state::unknown ? unsettled[it->first] + 1 : 0;
-        ++it;
-      }
-      if (pending.empty()) break;
-      const auto waited = clock.now() - started;
-      if (waited >= options.confirm_within) break;
-      if (options.give_up_after_polls > 0 &&
-          std::all_of(pending.begin(), pending.end(), [&](const auto& p) { return unsettled[p.first] >= options.give_up_after_polls; })) {
-        for (const auto& [id, t] : pending) {
-          if (!resent) (void)client.terminate(id);  // once more, in case the first was dropped
-          last_status[id] += " (" + std::to_string(unsettled[id]) + " polls in a row, which cannot end in gone: neograde stopped waiting)";
-        }
-        break;
-      }
-      // Halfway, terminate again: a terminate sent while booting may have been dropped.
-      if (!resent && waited >= options.confirm_within / 2) {
-        resent = true;
-        for (const auto& [id, t] : pending) (void)client.terminate(id);
-      }
-      clock.sleep(options.poll);
-    }
+    // Those whose time to gone had passed since their terminate was accepted when teardown
+    // started (decided once here, so that a replay decides the same): each read once more.
+    const auto time_to_gone = options.time_to_gone.value_or(options.confirm_within);
+    std::map<std::string, long long> had_their_time;  // by id: the seconds since the terminate
+    for (const auto& [id, t] : pending)
+      if (const auto at = client.terminate_accepted_at(id); at && started - *at >= time_to_gone)
+        had_their_time[id] = std::llround(std::chrono::duration<double>(started - *at).count());
+    std::map<std::string, bool> reads_alive;  // the last read of each shows it running or booting
+    // Whether `id` had its time to gone and does not read running or booting (as one whose
+    // terminate was dropped would: that one is terminated again and waited for).
+    auto overdue = [&](const std::string& id) { return had_their_time.contains(id) && !reads_alive[id]; };
+    // Whether the reads of `id` cannot end the wait: overdue, or read as often as
+    // give_up_after_polls says in a row without anything that can end in gone.
+    auto settled = [&](const std::string& id) {
+      return overdue(id) || (options.give_up_after_polls > 0 && unsettled[id] >= options.give_up_after_polls);
+    };
+    (void)poll_until(
+        clock, started + options.confirm_within,
+        [&]() -> std::optional<bool> {
+          // Gone means gone everywhere: terminated or 404 when read, and not listed as anything
+          // but terminated (a ghost that reads terminated but is still listed running is still
+          // billed).
+          std::map<std::string, instance> still_listed;
+          auto l = client.list();
+          if (l.value)
+            for (const auto& i : *l.value)
+              if (i.state != instance_state::terminated) still_listed.emplace(i.id, i);
+          for (auto it = pending.begin(); it != pending.end();) {
+            // Without a get operation the list is the only word: absent from it is gone.
+            if (!has_get && l.value && !still_listed.contains(it->first)) {
+              out.confirmed.push_back({it->first, it->second.name, "not listed (or listed terminated)"});
+              client.ledger().deleted(it->first, it->second.name);
+              it = pending.erase(it);
+              continue;
+            }
+            auto g = client.get(it->first);
+            last_read[it->first] = g.call.evidence;
+            const auto listed_as = still_listed.find(it->first);
+            const auto alive = [](const instance& i) { return i.state == instance_state::running || i.state == instance_state::pending; };
+            reads_alive[it->first] =
+                (g.value && alive(*g.value)) || (!has_get && listed_as != still_listed.end() && alive(listed_as->second));
+            const bool read_gone = answers_gone(client.spec(), g.call) || (g.value && g.value->state == instance_state::terminated);
+            if (listed_as != still_listed.end()) {
+              last_status[it->first] =
+                  "listed as \"" + listed_as->second.provider_status + "\"" + (read_gone ? " though get reads it gone" : "");
+              const bool ghost = has_get && read_gone;
+              unsettled[it->first] = ghost || listed_as->second.state == instance_state::unknown ? unsettled[it->first] + 1 : 0;
+              ++it;
+              continue;
+            }
+            if (read_gone) {
+              out.confirmed.push_back(
+                  {it->first, it->second.name, g.value ? g.value->provider_status : "gone (" + g.call.describe() + ")"});
+              client.ledger().deleted(it->first, it->second.name);
+              it = pending.erase(it);
+              continue;
+            }
+            last_status[it->first] = g.value ? g.value->provider_status : g.call.describe();
+            unsettled[it->first] = g.value && g.value->state == instance_state::unknown ? unsettled[it->first] + 1 : 0;
+            ++it;
+          }
+          if (pending.empty()) return true;
+          if (std::all_of(pending.begin(), pending.end(), [&](const auto& p) { return settled(p.first); })) {
+            for (const auto& [id, t] : pending) {
+              if (overdue(id)) {
+                last_status[id] += " (" + std::to_string(had_their_time[id]) +
+                                   " s after the run's terminate, past the time to gone: neograde did not wait again)";
+                continue;
+              }
+              if (!resent) (void)client.terminate(id);  // once more, in case the first was dropped
+              last_status[id] +=
+                  " (" + std::to_string(unsettled[id]) + " polls in a row, which cannot end in gone: neograde stopped waiting)";
+            }
+            return false;
+          }
+          // Halfway, terminate again: a terminate sent while booting may have been dropped.
+          if (!resent && clock.now() - started >= options.confirm_within / 2) {
+            resent = true;
+            for (const auto& [id, t] : pending) (void)client.terminate(id);
+          }
+          return std::nullopt;
+        },
+        [&] { clock.sleep(options.poll); });
     for (const auto& [id, t] : pending) {
       out.leftovers.push_back({id, t.name, last_status[id]});
       out.evidence.push_back(last_read[id]);

@@ -47,6 +47,7 @@ teardown_result terminate_run_instances(context& ctx) {
   teardown_options o;
   o.confirm_within = std::max(ctx.scaled(ctx.spec.timing.time_to_gone_s), std::chrono::milliseconds(1000));
   o.poll = ctx.poll_interval();
+  o.time_to_gone = ctx.scaled(ctx.spec.timing.time_to_gone_s);
   o.clock = &ctx.clock;
   const auto prefix = ctx.prefix();
   return terminate_and_confirm(

@@ -122,32 +122,42 @@ class scenario {
   }
 
   // Polls until the instance runs, within the spec's time to running from `since` (looking at
-  // least once: with no delays the deadline is now). An undocumented status word that persists
-  // over undocumented_polls polls ends the wait at once: neograde cannot tell when such an
-  // instance runs, and waiting out the deadline decides nothing more (why: `gave_up`).
+  // least once: with no delays the deadline is now). A status that says the instance will not run
+  // by itself ends the wait before the deadline (why: `gave_up`), since waiting out the deadline
+  // decides nothing more: an undocumented word that persists over undocumented_polls polls
+  // (neograde cannot tell when such an instance runs), or a documented stopped one that persists
+  // over `stopped_polls` (the machine is off: DigitalOcean's `off`). A boot or a reboot may pass
+  // through stopped between two polls, so one read decides only where an action record already
+  // said the restart is over.
   static constexpr int undocumented_polls = 3;
   std::optional<instance> wait_running(const std::string& id, time_point since, std::string& last_status, exchange& last,
-                                       std::string& gave_up) {
+                                       std::string& gave_up, int stopped_polls = undocumented_polls) {
     const auto deadline = since + ctx_.scaled(ctx_.spec.timing.time_to_running_s);
-    int undocumented = 0;
-    for (;;) {
-      auto [seen, ev] = observe(id);
-      last = ev;
-      if (seen) {
-        last_status = seen->provider_status;
-        if (seen->state == instance_state::running) return seen;
-        if (seen->state == instance_state::failed || seen->state == instance_state::terminated) return std::nullopt;
-        undocumented = seen->state == instance_state::unknown ? undocumented + 1 : 0;
-        if (undocumented >= undocumented_polls) {
-          gave_up = (last_status.empty() ? std::string("an absent status") : "status \"" + last_status + "\"") +
-                    " is not in the documented vocabulary and persisted over " + std::to_string(undocumented) + " polls (" +
-                    std::to_string(seconds_since(since)) + " s): neograde cannot tell whether the instance runs, so it stopped waiting";
-          return std::nullopt;
-        }
+    int undocumented = 0, stopped = 0;
+    std::optional<instance> seen;
+    const auto running = ctx_.poll_until(deadline, [&]() -> std::optional<bool> {
+      std::tie(seen, last) = observe(id);
+      if (!seen) return std::nullopt;
+      last_status = seen->provider_status;
+      if (seen->state == instance_state::running) return true;
+      if (seen->state == instance_state::failed || seen->state == instance_state::terminated) return false;
+      undocumented = seen->state == instance_state::unknown ? undocumented + 1 : 0;
+      stopped = seen->state == instance_state::stopped ? stopped + 1 : 0;
+      const auto polls = " (" + std::to_string(seconds_since(since)) + " s)";
+      if (undocumented >= undocumented_polls) {
+        gave_up = (last_status.empty() ? std::string("an absent status") : "status \"" + last_status + "\"") +
+                  " is not in the documented vocabulary and persisted over " + std::to_string(undocumented) + " polls" + polls +
+                  ": neograde cannot tell whether the instance runs, so it stopped waiting";
+        return false;
       }
-      if (ctx_.now() >= deadline) return std::nullopt;
-      sleep();
-    }
+      if (stopped >= stopped_polls) {
+        gave_up = "status \"" + last_status + "\", documented as stopped, read " + std::to_string(stopped) + " time(s) in a row" + polls +
+                  ": the instance is off and does not run by itself, so neograde stopped waiting";
+        return false;
+      }
+      return std::nullopt;
+    });
+    return running.value_or(false) ? seen : std::nullopt;
   }
 
   // The launch's answer, and each follow-up step's of a multi-step create.
@@ -317,7 +327,8 @@ class scenario {
       if (present()) break;
       sleep();
     }
-    if (present()) emit(make(list_id, outcome::pass, "listed", {listed.call.evidence}));
+    listed_ = present();
+    if (listed_) emit(make(list_id, outcome::pass, "listed", {listed.call.evidence}));
     else
       emit(make(list_id, outcome::fail,
                 "the instance is missing from the list (" + std::to_string(listed.value ? listed.value->size() : 0) + " listed)",
@@ -628,7 +639,8 @@ class scenario {
     }
     std::string status, gave_up;
     exchange last;
-    auto running = wait_running(id, since, status, last, gave_up);
+    // Where the action says the restart is over, a stopped read is where it ended (issue 36).
+    auto running = wait_running(id, since, status, last, gave_up, action.message.empty() ? undocumented_polls : 1);
     restarting_ = false;
     std::vector<exchange> evidence{r.evidence};
     if (!action.message.empty()) evidence.push_back(action.last);
@@ -705,7 +717,7 @@ class scenario {
       if (l.value) extra.push_back(*l.value);
       if (l.call.not_sent) not_sent = l.call.describe();
     }
-    pagination(extra.size() + 1);
+    pagination(extra.size() + 1, ctx_.now());
     tag_filter();
     if (!binds_array) return emit(not_applicable(many_id, "terminate takes one id per request"));
     if (extra.size() < 2 && not_sent)
@@ -749,8 +761,13 @@ class scenario {
                 {t.evidence, last}));
   }
 
-  // pagination.list.*: walk the list one item per page.
-  void pagination(std::size_t expected) {
+  // pagination.list.*: walk the list one item per page. A list may lag single reads (no
+  // provider document promises read-after-write on it: Prime Intellect's GET /pods/ was seen 3 s
+  // behind GET /pods/{id}), so a walk that finds fewer instances than the run launched is walked
+  // again, a poll interval apart, within the spec's time to running from the launches
+  // (`launched`); not where the list never showed the lifecycle's instance, which is
+  // visible_in_list's finding and waiting would not change.
+  void pagination(std::size_t expected, time_point launched) {
     const auto* op = ctx_.spec.operation(operation_id::list);
     if (!op->pagination || op->pagination->size_param.empty()) {
       emit(not_applicable(each_once_id, "the instance list is not paginated by size"));
@@ -759,8 +776,23 @@ class scenario {
       return;
     }
     std::vector<std::size_t> sizes;
-    const auto first_page = ctx_.seen.size();
-    auto paged = client_.walk(operation_id::list, 1, &sizes);
+    std::size_t first_page = 0;
+    typed_result<std::vector<nlohmann::json>> paged;
+    std::multiset<std::string> ids;
+    std::set<std::string> unique;
+    int walks = 0;
+    const auto deadline = listed_ ? launched + ctx_.scaled(ctx_.spec.timing.time_to_running_s) : ctx_.now();
+    ctx_.poll_until(deadline, [&]() -> std::optional<bool> {
+      sizes.clear();
+      first_page = ctx_.seen.size();
+      paged = client_.walk(operation_id::list, 1, &sizes);
+      ++walks;
+      if (!paged.value) return false;
+      ids.clear();
+      for (const auto& item : *paged.value) ids.insert(client_.to_instance(item, operation_id::list).id);
+      unique = std::set<std::string>(ids.begin(), ids.end());
+      return unique.size() < expected && unique.size() == ids.size() ? std::nullopt : std::optional<bool>(true);
+    });
     if (!paged.value) {
       emit(make(each_once_id, outcome::fail, "walking one item per page failed: " + paged.call.describe() + " " + paged.problem,
                 {paged.call.evidence}));
@@ -771,17 +803,18 @@ class scenario {
       return;
     }
     page_metadata(*op, first_page);
-    std::multiset<std::string> ids;
-    for (const auto& item : *paged.value) ids.insert(client_.to_instance(item, operation_id::list).id);
-    std::set<std::string> unique(ids.begin(), ids.end());
+    const auto tries = walks == 1
+                           ? std::string()
+                           : " (walk " + std::to_string(walks) + ", " + std::to_string(seconds_since(launched)) + " s after the launches)";
     if (unique.size() != ids.size())
-      emit(make(each_once_id, outcome::fail, "an instance appeared on more than one page", {paged.call.evidence}));
+      emit(make(each_once_id, outcome::fail, "an instance appeared on more than one page" + tries, {paged.call.evidence}));
     else if (unique.size() < expected)
       emit(make(each_once_id, outcome::fail,
-                std::to_string(unique.size()) + " instances found walking the pages, " + std::to_string(expected) + " expected",
+                std::to_string(unique.size()) + " instances found walking the pages, " + std::to_string(expected) + " expected" + tries,
                 {paged.call.evidence}));
     else
-      emit(make(each_once_id, outcome::pass, std::to_string(unique.size()) + " instances over " + std::to_string(sizes.size()) + " pages",
+      emit(make(each_once_id, outcome::pass,
+                std::to_string(unique.size()) + " instances over " + std::to_string(sizes.size()) + " pages" + tries,
                 {paged.call.evidence}));
     auto big = std::find_if(sizes.begin(), sizes.end(), [](std::size_t n) { return n > 1; });
     if (big != sizes.end())
@@ -1005,28 +1038,29 @@ class scenario {
     gone(id, terminated_at, action.message);
   }
 
-  // gone_after_terminate: terminated or 404 in get, not running in list, never running again.
+  // gone_after_terminate: terminated or 404 in get, not running in list, never running again,
+  // within the spec's time to gone. Get running again decides at once; a list that still shows
+  // the instance running is read again until the deadline, since a list may lag single reads (a
+  // list 3 s behind and a permanent ghost read the same once). Waited out, the instance is left to
+  // the teardown, which knows when the terminate was accepted (the client's
+  // terminate_accepted_at) and does not wait the time to gone again.
   void gone(const std::string& id, time_point terminated_at, const std::string& action_note) {
     const bool has_get = ctx_.spec.operation(operation_id::get) != nullptr;
     const auto gone_deadline = terminated_at + ctx_.scaled(ctx_.spec.timing.time_to_gone_s);
-    std::string state_note;
+    std::string state_note, ghost;  // ghost: the status the list shows it running with, at the last look
     std::vector<exchange> ev;
     int undocumented = 0;  // polls in a row that read an undocumented word and nothing gone
-    for (;;) {
+    auto verdict = ctx_.poll_until(gone_deadline, [&]() -> std::optional<check_outcome> {
       auto got = has_get ? client_.get(id) : typed_result<instance>{};
       auto listed = client_.list();
       ev = has_get ? std::vector<exchange>{got.call.evidence, listed.call.evidence} : std::vector<exchange>{listed.call.evidence};
       if (got.value && got.value->state == instance_state::running)
-        return emit(make(gone_id, outcome::fail, "get reports the instance running again after terminate", ev));
+        return make(gone_id, outcome::fail, "get reports the instance running again after terminate", ev);
       std::optional<instance> entry;
       if (listed.value)
         for (const auto& i : *listed.value)
           if (i.id == id) entry = i;
-      if (entry && entry->state == instance_state::running)
-        return emit(make(
-            gone_id, outcome::fail,
-            "the list still shows the instance running (\"" + entry->provider_status + "\") after terminate: a ghost that may still bill",
-            ev));
+      ghost = entry && entry->state == instance_state::running ? entry->provider_status : std::string();
       const bool gone_in_get =
           !has_get || answers_gone(ctx_.spec, got.call) || (got.value && got.value->state == instance_state::terminated);
       const bool gone_in_list = listed.value && (!entry || entry->state == instance_state::terminated);
@@ -1035,7 +1069,7 @@ class scenario {
         ctx_.measurements["time_to_gone_s"] = ttg;
         auto o = make(gone_id, outcome::pass, action_note + "gone after " + std::to_string(ttg) + " s", ev);
         o.measurements["time_to_gone_s"] = ttg;
-        return emit(std::move(o));
+        return o;
       }
       state_note = (has_get ? "get: " + got.call.describe() : std::string("get: n/a")) +
                    (got.value ? " status \"" + got.value->provider_status + "\"" : "") + "; list: " +
@@ -1046,15 +1080,19 @@ class scenario {
           (got.value && got.value->state == instance_state::unknown) || (entry && entry->state == instance_state::unknown);
       undocumented = unreadable ? undocumented + 1 : 0;
       if (undocumented >= undocumented_polls)
-        return emit(make(gone_id, outcome::fail,
-                         "an undocumented status persisted over " + std::to_string(undocumented) + " polls after terminate (" + state_note +
-                             "): neograde cannot tell whether the instance is gone",
-                         ev));
-      if (ctx_.now() >= gone_deadline) break;
-      sleep();
-    }
+        return make(gone_id, outcome::fail,
+                    "an undocumented status persisted over " + std::to_string(undocumented) + " polls after terminate (" + state_note +
+                        "): neograde cannot tell whether the instance is gone",
+                    ev);
+      return std::nullopt;
+    });
+    if (verdict) return emit(std::move(*verdict));
+    const auto after = std::to_string(seconds_since(terminated_at)) + " s after terminate, the spec's time to gone being " +
+                       std::to_string(std::lround(ctx_.spec.timing.time_to_gone_s * ctx_.scale)) + " s (" + state_note + ")";
     emit(make(gone_id, outcome::fail,
-              "not gone " + std::to_string(seconds_since(terminated_at)) + " s after terminate (" + state_note + ")", ev));
+              ghost.empty() ? "not gone " + after
+                            : "the list still shows the instance running (\"" + ghost + "\") " + after + ": a ghost that may still bill",
+              ev));
   }
 
   context& ctx_;
@@ -1082,6 +1120,7 @@ class scenario {
   bool restarting_ = false;
   bool left_running_ = false;  // a poll during the restart saw the instance away from running
   bool terminated_by_other_ = false;
+  bool listed_ = false;  // the list showed the lifecycle's instance (visible_in_list)
   std::optional<check_outcome> illegal_;
   billing_watch billing_{ctx_};  // billing read before, during and after (issue 22)
 };

@@ -9,6 +9,7 @@
 #include <neograde/clients/teardown.hpp>
 #include <neograde/conformance/runner.hpp>
 #include <neograde/core/json_schema.hpp>
+#include <neograde/core/poll.hpp>
 
 #include <chrono>
 #include <functional>
@@ -76,6 +77,11 @@ struct context {
   }
   [[nodiscard]] std::chrono::milliseconds poll_interval() const {
     return std::max(std::chrono::milliseconds(5), scaled(spec.timing.poll_interval_s));
+  }
+  // poll_until on the run's clock, a poll interval between looks (a stop request is noticed).
+  template <class Look>
+  auto poll_until(run_clock::time_point deadline, Look&& look) const {
+    return neograde::poll_until(clock, deadline, look, [this] { sleep(poll_interval()); });
   }
   [[nodiscard]] std::string prefix() const { return session.prefix(); }
   // An operation's path with the spec's fixed variables and placeholder ids that name nothing.

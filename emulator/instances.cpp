@@ -15,6 +15,7 @@ namespace neograde::emulator {
 
 phase provider_model::impl::phase_of(const emu_instance& i, clock::time_point now) const {
   if (i.terminated_at) {
+    if (has(quirk::terminate_stuck)) return phase::terminating;
     const auto done = *i.terminated_at + scaled(emu.terminate_s);
     if (now >= done + scaled(emu.gone_after_s)) return phase::gone;
     return now >= done ? phase::terminated : phase::terminating;
@@ -22,6 +23,7 @@ phase provider_model::impl::phase_of(const emu_instance& i, clock::time_point no
   if (i.waiting) return phase::waiting;
   if (has(quirk::stuck_booting) || now < i.boot_done) return phase::booting;
   if (i.restart_until && now < *i.restart_until) return phase::restarting;
+  if (i.restart_until && has(quirk::restart_ends_off)) return phase::stopped;
   return phase::running;
 }
 
@@ -277,10 +279,20 @@ http::response provider_model::impl::list(const operation_spec& op, account& acc
     if (&a == &acct || has(quirk::cross_tenant_list))
       for (const auto& i : a.instances)
         if (!tag || std::find(i.tags.begin(), i.tags.end(), *tag) != i.tags.end()) visible.push_back(&i);
+  // list_lags_get: the list as it was 3 s (provider time) earlier; what was launched since is
+  // not listed yet, and a terminate since does not show yet.
+  const bool lags = has(quirk::list_lags_get);
+  const auto as_of = lags ? now - scaled(3) : now;
   if (!has(quirk::list_omits_instances)) {
     for (const auto* ip : visible) {
       const auto& i = *ip;
-      auto p = phase_of(i, now);
+      if (lags && i.requested > as_of) continue;
+      auto p = phase_of(i, as_of);
+      if (lags && i.terminated_at && *i.terminated_at > as_of) {
+        auto before = i;
+        before.terminated_at.reset();
+        p = phase_of(before, as_of);
+      }
       if (p == phase::gone || p == phase::terminated) {
         if (!has(quirk::ghost_after_terminate)) continue;
         p = phase::running;  // the ghost: still listed, still "running", still billed

@@ -71,7 +71,7 @@ struct bucket {
   clock::time_point last;
 };
 
-enum class phase { waiting, booting, running, restarting, terminating, terminated, gone };
+enum class phase { waiting, booting, running, restarting, stopped, terminating, terminated, gone };
 
 // One offer row as the emulator renders it, with the enclosing item's fields (`^` pointers).
 struct emu_row {

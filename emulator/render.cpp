@@ -179,6 +179,13 @@ std::string provider_model::impl::documented_phase_word(phase p) const {
     case phase::booting: return has(quirk::unknown_status_word) ? "initializing_hw" : emu.phases.booting;
     case phase::running: return emu.phases.running;
     case phase::restarting: return emu.phases.restarting;
+    case phase::stopped: {
+      // The spec's documented stopped word (DigitalOcean's "off"); where it has none, the instance
+      // stays booting.
+      const auto it =
+          std::find_if(spec.states.begin(), spec.states.end(), [](const auto& w) { return w.second == instance_state::stopped; });
+      return it != spec.states.end() ? it->first : emu.phases.booting;
+    }
     case phase::terminating: return emu.phases.terminating;
     case phase::terminated:
     case phase::gone: return emu.phases.terminated;

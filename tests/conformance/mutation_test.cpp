@@ -100,7 +100,15 @@ const std::vector<offer>& launchable_rows(const provider_spec& spec) {
 struct clean_case {
   std::string provider;
   double scale = time_scale;
+  emulator::quirk_set quirks;  // behaviours a correct client tolerates (tolerated_quirks)
 };
+
+// Quirks that are no defect, under which every check must still pass: a list a few seconds behind
+// single reads (no provider document promises read-after-write on it; issue 36).
+const std::vector<std::string>& tolerated_quirks() {
+  static const std::vector<std::string> quirks{"list_lags_get"};
+  return quirks;
+}
 
 class CleanEmulator : public ::testing::TestWithParam<clean_case> {};
 
@@ -109,7 +117,7 @@ class CleanEmulator : public ::testing::TestWithParam<clean_case> {};
 // no delays at all (time scale 0: every wait is over before it starts, tokens still live).
 TEST_P(CleanEmulator, PassesEveryCheckAndLeavesNothingRunning) {
   const auto& spec = test::spec(GetParam().provider);
-  auto run = run_against(spec, {}, true, GetParam().scale);
+  auto run = run_against(spec, GetParam().quirks, true, GetParam().scale);
   ASSERT_EQ(run.report.outcomes.size(), conformance::catalogue().size());
   EXPECT_EQ(run.report.source, result_source::emulated);
   for (const auto& o : run.report.outcomes) {
@@ -153,12 +161,17 @@ std::vector<clean_case> clean_cases() {
   for (const auto& p : test::catalogue_providers()) {
     out.push_back({p});
     out.push_back({p, 0.0});
+    // At a scale where the time to gone outlasts a rate-limited client's 1 s retry (RunPod's),
+    // which is provider time at no scale: a lagging list needs a second look.
+    for (const auto& q : tolerated_quirks()) out.push_back({p, 5 * time_scale, {q}});
   }
   return out;
 }
 
 INSTANTIATE_TEST_SUITE_P(Catalogue, CleanEmulator, ::testing::ValuesIn(clean_cases()), [](const auto& info) {
-  return test::test_name(info.param.provider) + (info.param.scale == 0 ? "_no_delays" : "");
+  std::string quirks;
+  for (const auto& q : info.param.quirks) quirks += "_" + q;
+  return test::test_name(info.param.provider) + (info.param.scale == 0 ? "_no_delays" : "") + quirks;
 });
 
 // The check's quirk is shown to fail it on the first catalogue provider (Lambda first) where the
@@ -258,6 +271,21 @@ const std::vector<scoped_quirk>& scoped_quirks() {
          const auto& rows = launchable_rows(s);
          return s.instance_fields.contains("instance_type") &&
                 std::any_of(rows.begin(), rows.end(), [&](const offer& o) { return o.instance_type != rows.front().instance_type; });
+       }},
+      // A restart that ends with the instance stopped for good is decided at once (issue 36),
+      // where the API restarts and documents a stopped word.
+      {"restart_ends_off", "lifecycle.instance.restart_returns_to_running", "documented as stopped",
+       [](const provider_spec& s) {
+         return s.operation(operation_id::restart) != nullptr &&
+                std::any_of(s.states.begin(), s.states.end(), [](const auto& w) { return w.second == instance_state::stopped; });
+       }},
+      // A terminate that never completes, where the emulator's terminating word is not terminated
+      // (RunPod's is TERMINATED).
+      {"terminate_stuck", "lifecycle.instance.gone_after_terminate", "not gone",
+       [](const provider_spec& s) {
+         const auto word = s.emulator.at("phases").at("terminating").get<std::string>();
+         const auto it = s.states.find(word);
+         return it == s.states.end() || it->second != instance_state::terminated;
        }},
       {"action_never_completes", "lifecycle.instance.restart_returns_to_running", "still \"in-progress\"",
        [](const provider_spec& s) {
@@ -419,6 +447,7 @@ TEST(DeveloperExperience, RefusedLaunchesAreCountedAndNothingIsTimedThatDidNotHa
 TEST(MutationMatrix, EveryQuirkIsClaimedByACheckAndEveryCheckByAKnownQuirk) {
   std::set<std::string> claimed;
   for (const auto& q : scoped_quirks()) claimed.insert(q.quirk);
+  for (const auto& q : tolerated_quirks()) claimed.insert(q);
   for (const auto& c : conformance::catalogue()) {
     EXPECT_TRUE(emulator::is_known_quirk(c.quirk)) << c.id << " names unknown quirk " << c.quirk;
     claimed.insert(c.quirk);

@@ -163,6 +163,10 @@ const std::map<std::string, std::string>& unreachable_quirks() {
       {"underlying_provider_swapped", "needs an offer and an instance that both name an underlying provider; Lambda names none"},
       {"deposit_not_released", "a deposit shows in the balance the conformance lifecycle reads; Lambda declares no deposit"},
       {"funds_refused_with_balance", "needs the spec's insufficient_funds error and a balance to read; Lambda declares neither"},
+      // deciding once (issue 36)
+      {"list_lags_get", "no defect: a list a few seconds behind single reads is tolerated (conformance shows every check passes)"},
+      {"restart_ends_off", "needs the full time to running after a restart"},
+      {"terminate_stuck", "needs the full time to gone after a terminate, which a fuzz sequence does not wait for"},
   };
   return all;
 }

@@ -121,6 +121,9 @@ class provider_client {
   offer_pins pins;
   // The run's clock: a launch's wait steps poll on it (null: the real one).
   run_clock* clock = nullptr;
+  // When the provider first accepted a terminate of `id` sent through this client (on `clock`);
+  // nullopt: never. The teardown does not wait the time to gone again past it (issue 36).
+  [[nodiscard]] std::optional<run_clock::time_point> terminate_accepted_at(const std::string& id) const;
   // The instance id a successful launch response carries (or the client-chosen id it used).
   [[nodiscard]] std::optional<std::string> launched_id(const call_result& r, const std::string& client_id) const;
   // A launch answered without an id by design (the spec's launch `id_from`): the id of the one
@@ -218,6 +221,7 @@ class provider_client {
   std::shared_ptr<spend_ledger> ledger_;
   std::optional<std::string> token_;  // OAuth2 access token, while valid
   std::chrono::steady_clock::time_point token_expiry_;
+  std::map<std::string, run_clock::time_point> terminate_accepted_;  // by instance id
 };
 
 }  // namespace neograde

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct teardown_target {
 struct teardown_options {
   std::chrono::milliseconds confirm_within{300'000};  // how long termination may take to show
   std::chrono::milliseconds poll{5'000};
+  // How long after an accepted terminate an instance should be gone (the spec's time to gone);
+  // one past it when teardown starts is read once, not waited for again. None: confirm_within.
+  std::optional<std::chrono::milliseconds> time_to_gone;
   bool dry_run = false;        // find and report, terminate nothing
   run_clock* clock = nullptr;  // null: the real one
   // An instance whose reads cannot settle, polls in a row: an undocumented status word, or read
@@ -44,7 +48,11 @@ struct teardown_result {
 
 // Terminates `known` and every listed instance `also` selects (e.g. by the run's name prefix),
 // then polls each until it reads terminated or 404; journals through the client's ledger.
-// Never throws.
+// An instance whose terminate the client saw accepted time_to_gone or more before the teardown
+// (provider_client::terminate_accepted_at) and that does not read running or booting has had its
+// time to gone (the lifecycle waited it out, or terminated it long before): it is terminated and
+// read once more, and reported if still there, without waiting a second time (issue 36); one
+// that reads running or booting (a dropped terminate) is waited for as usual. Never throws.
 [[nodiscard]] teardown_result terminate_and_confirm(provider_client& client, std::vector<teardown_target> known,
                                                     const std::function<bool(const instance&)>& also, const teardown_options& options);
 

@@ -93,8 +93,12 @@ enum class quirk {
   underlying_provider_swapped,
   deposit_not_released,
   funds_refused_with_balance,
+  // deciding once, within the spec's timings (issue 36)
+  list_lags_get,
+  restart_ends_off,
+  terminate_stuck,
 };
-inline constexpr std::size_t quirk_count = static_cast<std::size_t>(quirk::funds_refused_with_balance) + 1;
+inline constexpr std::size_t quirk_count = static_cast<std::size_t>(quirk::terminate_stuck) + 1;
 
 struct quirk_info {
   quirk id;

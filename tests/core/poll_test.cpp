@@ -1,0 +1,48 @@
+#include <neograde/core/poll.hpp>
+
+#include <gtest/gtest.h>
+
+#include <optional>
+
+using namespace neograde;
+using namespace std::chrono_literals;
+
+namespace {
+auto waiting_on(virtual_clock& c) {
+  return [&c] { c.sleep(10ms); };
+}
+}  // namespace
+
+TEST(PollUntil, ReturnsTheFirstDecisionWithoutWaitingFurther) {
+  virtual_clock clock;
+  const auto start = clock.now();
+  int looks = 0;
+  const auto decided = poll_until(
+      clock, start + 1s, [&]() -> std::optional<int> { return ++looks == 3 ? std::optional(42) : std::nullopt; }, waiting_on(clock));
+  EXPECT_EQ(decided, 42);
+  EXPECT_EQ(looks, 3);
+  EXPECT_EQ(clock.now() - start, 20ms);
+}
+
+TEST(PollUntil, LooksOnceWhenTheDeadlineHasPassedAndAtTheDeadlineLast) {
+  virtual_clock clock;
+  int looks = 0;
+  auto never = [&]() -> std::optional<bool> {
+    ++looks;
+    return std::nullopt;
+  };
+  EXPECT_FALSE(poll_until(clock, clock.now(), never, waiting_on(clock)).has_value());
+  EXPECT_EQ(looks, 1);
+  looks = 0;
+  const auto start = clock.now();
+  EXPECT_FALSE(poll_until(clock, start + 100ms, never, waiting_on(clock)).has_value());
+  EXPECT_EQ(looks, 11);  // at 0, 10, ..., 100 ms: the look at the deadline counts
+  EXPECT_EQ(clock.now() - start, 100ms);
+  // A decision reached at the deadline stands.
+  const auto late = clock.now();
+  EXPECT_EQ(
+      poll_until(
+          clock, late + 30ms, [&]() -> std::optional<bool> { return clock.now() - late >= 30ms ? std::optional(true) : std::nullopt; },
+          waiting_on(clock)),
+      true);
+}
