@@ -258,7 +258,7 @@ TEST(HostileBody, InvalidUtf8InJsonIsNotJsonAndTheEvidenceSerialises) {
   // Binary: kept byte for byte, in base64 beside an empty body, never escaped into JSON.
   EXPECT_EQ(evidence.response_body, "");
   ASSERT_TRUE(evidence.response_body_digest.has_value());
-  EXPECT_EQ(evidence.response_body_digest->binary, "not UTF-8 at offset 40");
+  EXPECT_EQ(evidence.response_body_digest->binary, "not UTF-8 at offset 43");
   EXPECT_EQ(whole_body(evidence.response_body, evidence.response_body_digest), std::nullopt) << "longer than the head";
   EXPECT_EQ(evidence.response_body_digest->sha256, sha256_hex(body));
   std::string line, text;
