@@ -117,6 +117,26 @@ struct fields {
   }
 };
 
+// A body's optional "body_digest" (core/evidence.hpp), with its types checked.
+std::optional<body_digest> digest(const fields& f, const char* what) {
+  if (!f.obj.contains("body_digest")) return std::nullopt;
+  const auto d = f.object("body_digest");
+  body_digest out;
+  for (const char* key : {"bytes", "kept_bytes"}) {
+    const auto& v = d.at(key);
+    if (!v.is_number_unsigned()) d.wrong(key, "a non-negative integer");
+  }
+  out.bytes = d.at("bytes").get<std::uint64_t>();
+  out.kept_bytes = d.at("kept_bytes").get<std::uint64_t>();
+  out.sha256 = d.string("sha256");
+  if (out.kept_bytes > out.bytes) fail(f.line, std::string(what) + ".body_digest: kept_bytes is more than bytes");
+  if (d.obj.contains("binary")) {
+    out.binary = d.string("binary");
+    out.head_base64 = d.string("head_base64");
+  }
+  return out;
+}
+
 cassette_header read_header(const json& doc) {
   if (!doc.is_object()) fail(1, "the header must be a JSON object");
   const fields f{doc, 1, ""};
@@ -160,6 +180,7 @@ recorded_exchange read_exchange(const json& doc, std::size_t line, std::size_t e
   e.request.url = req.string("url");
   e.request.headers = req.headers("headers");
   e.request.body = req.string("body");
+  e.request_digest = digest(req, "request");
   const bool has_response = doc.contains("response");
   const bool has_error = doc.contains("error");
   if (has_response == has_error) fail(line, has_response ? "both \"response\" and \"error\"" : "missing \"response\" (or \"error\")");
@@ -173,6 +194,7 @@ recorded_exchange read_exchange(const json& doc, std::size_t line, std::size_t e
     r.headers = res.headers("headers");
     r.body = res.string("body");
     e.response = std::move(r);
+    e.response_digest = digest(res, "response");
   } else {
     const auto err = f.object("error");
     const auto name = err.string("code");
@@ -238,6 +260,20 @@ std::optional<std::string> content_type(const header_list& headers) {
 // Equal as the cassette would hold the live value: recorded text went through UTF-8 repair.
 bool same(const std::string& recorded, const std::string& live) { return recorded == live || recorded == as_recorded(live); }
 
+// A recorded body against the live one: by SHA-256 where either is held in a digest.
+bool same_body(const std::string& recorded, const std::optional<body_digest>& recorded_digest, const std::string& live,
+               const std::optional<body_digest>& live_digest) {
+  if (!recorded_digest && !live_digest) return same(recorded, live);
+  const auto sha = [](const std::string& body, const std::optional<body_digest>& d) { return d ? d->sha256 : sha256_hex(body); };
+  return sha(recorded, recorded_digest) == sha(live, live_digest);
+}
+
+json body_json(const std::string& body, const std::optional<body_digest>& digest, json object) {
+  object["body"] = body;
+  if (digest) object["body_digest"] = *digest;
+  return object;
+}
+
 bool same(const std::optional<std::string>& recorded, const std::optional<std::string>& live) {
   if (!recorded || !live) return !recorded && !live;
   return same(*recorded, *live);
@@ -265,7 +301,15 @@ std::optional<http::client_errc> client_errc_from_name(std::string_view name) no
 
 boost::system::result<http::response, http::transport_error> recorded_exchange::result() const {
   if (error) return *error;
-  if (response) return *response;
+  if (response) {
+    auto body = whole_body(response->body, response_digest);
+    if (!body)
+      return http::transport_error{http::make_error_code(client_errc::replay_mismatch),
+                                   "exchange #" + std::to_string(seq) + ": the cassette holds " + std::to_string(response_digest->kept_bytes) +
+                                       " of the " + std::to_string(response_digest->bytes) +
+                                       " bytes of its response body (cassette_body_limits), which cannot be replayed"};
+    return http::response{response->status, response->headers, std::move(*body)};
+  }
   return http::transport_error{http::make_error_code(client_errc::replay_mismatch), "the recorded exchange has no answer"};
 }
 
@@ -275,10 +319,20 @@ exchange recorded_exchange::as_exchange() const {
   e.url = request.url;
   e.request_headers = request.headers;
   e.request_body = request.body;
+  e.request_body_digest = request_digest;
+  if (auto whole = whole_body(request.body, request_digest)) {
+    e.request_body = std::move(*whole);
+    e.request_body_digest.reset();
+  }
   if (response) {
     e.status = response->status;
     e.response_headers = response->headers;
     e.response_body = response->body;
+    e.response_body_digest = response_digest;
+    if (auto whole = whole_body(response->body, response_digest)) {
+      e.response_body = std::move(*whole);
+      e.response_body_digest.reset();
+    }
   }
   if (error) e.error = error->message();
   e.duration_ms = duration_ms;
@@ -301,8 +355,8 @@ std::string to_jsonl(const recorded_exchange& e) {
       {"seq", e.seq},
       {"t_ms", e.t_ms},
       {"duration_ms", e.duration_ms},
-      {"request",
-       {{"method", e.request.method}, {"url", e.request.url}, {"headers", header_json(e.request.headers)}, {"body", e.request.body}}},
+      {"request", body_json(e.request.body, e.request_digest,
+                            {{"method", e.request.method}, {"url", e.request.url}, {"headers", header_json(e.request.headers)}})},
   };
   if (e.error) {
     if (e.error->code.category() != http::client_category())
@@ -311,7 +365,7 @@ std::string to_jsonl(const recorded_exchange& e) {
     if (!name) throw std::invalid_argument("cassette: unknown client error " + e.error->code.to_string());
     doc["error"] = {{"code", *name}, {"detail", e.error->detail}};
   } else if (e.response) {
-    doc["response"] = {{"status", e.response->status}, {"headers", header_json(e.response->headers)}, {"body", e.response->body}};
+    doc["response"] = body_json(e.response->body, e.response_digest, {{"status", e.response->status}, {"headers", header_json(e.response->headers)}});
   } else {
     throw std::invalid_argument("cassette: exchange " + std::to_string(e.seq) + " has neither a response nor an error");
   }
@@ -395,9 +449,13 @@ void cassette_writer::add(const exchange& kept, const std::optional<http::transp
   e.t_ms = std::clamp(now_ms - duration, 0.0, max_ms);
   e.duration_ms = duration;
   e.request = {kept.method, kept.url, kept.request_headers, kept.request_body};
+  e.request_digest = kept.request_body_digest ? kept.request_body_digest : keep_body(e.request.body, e.request.headers, cassette_body_limits);
   if (error) e.error = *error;
-  else
+  else {
     e.response = http::response{kept.status, kept.response_headers, kept.response_body};
+    e.response_digest =
+        kept.response_body_digest ? kept.response_body_digest : keep_body(e.response->body, e.response->headers, cassette_body_limits);
+  }
   const std::lock_guard lock(mu_);
   e.seq = next_seq_;
   write(to_jsonl(e));
@@ -427,8 +485,8 @@ http::replayed replayer::answer(const exchange& request) {
                     std::to_string(cassette_.exchanges.size()) + "), got " + got());
   const auto& rec = cassette_.exchanges[next_];
   const auto recorded_type = content_type(rec.request.headers);
-  if (!same(rec.request.method, request.method) || !same(rec.request.url, request.url) || !same(rec.request.body, request.request_body) ||
-      !same(recorded_type, live_type))
+  if (!same(rec.request.method, request.method) || !same(rec.request.url, request.url) ||
+      !same_body(rec.request.body, rec.request_digest, request.request_body, request.request_body_digest) || !same(recorded_type, live_type))
     return mismatch("request #" + std::to_string(next_) + ": expected " +
                     describe(rec.request.method, rec.request.url, recorded_type, rec.request.body) + ", got " + got());
   ++next_;

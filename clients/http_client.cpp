@@ -416,15 +416,19 @@ struct client::impl {
       ex.error = res.error().message();
     }
     auto kept = redact.apply(std::move(ex));
-    if (opts.keep_exchanges) {
-      if (opts.transcript_limit > 0) transcript.push_back(kept);
-      while (transcript.size() > opts.transcript_limit) transcript.pop_front();
-      last = std::move(kept);
-    }
+    // The tap sees the bodies whole (a cassette bounds what it writes by its own limits, so as to
+    // replay them); what is kept here is bounded, so that a provider's answers cannot make the
+    // transcript, or the evidence and files made of it, grow without bound.
     if (opts.tap) {
       std::optional<transport_error> kept_error;
       if (!res) kept_error = transport_error{res.error().code, redact.text(res.error().detail)};
-      opts.tap(opts.keep_exchanges ? last : kept, kept_error);
+      opts.tap(kept, kept_error);
+    }
+    if (opts.keep_exchanges) {
+      bound_bodies(kept, opts.evidence_bodies);
+      if (opts.transcript_limit > 0) transcript.push_back(kept);
+      while (transcript.size() > opts.transcript_limit) transcript.pop_front();
+      last = std::move(kept);
     }
   }
 

@@ -35,7 +35,7 @@ struct dx_timeline {
   [[nodiscard]] nlohmann::json to_json() const;
 };
 
-// A declared operation's response, as a check saw it.
+// A declared operation's response, as a check saw it (its raw body cut to its first 16 KiB, as evidence is).
 struct observed {
   operation_id op = operation_id::unknown;
   call_result result;

@@ -130,7 +130,15 @@ run_report run(session& s, const run_options& options) {
   ctx.private_key = s.private_key().string();
   ctx.hardware = &report.hardware;
   client.observer = [&](operation_id op, const call_result& r) {
-    ctx.seen.push_back({op, r});
+    // The scans read the parsed body, the status, the headers and the evidence, and of the raw
+    // body only whether there was one: a prefix of it is kept, so that a run does not hold every
+    // answer's body whole to its end (issue 36: 4 MiB answers).
+    auto kept = r;
+    if (kept.response && kept.response->body.size() > body_limits{}.text_bytes) {
+      kept.response->body.resize(body_limits{}.text_bytes);
+      kept.response->body.shrink_to_fit();
+    }
+    ctx.seen.push_back({op, std::move(kept)});
     if (r.response) ctx.dx.api_answered = true;
     if (!r.success || !r.json) return;
     const auto* spec_op = spec.operation(op);

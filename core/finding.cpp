@@ -17,6 +17,8 @@ void to_json(nlohmann::json& j, const exchange& e) {
                      {"duration_ms", e.duration_ms},
                      {"error", e.error}};
   if (!e.deliberate.empty()) j["deliberate"] = e.deliberate;
+  if (e.request_body_digest) j["request_body_digest"] = *e.request_body_digest;
+  if (e.response_body_digest) j["response_body_digest"] = *e.response_body_digest;
 }
 
 void from_json(const nlohmann::json& j, exchange& e) {
@@ -30,6 +32,13 @@ void from_json(const nlohmann::json& j, exchange& e) {
   j.at("duration_ms").get_to(e.duration_ms);
   j.at("error").get_to(e.error);
   e.deliberate = j.value("deliberate", "");
+  if (j.contains("request_body_digest")) e.request_body_digest = j.at("request_body_digest").get<body_digest>();
+  if (j.contains("response_body_digest")) e.response_body_digest = j.at("response_body_digest").get<body_digest>();
+}
+
+void bound_bodies(exchange& e, const body_limits& limits) {
+  if (!e.request_body_digest) e.request_body_digest = keep_body(e.request_body, e.request_headers, limits);
+  if (!e.response_body_digest) e.response_body_digest = keep_body(e.response_body, e.response_headers, limits);
 }
 
 }  // namespace neograde

@@ -654,12 +654,14 @@ void render_exchange(std::ostringstream& out, const json& e, std::size_t n) {
   std::string request = text_at(e, "method") + " " + text_at(e, "url") + "\n" + headers_text(field(e, "request_headers"));
   const auto deliberate = text_at(e, "deliberate");
   if (const auto body = text_at(e, "request_body"); !body.empty()) request += "\n" + cut(body) + "\n";
+  if (const auto note = fields::body_note(e, "request_body_digest"); !note.empty()) request += "\n" + note + "\n";
   std::string response;
   if (!error.empty()) {
     response = "(no response: " + error + ")";
   } else {
     response = "HTTP " + (status ? figure(*status) : std::string("?")) + "\n" + headers_text(field(e, "response_headers"));
     if (const auto body = text_at(e, "response_body"); !body.empty()) response += "\n" + cut(body);
+    if (const auto note = fields::body_note(e, "response_body_digest"); !note.empty()) response += "\n" + note;
   }
   out << "<details class=\"exchange\"><summary>Evidence " << n << ": " << esc(text_at(e, "method")) << " <code>" << esc(text_at(e, "url"))
       << "</code> → " << esc(!error.empty() ? "no response" : "HTTP " + (status ? figure(*status) : std::string("?")))

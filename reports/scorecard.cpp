@@ -61,6 +61,7 @@ std::string render_exchange(const nlohmann::json& e) {
   for (const auto& h : e.value("request_headers", nlohmann::json::array()))
     out << h[0].get<std::string>() << ": " << h[1].get<std::string>() << "\n";
   if (const auto b = e.value("request_body", ""); !b.empty()) out << "\n" << b << "\n";
+  if (const auto note = fields::body_note(e, "request_body_digest"); !note.empty()) out << "\n" << note << "\n";
   out << "\n";
   if (const auto err = e.value("error", ""); !err.empty()) {
     out << "(no response: " << err << ")";
@@ -72,6 +73,7 @@ std::string render_exchange(const nlohmann::json& e) {
   auto body = e.value("response_body", "");
   if (body.size() > 2000) body = body.substr(0, 2000) + "… (" + std::to_string(body.size()) + " bytes)";
   if (!body.empty()) out << "\n" << body;
+  if (const auto note = fields::body_note(e, "response_body_digest"); !note.empty()) out << "\n" << note;
   return out.str();
 }
 

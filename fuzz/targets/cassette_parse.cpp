@@ -33,10 +33,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     NEOGRADE_ORACLE(rec.response.has_value() != rec.error.has_value());
     auto answer = r.answer(rec.as_exchange());
     NEOGRADE_ORACLE(answer.duration_ms == rec.duration_ms);
-    if (rec.response) {
+    const auto whole = rec.response ? whole_body(rec.response->body, rec.response_digest) : std::nullopt;
+    if (rec.response && !whole) {
+      // Part of the body was cut when recorded: the replay says so instead of answering it.
+      NEOGRADE_ORACLE(!answer.result.has_value());
+      NEOGRADE_ORACLE(answer.result.error().code == http::make_error_code(http::client_errc::replay_mismatch));
+    } else if (rec.response) {
       NEOGRADE_ORACLE(answer.result.has_value());
       NEOGRADE_ORACLE(answer.result->status == rec.response->status);
-      NEOGRADE_ORACLE(answer.result->body == rec.response->body);
+      NEOGRADE_ORACLE(answer.result->body == *whole);
       NEOGRADE_ORACLE(answer.result->headers == rec.response->headers);
     } else {
       NEOGRADE_ORACLE(!answer.result.has_value());

@@ -177,6 +177,57 @@ TEST(Cassette, RecordsAndReplaysThroughTheClient) {
   EXPECT_FALSE(rp->failure());
 }
 
+// Issue 36: bodies beyond what evidence keeps. A binary body (gzip, NULs) is held in base64 and
+// replayed byte for byte (escaped as text it would come back with U+FFFD in place of its bytes); a
+// text body of 100 KiB, past evidence's 16 KiB, is held whole and replayed whole; a body past the
+// cassette's own limit is cut, and its replay fails saying so instead of answering part of it.
+TEST(Cassette, BinaryAndLongBodiesReplayWholeAndACutOneIsRefused) {
+  temp_path file("bodies");
+  const std::string gzip("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff\x00\xff\xfe", 13);
+  const std::string long_text = R"({"data":")" + std::string(100 * 1024, 'x') + R"("})";
+  const std::string too_long(cassette_body_limits.text_bytes + 1, 'y');
+  std::vector<http::request> requests;
+  std::vector<std::string> live;
+  {
+    scripted_server s({{"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 13\r\n\r\n" + gzip},
+                       {scripted_server::response(200, long_text)},
+                       {scripted_server::response(200, too_long)}});
+    requests = {{"GET", s.url("/gzip"), {}, {}}, {"GET", s.url("/long"), {}, {}}, {"GET", s.url("/too-long"), {}, {}}};
+    auto writer = std::make_shared<cassette_writer>(file.path(), test_header());
+    auto o = fast_options();
+    record_into(o, writer);
+    http::client c(o);
+    for (const auto& r : requests) {
+      auto got = c.send(r);
+      ASSERT_TRUE(got) << got.error().message();
+      live.push_back(got->body);
+    }
+    // What the client keeps as evidence is bounded all the same.
+    EXPECT_EQ(c.transcript()[1].response_body.size(), 16u * 1024);
+  }
+  EXPECT_LT(std::filesystem::file_size(file.path()), 100 * 1024 + cassette_body_limits.text_bytes + 4096)
+      << "the cut body is held to the limit";
+  auto loaded = load_cassette(file.path());
+  ASSERT_TRUE(loaded) << loaded.error();
+  ASSERT_TRUE(loaded->exchanges[0].response_digest.has_value());
+  EXPECT_EQ(loaded->exchanges[0].response_digest->binary, "Content-Encoding: gzip");
+  EXPECT_FALSE(loaded->exchanges[1].response_digest.has_value());
+  ASSERT_TRUE(loaded->exchanges[2].response_digest.has_value());
+  EXPECT_FALSE(loaded->exchanges[2].response_digest->complete());
+
+  http::client c(replaying(std::make_shared<replayer>(*loaded)));
+  auto gz = c.send(requests[0]);
+  ASSERT_TRUE(gz) << gz.error().message();
+  EXPECT_EQ(gz->body, gzip);
+  auto text = c.send(requests[1]);
+  ASSERT_TRUE(text) << text.error().message();
+  EXPECT_EQ(text->body, long_text);
+  auto cut = c.send(requests[2]);
+  ASSERT_FALSE(cut);
+  EXPECT_EQ(cut.error().code, http::client_errc::replay_mismatch);
+  EXPECT_NE(cut.error().message().find("cannot be replayed"), std::string::npos) << cut.error().message();
+}
+
 TEST(Cassette, SecretsNeverReachTheFile) {
   const std::string key = "sk_live_7f3a9c2e5b41";
   const std::string later = "oauth_token_d41d8cd98f";

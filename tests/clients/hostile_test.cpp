@@ -8,6 +8,8 @@
 
 #include <neograde/clients/curl.hpp>
 #include <neograde/clients/provider_client.hpp>
+#include <neograde/core/base64.hpp>
+#include <neograde/core/evidence.hpp>
 #include <neograde/core/json_util.hpp>
 #include <neograde/core/redact.hpp>
 #include <neograde/emulator/tls_cert.hpp>
@@ -253,13 +255,17 @@ TEST(HostileBody, InvalidUtf8InJsonIsNotJsonAndTheEvidenceSerialises) {
   EXPECT_FALSE(offers.value.has_value());
   EXPECT_EQ(offers.problem, "the response is not JSON");
   const auto& evidence = offers.call.evidence;
-  EXPECT_EQ(evidence.response_body, body);  // kept byte for byte
+  // Binary: kept byte for byte, in base64 beside an empty body, never escaped into JSON.
+  EXPECT_EQ(evidence.response_body, "");
+  ASSERT_TRUE(evidence.response_body_digest.has_value());
+  EXPECT_EQ(evidence.response_body_digest->binary, "not UTF-8 at offset 43");
+  EXPECT_EQ(whole_body(evidence.response_body, evidence.response_body_digest), std::nullopt) << "longer than the head";
+  EXPECT_EQ(evidence.response_body_digest->sha256, sha256_hex(body));
   std::string line, text;
   EXPECT_NO_THROW(line = curl_command(redactor{}.apply(evidence), spec));
   EXPECT_FALSE(has_cr_or_lf(line));
-  // Reports serialise with dump_json, which replaces what is not UTF-8 instead of throwing.
   EXPECT_NO_THROW(text = dump_json(nlohmann::json(evidence)));
-  EXPECT_NE(text.find("\xef\xbf\xbd"), std::string::npos);  // U+FFFD
+  EXPECT_EQ(text.find("\xef\xbf\xbd"), std::string::npos);  // no U+FFFD: nothing was replaced
   EXPECT_LT(b.elapsed(), give_up_bound);
 }
 
@@ -274,7 +280,10 @@ TEST(HostileBody, DeeplyNestedJsonIsRefusedNotRecursedInto) {
   EXPECT_FALSE(offers.call.json.has_value());
   EXPECT_FALSE(offers.value.has_value());
   EXPECT_NE(offers.problem.find("not JSON"), std::string::npos) << offers.problem;
-  EXPECT_EQ(offers.call.evidence.response_body.size(), body.size());
+  // The evidence keeps the first 16 KiB, with the whole length and hash.
+  EXPECT_EQ(offers.call.evidence.response_body, body.substr(0, 16 * 1024));
+  ASSERT_TRUE(offers.call.evidence.response_body_digest.has_value());
+  EXPECT_EQ(offers.call.evidence.response_body_digest->bytes, body.size());
   EXPECT_LT(b.elapsed(), give_up_bound);
 }
 
@@ -339,7 +348,8 @@ TEST(HostileBody, DuplicateKeysKeepTheLastDeterministically) {
   }
 }
 
-// 12a. NUL bytes inside a body: kept, all of them, at their places.
+// 12a. NUL bytes inside a body: kept, all of them, at their places, in the response; the
+// evidence shows the body as binary (length, hash, head), not 3,000 bytes escaped into JSON.
 TEST(HostileBody, NulBytesInTheBodyAreKept) {
   std::string body;
   for (int i = 0; i < 1000; ++i) body += std::string("{\0}", 3);
@@ -350,8 +360,14 @@ TEST(HostileBody, NulBytesInTheBodyAreKept) {
   ASSERT_TRUE(r.has_value()) << r.error().message();
   EXPECT_EQ(r->body.size(), 3000u);
   EXPECT_EQ(r->body, body);
-  EXPECT_EQ(c.last_exchange().response_body.size(), 3000u);
-  EXPECT_NO_THROW((void)dump_json(nlohmann::json(c.last_exchange())));
+  const auto& kept = c.last_exchange();
+  EXPECT_EQ(kept.response_body, "");
+  ASSERT_TRUE(kept.response_body_digest.has_value());
+  EXPECT_EQ(kept.response_body_digest->bytes, 3000u);
+  EXPECT_EQ(kept.response_body_digest->binary, "a NUL byte at offset 1");
+  std::string text;
+  EXPECT_NO_THROW(text = dump_json(nlohmann::json(kept)));
+  EXPECT_EQ(text.find("\\u0000"), std::string::npos) << text;
 }
 
 // 12b. A NUL byte inside a header value (RFC 9110 §5.5: field values MUST NOT contain NUL).
@@ -419,6 +435,30 @@ TEST(HostileBody, GzipBombIsKeptCompressed) {
   EXPECT_EQ(head.find("accept-encoding"), std::string::npos) << s.requests().front();
   EXPECT_LT(b.elapsed(), give_up_bound);
   EXPECT_LT(b.rss_growth_kib(), rss_growth_bound_kib);
+}
+
+// 14b. The bomb issue 36 measured (4 MiB inflating to 4 GiB): the response keeps every
+// compressed byte, the exchange kept as evidence a few hundred (issue 36: every exchange's
+// evidence held the 4 MiB, escaped six bytes each, and a run wrote 1.9 GB).
+TEST(HostileBody, GzipBombEvidenceIsItsLengthHashAndHead) {
+  const auto bomb = test::gzip_bomb(test::gzip_bomb_4gib_matches);
+  ASSERT_GT(bomb.size(), 4'000'000u);
+  scripted_server s({{ok_head + "Content-Encoding: gzip\r\nContent-Length: " + std::to_string(bomb.size()) + "\r\n\r\n" + bomb}});
+  auto o = hostile_options();
+  o.max_body_bytes = 16 * 1024 * 1024;  // the default: the bomb is within it
+  http::client c(o);
+  auto r = c.send({"GET", s.url(), {}, {}});
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(r->body, bomb);
+  const auto& kept = c.last_exchange();
+  EXPECT_EQ(kept.response_body, "");
+  ASSERT_TRUE(kept.response_body_digest.has_value());
+  EXPECT_EQ(kept.response_body_digest->bytes, bomb.size());
+  EXPECT_EQ(kept.response_body_digest->sha256, sha256_hex(bomb));
+  EXPECT_EQ(kept.response_body_digest->binary, "Content-Encoding: gzip");
+  EXPECT_EQ(kept.response_body_digest->head_base64, base64_encode(bomb.substr(0, 48)));
+  EXPECT_LT(dump_json(nlohmann::json(kept)).size(), 2048u);
+  EXPECT_LT(c.transcript().back().response_body.capacity(), 64u);
 }
 
 // 15. Content-Length 10000, 100 bytes, then RST: an error, not a short success.

@@ -14,6 +14,7 @@
 #include <openssl/x509.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <climits>
 #include <csignal>
@@ -387,11 +388,40 @@ void little_endian32(std::string& out, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) out += static_cast<char>((v >> (8 * i)) & 0xffu);
 }
 
+// CRC-32 (gzip's, reflected polynomial 0xedb88320) of n zero bytes, in O(log n): the register's
+// update for one zero bit is linear over GF(2), so that for 8n bits is that matrix raised to the
+// power 8n, by squaring (what zlib's crc32_combine does).
+std::uint32_t crc32_of_zeros(std::uint64_t n) {
+  using matrix = std::array<std::uint32_t, 32>;  // column i: the image of bit i
+  const auto times = [](const matrix& m, std::uint32_t v) {
+    std::uint32_t r = 0;
+    for (int i = 0; v != 0; ++i, v >>= 1)
+      if ((v & 1u) != 0) r ^= m[static_cast<std::size_t>(i)];
+    return r;
+  };
+  const auto square = [&](const matrix& m) {
+    matrix r{};
+    for (std::size_t i = 0; i < 32; ++i) r[i] = times(m, m[i]);
+    return r;
+  };
+  matrix step{};  // one zero bit: bit 0 leaves with the polynomial, every other bit shifts down
+  step[0] = 0xedb88320u;
+  for (std::size_t i = 1; i < 32; ++i) step[i] = 1u << (i - 1);
+  matrix power = square(square(square(step)));  // one zero byte
+  std::uint32_t reg = 0xffffffffu;
+  for (std::uint64_t k = n; k != 0; k >>= 1) {
+    if ((k & 1u) != 0) reg = times(power, reg);
+    power = square(power);
+  }
+  return reg ^ 0xffffffffu;
+}
+
 }  // namespace
 
-std::string gzip_bomb() {
-  constexpr std::uint64_t matches = (gzip_bomb_size - 1) / 258;
+std::string gzip_bomb(std::uint64_t matches) {
+  const std::uint64_t inflated = 1 + 258 * matches;
   bit_writer w;
+  w.out.reserve(static_cast<std::size_t>(matches / 4 + 64));
   w.number(1, 1);   // BFINAL
   w.number(2, 2);   // BTYPE 10: dynamic Huffman codes
   w.number(29, 5);  // HLIT: 286 literal/length codes
@@ -426,8 +456,8 @@ std::string gzip_bomb() {
   w.flush();
   std::string out("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff", 10);  // gzip, deflate, no name, no time
   out += w.out;
-  little_endian32(out, 0x928da196u);  // CRC-32 of gzip_bomb_size zero bytes (computed with zlib)
-  little_endian32(out, static_cast<std::uint32_t>(gzip_bomb_size & 0xffffffffu));
+  little_endian32(out, crc32_of_zeros(inflated));
+  little_endian32(out, static_cast<std::uint32_t>(inflated & 0xffffffffu));  // ISIZE: the length modulo 2^32
   return out;
 }
 

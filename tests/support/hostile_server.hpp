@@ -122,9 +122,13 @@ class hostile_server {
 [[nodiscard]] std::string probe_tls(std::uint16_t port, int version, int security_level);
 
 // A gzip member whose deflate stream (one hand-built dynamic-Huffman block: a zero byte, then
-// back-references of 258 bytes at distance 1, two bits each) inflates to gzip_bomb_size zero
-// bytes, about 100 MiB, from about 100 KiB.
-inline constexpr std::uint64_t gzip_bomb_size = 1 + 258ULL * 406'420;
-[[nodiscard]] std::string gzip_bomb();
+// `matches` back-references of 258 bytes at distance 1, two bits each) inflates to
+// 1 + 258 × matches zero bytes from about matches / 4 bytes: by default gzip_bomb_size, about
+// 100 MiB, from about 100 KiB; with gzip_bomb_4gib_matches, 4 GiB from 4 MiB, the answer issue 36
+// measured (a 2.1 GB run writing a 1.06 GB results file).
+inline constexpr std::uint64_t gzip_bomb_matches = 406'420;
+inline constexpr std::uint64_t gzip_bomb_size = 1 + 258ULL * gzip_bomb_matches;
+inline constexpr std::uint64_t gzip_bomb_4gib_matches = 1ULL << 24;
+[[nodiscard]] std::string gzip_bomb(std::uint64_t matches = gzip_bomb_matches);
 
 }  // namespace neograde::test

@@ -9,6 +9,10 @@
 //   {"duration_ms":3.1,"request":{"body":"","headers":[["Accept","application/json"]],"method":"GET","url":"..."},
 //    "response":{"body":"...","headers":[["Content-Type","application/json"]],"status":200},"seq":0,"t_ms":12.5}
 // with "error":{"code":"timeout","detail":"..."} in place of "response" when no response came.
+// A body a cassette does not hold as plain text has a "body_digest" beside it (core/evidence.hpp,
+// with cassette_body_limits): binary (compressed, NULs, not UTF-8) is held in base64 in its
+// "head_base64", whole up to 1 MiB; text past 4 MiB, and binary past 1 MiB, is cut, and an
+// exchange with a cut response body cannot be replayed (the replay says so).
 //
 // A cassette holds only what the client keeps: exchanges already redacted (secret headers,
 // registered secrets, secret JSON members), so it is as safe to share as a transcript. Replayed
@@ -36,6 +40,10 @@ inline constexpr int cassette_version = 1;
 inline constexpr std::size_t cassette_max_bytes = 64 * 1024 * 1024;
 inline constexpr std::size_t cassette_max_exchanges = 1'000'000;
 inline constexpr std::size_t cassette_max_depth = 64;  // JSON nesting of one line
+// What a cassette holds of each body: more than evidence does (so as to replay the answers), still
+// bounded (a provider that answers 4 MiB to every request must not make a recording grow by
+// 4 MiB, escaped, a request). Text is held whole up to 4 MiB: real offer lists fit.
+inline constexpr body_limits cassette_body_limits{.text_bytes = 4 * 1024 * 1024, .binary_head_bytes = 1024 * 1024};
 
 struct cassette_header {
   std::string provider;
@@ -54,8 +62,12 @@ struct recorded_exchange {
   http::request request;                   // as kept: redacted, headers as sent
   std::optional<http::response> response;  // exactly one of response and error
   std::optional<http::transport_error> error;
+  // Set when the body beside it is not the whole body as plain text (cassette_body_limits).
+  std::optional<body_digest> request_digest;
+  std::optional<body_digest> response_digest;
 
-  // The recorded answer: the response, or the transport error rebuilt from its code and detail.
+  // The recorded answer: the response (its body whole again), or the transport error rebuilt from
+  // its code and detail; replay_mismatch when the cassette holds only part of the response body.
   [[nodiscard]] boost::system::result<http::response, http::transport_error> result() const;
   // As the client's transcript kept it.
   [[nodiscard]] exchange as_exchange() const;
@@ -98,7 +110,8 @@ class cassette_writer {
   cassette_writer(const cassette_writer&) = delete;
   cassette_writer& operator=(const cassette_writer&) = delete;
 
-  // Appends one exchange; t_ms is taken now (steady clock, since construction) less its duration.
+  // Appends one exchange, its bodies bounded by cassette_body_limits; t_ms is taken now (steady
+  // clock, since construction) less its duration.
   void add(const exchange& kept, const std::optional<http::transport_error>& error);
 
   [[nodiscard]] const std::filesystem::path& path() const { return path_; }
@@ -117,7 +130,8 @@ class cassette_writer {
 
 // Answers requests from a cassette, strictly in order, and is the run's clock while it does.
 //
-// answer() compares the next recorded exchange's method, URL and body exactly, and the requests'
+// answer() compares the next recorded exchange's method, URL and body exactly (a body held in a
+// digest by its SHA-256), and the requests'
 // Content-Type values (header name case-insensitive; absent on one side only is a difference).
 // Other headers are not compared: they carry redacted credentials and the User-Agent. The first
 // difference, or a request after the last exchange, fails the replay: that request and every

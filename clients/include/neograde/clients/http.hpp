@@ -72,6 +72,10 @@ struct client_options {
   std::string extra_ca_file;                         // trusted in addition to the system store
   std::string user_agent = "neograde/0.1";
   std::size_t transcript_limit = 10'000;  // exchanges kept, oldest dropped first
+  // What each kept exchange (transcript, last_exchange(), the evidence made of them) keeps of its
+  // bodies: text cut past 16 KiB, binary shown by its head, with length and SHA-256 (core/evidence.hpp).
+  // The response send() returns is whole.
+  body_limits evidence_bodies;
   // False: no exchange is built or kept (transcript() and last_exchange() stay empty, unless a
   // tap or replay needs one); what a load driver sets to measure the wire and not the redaction.
   bool keep_exchanges = true;
@@ -81,8 +85,9 @@ struct client_options {
   // Called before every request is sent, retries included: request budgets and politeness
   // limits hook in here (it may sleep; on a shared loop it holds up the loop meanwhile).
   std::function<void()> before_attempt;
-  // Record: sees every exchange as kept (redacted, as in the transcript), retries included, with
-  // its transport error (code, and detail redacted like the exchange) if there was one.
+  // Record: sees every exchange redacted as the transcript keeps it but with its bodies whole,
+  // retries included, with its transport error (code, and detail redacted like the exchange) if
+  // there was one.
   std::function<void(const exchange&, const std::optional<transport_error>&)> tap;
   // Replay: stands in for the network, which send() then never touches. Given the request as it
   // would be kept (redacted; method, url, request_headers and request_body filled, the headers

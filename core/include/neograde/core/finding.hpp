@@ -1,10 +1,12 @@
 #pragma once
 // Checks, their outcomes and the evidence behind them. A failed check is data, not an exception.
 
+#include <neograde/core/evidence.hpp>
 #include <neograde/core/http_message.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,7 +66,8 @@ struct check_descriptor {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(check_descriptor, id, category, level, requirement, description, requirement_text, source, quirk)
 
-// One HTTP request and its response (or transport error), already redacted.
+// One HTTP request and its response (or transport error), already redacted, its bodies bounded
+// (bound_bodies).
 struct exchange {
   std::string method;
   std::string url;
@@ -79,10 +82,20 @@ struct exchange {
   // non-object JSON body"); empty for a request meant to be valid. Lets a reader, and
   // scripts/check-against-openapi, tell a deliberate contract violation from a defect of ours.
   std::string deliberate;
+  // What request_body and response_body do not show (core/evidence.hpp): set when a body was cut
+  // or is binary.
+  std::optional<body_digest> request_body_digest;
+  std::optional<body_digest> response_body_digest;
 };
-// `deliberate` is written only when set, so that ordinary evidence keeps its nine members.
+// `deliberate` and the digests are written only when set, so that ordinary evidence keeps its nine
+// members.
 void to_json(nlohmann::json& j, const exchange& e);
 void from_json(const nlohmann::json& j, exchange& e);
+
+// Bounds both bodies of `e` as keep_body does (a body already bounded is left as it is): what the
+// HTTP client does to every exchange it keeps, so that evidence, transcripts and the files made of
+// them stay bounded whatever a provider sends.
+void bound_bodies(exchange& e, const body_limits& limits = {});
 
 struct check_outcome {
   std::string check_id;
