@@ -36,6 +36,7 @@ field_path to_field(const nlohmann::json& v) {
   f.levels = v.value("levels", std::vector<std::string>{});
   for (const auto& t : v.value("plus", nlohmann::json::array()))
     f.plus.push_back({t.at("pointer").get<std::string>(), t.value("times", 1.0)});
+  f.alternatives = v.value("alternatives", std::vector<std::string>{});
   return f;
 }
 
@@ -288,6 +289,17 @@ std::string json_error_location(std::string_view text, std::size_t byte) {
 }
 
 }  // namespace
+
+const std::string& field_path::written_at(const nlohmann::json& obj) const {
+  auto set_null = [&](const std::string& p) {
+    const auto* v = find_pointer(obj, p);
+    return v != nullptr && v->is_null();
+  };
+  if (!set_null(pointer)) return pointer;
+  for (const auto& p : alternatives)
+    if (!set_null(p)) return p;
+  return pointer;
+}
 
 const operation_spec* provider_spec::operation(operation_id id) const {
   auto it = operations.find(id);
