@@ -119,8 +119,10 @@ const std::vector<check_descriptor>& catalogue() {
        .category = "errors",
        .level = medium,
        .requirement = must,
-       .description = "Provokes client errors (unknown id, unknown path, bad key) and validates each body against the error envelope.",
-       .requirement_text = "Every 4xx response MUST carry the provider's error envelope with a JSON content type.",
+       .description = "Provokes client errors of the declared operations (unknown id, bad key, broken bodies) and validates "
+                      "each body against the error envelope.",
+       .requirement_text = "Every 4xx answer of a documented operation MUST carry the provider's error envelope with a JSON "
+                           "content type.",
        .source = "provider error documentation (spec errors.envelope_schema); RFC 9457",
        .quirk = "html_errors"},
       {.id = "errors.request.malformed_json_is_4xx",

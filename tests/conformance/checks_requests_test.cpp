@@ -61,3 +61,19 @@ TEST(OfferPrices, ARowWithNeitherPriceFails) {
   EXPECT_NE(o.reason.find("H200_141GB"), std::string::npos) << o.reason;
   EXPECT_NE(o.reason.find("no price"), std::string::npos) << o.reason;
 }
+
+// The error envelope is the provider's for the errors of its operations: a path no document lists,
+// answered 404 by whatever routes in front of them (here an HTML page), is judged a 404 and no
+// more; the errors of the declared operations still carry the envelope.
+TEST(ErrorEnvelope, AnUndocumentedPathIsNotASampleOfTheEnvelope) {
+  auto router_404 = [](const http::request& req, emulator::provider_model&) -> std::optional<http::response> {
+    if (req.url.find("/neograde-no-such-path-") == std::string::npos) return std::nullopt;
+    return http::response{404, {{"Content-Type", "text/html"}, {"Date", "Thu, 03 Dec 2026 12:00:00 GMT"}}, "<h1>Not Found</h1>"};
+  };
+  const auto report = test::run_behind_front(test::spec("lambda"), router_404);
+  const auto& path = test::outcome_in(report, "http.path.unknown_is_404");
+  ASSERT_EQ(path.result, outcome::pass) << path.reason;
+  ASSERT_EQ(path.evidence.at(0).response_body, "<h1>Not Found</h1>") << "the front did not answer the unknown path";
+  const auto& o = test::outcome_in(report, "errors.envelope.on_client_errors");
+  EXPECT_EQ(o.result, outcome::pass) << o.reason;
+}
