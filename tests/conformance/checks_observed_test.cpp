@@ -90,3 +90,22 @@ TEST(DeclaredHeaders, HeadersMissingFromSomeSuccessesNameThePathThatLosesThem) {
   EXPECT_NE(o.evidence[0].url.find("/v2/sizes"), std::string::npos);
   EXPECT_EQ(o.evidence[1].url.find("/v2/sizes"), std::string::npos);
 }
+
+// A 429 to a request no document lists (an OPTIONS probe throttled by whatever answers in front
+// of the API, in its own form) says when to retry, and is no sample of the provider's error
+// envelope; the probe's 429s, of the declared list, are.
+TEST(RateLimitEnvelope, A429ToAnUndocumentedRequestIsNotASampleOfTheEnvelope) {
+  auto throttled_options = [](const http::request& req, emulator::provider_model&) -> std::optional<http::response> {
+    if (req.method != "OPTIONS") return std::nullopt;
+    return http::response{
+        429, {{"Content-Type", "text/plain"}, {"Retry-After", "1"}, {"Date", "Thu, 03 Dec 2026 12:00:00 GMT"}}, "slow down"};
+  };
+  const auto report = test::run_behind_front(test::spec("lambda"), throttled_options);
+  const auto& options = test::outcome_in(report, "http.method.options_sane");
+  ASSERT_EQ(options.evidence.at(0).status, 429) << "the front did not answer the OPTIONS probe";
+  const auto& retry = test::outcome_in(report, "ratelimit.response.has_retry_after");
+  EXPECT_EQ(retry.result, outcome::pass) << retry.reason;
+  const auto& o = test::outcome_in(report, "ratelimit.response.has_envelope");
+  EXPECT_EQ(o.result, outcome::pass) << o.reason;
+  EXPECT_NE(o.reason.find("of a declared operation"), std::string::npos) << o.reason;
+}
