@@ -295,8 +295,11 @@ command add_conformance(CLI::App& app) {
   cmd->add_flag("--probe-rate-limit", o->run.probe_rate_limit, "Probe for a 429 (at most 300 requests; always done against the emulator)");
   cmd->add_flag("--remote-exec", o->remote_exec, "Copy neograde-gpu-smoke to the running instance over SSH and run it before terminating");
   cmd->add_option("--smoke-binary", o->smoke_binary, "The neograde-gpu-smoke to copy (default: the one built beside neograde)");
-  cmd->add_option("--ssh-user", o->remote.user, "User to log in as on the instance")->capture_default_str();
-  cmd->add_option("--ssh-port", o->remote.port, "SSH port of the instance")->capture_default_str()->check(CLI::Range(1, 65535));
+  cmd->add_option("--ssh-user", o->remote.user,
+                  "User to log in as on the instance, in place of the one its provider states (the spec's ssh section)");
+  cmd->add_option("--ssh-port", o->remote.port,
+                  "SSH port of the instance, in place of the one its provider states (the spec's ssh section)")
+      ->check(CLI::Range(1, 65535));
   cmd->add_option("--ssh-identity", o->ssh_identity, "Private key whose .pub is registered (default: a throw-away key made for the run)");
   cmd->add_option("--ssh-wait", o->remote.ssh_wait_s, "Seconds SSH may take to answer once the instance runs")
       ->capture_default_str()

@@ -39,6 +39,8 @@ command add_emulate(CLI::App& app) {
     bool no_rate_limit = false;
     bool no_head_content_length = false;
     std::string instance_address;
+    int instance_ssh_port = 0;
+    std::string instance_ssh_user;
     bool rdap = false;
   };
   auto o = std::make_shared<options>();
@@ -57,6 +59,11 @@ command add_emulate(CLI::App& app) {
   cmd->add_flag("--no-head-content-length", o->no_head_content_length,
                 "Answer HEAD without Content-Length (by default it carries GET's length, as most servers do)");
   cmd->add_option("--instance-address", o->instance_address, "Address running instances report (e.g. 127.0.0.1 where a test sshd listens)");
+  cmd->add_option("--instance-ssh-port", o->instance_ssh_port,
+                  "SSH port running instances report through the provider's own fields (default: the spec's ssh port)")
+      ->check(CLI::Range(1, 65535));
+  cmd->add_option("--instance-ssh-user", o->instance_ssh_user,
+                  "SSH user running instances report, where the provider's API states one (default: the spec's ssh user)");
   cmd->add_flag("--rdap", o->rdap,
                 "Also serve a fictional RDAP registry under /_neograde/rdap/ on the same port (for --rdap-url; "
                 "docs/address-owner.md lists its networks)");
@@ -73,6 +80,8 @@ command add_emulate(CLI::App& app) {
     model.rate_limit = !o->no_rate_limit;
     model.head_content_length = !o->no_head_content_length;
     model.instance_address = o->instance_address;
+    model.instance_ssh_port = o->instance_ssh_port;
+    model.instance_ssh_user = o->instance_ssh_user;
     emulator::server_options server{.host = o->host, .port = o->port, .tls = o->tls, .cert_file = o->cert, .key_file = o->key};
     if (o->rdap)
       server.intercept = emulator::serve(std::make_shared<emulator::rdap_emulator>(emulator::rdap_emulator::default_prefix, o->tls));

@@ -1,5 +1,6 @@
 #include <neograde/clients/provider_client.hpp>
 
+#include <neograde/clients/endpoint.hpp>
 #include <neograde/clients/oracles.hpp>
 #include <neograde/clients/run_names.hpp>
 
@@ -452,8 +453,25 @@ instance provider_client::to_instance(const nlohmann::json& obj, operation_id fr
   i.name = text_field(obj, f, "name");
   i.provider_status = text_field(obj, f, "status");
   i.state = spec_.canonical_state(i.provider_status);
-  if (auto it = f.find("ip"); it != f.end())
-    if (auto ip = string_at(obj, it->second.pointer); ip && !ip->empty()) i.ip = *ip;
+  // The address: one pointer, or (with `each`) every address listed, the public one chosen.
+  if (auto it = f.find("ip"); it != f.end()) {
+    std::vector<address_candidate> listed;
+    if (const auto& fp = it->second; fp.each) {
+      if (const auto* arr = find_pointer(obj, fp.pointer); arr != nullptr && arr->is_array())
+        for (const auto& e : *arr) {
+          const auto* flag = fp.public_flag.empty() ? nullptr : find_pointer(e, fp.public_flag);
+          listed.push_back({string_at(e, *fp.each).value_or(""),
+                            flag != nullptr && flag->is_boolean() ? std::optional<bool>(flag->get<bool>()) : std::nullopt});
+        }
+    } else if (auto ip = string_at(obj, it->second.pointer)) {
+      listed.push_back({*ip, std::nullopt});
+    }
+    if (auto chosen = select_address(listed)) {
+      i.ip = listed[chosen->index].address;
+      if (listed.size() > 1) i.address_choice = chosen->why;
+    }
+  }
+  if (spec_.ssh) i.ssh = read_ssh_endpoint(*spec_.ssh, obj, i.ip);
   i.region = text_field(obj, f, "region");
   i.instance_type = text_field(obj, f, "instance_type");
   i.underlying_provider = text_field(obj, f, "underlying_provider");
@@ -1089,7 +1107,51 @@ typed_result<std::vector<ssh_key>> provider_client::list_ssh_keys() {
   return mapped_walk<ssh_key>(*this, operation_id::ssh_keys_list, [this](const auto& i) { return to_ssh_key(i); });
 }
 
+namespace {
+
+// The account's keys as one set replaced whole, with `add` added or `remove` removed; nullopt
+// (and `out` the failed list) when the set cannot be read, as sending a partial set would
+// remove the keys left out.
+std::optional<nlohmann::json> key_set(provider_client& c, call_result& out, const std::string& add, const std::string& remove) {
+  auto listed = c.list_ssh_keys();
+  if (!listed.value) {
+    out = listed.call;
+    out.success = false;
+    return std::nullopt;
+  }
+  auto keys = nlohmann::json::array();
+  bool present = false;
+  for (const auto& k : *listed.value) {
+    if (!remove.empty() && (k.id == remove || k.public_key == remove)) continue;
+    present = present || k.public_key == add;
+    keys.push_back(k.public_key);
+  }
+  if (!add.empty() && !present) keys.push_back(add);
+  return keys;
+}
+
+}  // namespace
+
+bool provider_client::deletes_ssh_keys() const {
+  const auto* add = spec_.operation(operation_id::ssh_keys_add);
+  return spec_.operation(operation_id::ssh_keys_delete) != nullptr ||
+         (add != nullptr && add->replaces_key_set && spec_.operation(operation_id::ssh_keys_list) != nullptr);
+}
+
 typed_result<ssh_key> provider_client::add_ssh_key(const std::string& name, const std::string& public_key) {
+  const auto* add = spec_.operation(operation_id::ssh_keys_add);
+  if (add != nullptr && add->replaces_key_set) {
+    // The set listed, with this key: the key is its own id (RunPod's keys have no name or id).
+    typed_result<ssh_key> out;
+    auto keys = key_set(*this, out.call, public_key, "");
+    if (!keys) {
+      out.problem = "the account's SSH keys could not be read, so the set that replaces them was not sent";
+      return out;
+    }
+    out.call = call(operation_id::ssh_keys_add, {{"name", name}, {"public_key", public_key}, {"public_keys", *keys}});
+    if (out.call.success) out.value = ssh_key{public_key, "", public_key};
+    return out;
+  }
   typed_result<ssh_key> out{call(operation_id::ssh_keys_add, {{"name", name}, {"public_key", public_key}})};
   if (!out.call.success) return out;
   const auto& op = *spec_.operation(operation_id::ssh_keys_add);
@@ -1107,6 +1169,15 @@ typed_result<ssh_key> provider_client::add_ssh_key(const std::string& name, cons
   return out;
 }
 
-call_result provider_client::delete_ssh_key(const std::string& id) { return call(operation_id::ssh_keys_delete, {{"id", id}}); }
+call_result provider_client::delete_ssh_key(const std::string& id) {
+  const auto* add = spec_.operation(operation_id::ssh_keys_add);
+  if (spec_.operation(operation_id::ssh_keys_delete) == nullptr && add != nullptr && add->replaces_key_set) {
+    call_result out;
+    auto keys = key_set(*this, out, "", id);
+    if (!keys) return out;
+    return call(operation_id::ssh_keys_add, {{"public_keys", *keys}});
+  }
+  return call(operation_id::ssh_keys_delete, {{"id", id}});
+}
 
 }  // namespace neograde

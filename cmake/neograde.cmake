@@ -40,8 +40,11 @@ function(neograde_add_test name)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 120)
   endif()
+  # A label list travels through gtest_discover_tests' PROPERTIES as one value only with its
+  # semicolons escaped; unescaped, "conformance;unit" gave the tests the first label alone.
+  string(REPLACE ";" "\\;" labels "${ARG_LABELS}")
   gtest_discover_tests(${name} NO_PRETTY_VALUES
-    PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
+    PROPERTIES LABELS "${labels}" TIMEOUT ${ARG_TIMEOUT}
     DISCOVERY_TIMEOUT 60)
 endfunction()
 

@@ -518,7 +518,9 @@ const std::vector<check_descriptor>& catalogue() {
                       "that was refused or failed to launch, and measures the share that launched (advertised_rows_launched).",
        .requirement_text = "Capacity advertised as available MUST be launchable, in every (type, region) row advertised and not "
                            "only the cheapest; a refusal after advertising it is a finding, apart from plain no_capacity.",
-       .source = "provider-apis defects 1, 5, 14 (Lambda, RunPod, DigitalOcean listed capacity they refused)",
+       .source = "capacity listed, then refused: RunPod https://github.com/mlabonne/llm-autoeval/issues/3, DigitalOcean "
+                 "https://github.com/digitalocean/api-v2/issues/41 and https://github.com/inlets/inlets-operator/issues/111 (Lambda "
+                 "the same in client notes no source read names)",
        .quirk = "phantom_capacity"},
       // ---- validation
       {.id = "validation.launch.wrong_type_rejected",

@@ -128,6 +128,12 @@ std::optional<std::string> no_spare_instance(const context& ctx) {
 
 }  // namespace
 
+// An operation whose body replaces the account's whole key set (the spec's replaces_key_set):
+// a broken body the provider accepted would replace the user's keys, so outside the emulator
+// it is not probed.
+constexpr const char* replaces_keys_why = "it replaces the account's whole SSH key set, so it is probed on the emulator only";
+bool replaces_account_keys(const context& ctx, const operation_spec& op) { return op.replaces_key_set && !ctx.emulated; }
+
 // errors.request.*: "A malformed / empty / wrongly typed body MUST be answered with 4xx", sent
 // to every operation that takes a body; the launch only when the run may spend (a broken body
 // should launch nothing, but a broken provider might: what it launches is terminated at once).
@@ -143,6 +149,10 @@ void broken_bodies(context& ctx, std::vector<call_result>& samples) {
     bool key_made = false;
     for (const auto& [op_id, op] : ctx.spec.operations) {
       if (!op.body && !op.request_schema) continue;
+      if (replaces_account_keys(ctx, op)) {
+        untried.push_back(name_of(op_id) + ", " + replaces_keys_why);
+        continue;
+      }
       if (op_id == operation_id::launch && !ctx.spend.allowed) {
         untried.push_back("launch, " + ctx.spend.refusal);
         continue;
@@ -179,6 +189,10 @@ void schema_constraints(context& ctx) {
     const auto op_id = entry.first;
     const auto& op = entry.second;
     if (!op.request_schema || !op.body) continue;
+    if (replaces_account_keys(ctx, op)) {
+      untried.push_back(name_of(op_id) + ", " + replaces_keys_why);
+      continue;
+    }
     // The variables of the i-th body: the client's own for a launch of the target row, a fresh
     // name (and client id) each, ids that name nothing elsewhere.
     auto vars_for = [&](std::size_t i) {

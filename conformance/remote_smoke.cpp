@@ -41,23 +41,54 @@ std::string first_failure(const json& doc) {
 
 std::chrono::milliseconds ms(double seconds) { return std::chrono::milliseconds(static_cast<long long>(seconds * 1000)); }
 
+// Where the run logs in: the instance's endpoint as its provider states it (the spec's `ssh`
+// section), with --ssh-user/--ssh-port in its place where given. A spec without the section: the
+// address on port 22 as ubuntu (the old fixed default); one whose instance states none yet: no
+// host, so nothing is guessed.
+ssh_endpoint endpoint_of(const provider_spec& spec, const remote_exec_options& o, const instance& i) {
+  ssh_endpoint e = i.ssh ? *i.ssh
+                   : spec.ssh
+                       ? ssh_endpoint{.host = "", .port = spec.ssh->port, .user = spec.ssh->user, .from = "none stated"}
+                       : ssh_endpoint{.host = i.ip.value_or(""), .port = 22, .user = "ubuntu", .from = "the address (no ssh section)"};
+  if (!o.user.empty()) e.user = o.user, e.from += "; user from --ssh-user";
+  if (o.port != 0) e.port = o.port, e.from += "; port from --ssh-port";
+  return e;
+}
+
 }  // namespace
 
-json run_remote_smoke(context& ctx, const instance& running) {
+json run_remote_smoke(context& ctx, const instance& first_seen) {
   const auto& o = *ctx.opts.remote;
+  instance running = first_seen;
+  const auto started = ctx.now();
+  const auto deadline = started + ms(o.ssh_wait_s);
+  // A provider may state the endpoint only some time after "running" (RunPod's ssh.direct waits
+  // for a public port): the instance is read again until it does, within the SSH wait.
+  const bool declared = ctx.spec.ssh.has_value();
+  while (declared && !running.ssh && ctx.now() < deadline) {
+    ctx.sleep(std::min<std::chrono::milliseconds>(std::chrono::seconds(5), std::max(ctx.poll_interval(), std::chrono::milliseconds(200))));
+    if (auto again = ctx.client.get(running.id); again.value) running = *again.value;
+  }
+  auto endpoint = endpoint_of(ctx.spec, o, running);
   json rec = {{"instance", {{"id", running.id}, {"type", running.instance_type}, {"region", running.region}}},
               {"address", running.ip ? json(*running.ip) : json(nullptr)},
-              {"ssh_port", o.port},
-              {"user", o.user},
+              {"ssh_host", endpoint.host.empty() ? json(nullptr) : json(endpoint.host)},
+              {"ssh_port", endpoint.port},
+              {"user", endpoint.user},
+              {"endpoint_from", endpoint.from},
               {"time_to_ssh_s", nullptr},
               {"exit_code", nullptr},
               {"smoke", nullptr}};
+  if (!running.address_choice.empty()) rec["address_choice"] = running.address_choice;
   auto finish = [&](const char* status, const std::string& reason) {
     rec["status"] = status;
     rec["reason"] = reason;
     return rec;
   };
-  if (!running.ip) return finish("unreachable", "the instance reports running but no address");
+  if (endpoint.host.empty())
+    return finish("unreachable", declared ? "the instance states no SSH endpoint where the spec says (" + ctx.spec.ssh->source +
+                                                ") within " + std::to_string(static_cast<int>(o.ssh_wait_s)) + " s of running"
+                                          : "the instance reports running but no address");
 
   char dir_template[] = "/tmp/neograde-ssh-XXXXXX";
   if (::mkdtemp(dir_template) == nullptr) return finish("error", "cannot create a directory for known_hosts");
@@ -70,9 +101,7 @@ json run_remote_smoke(context& ctx, const instance& running) {
     }
   } remove_dir{dir};
 
-  ssh::target t{*running.ip, o.port, o.user, ctx.private_key, dir / "known_hosts", 10};
-  const auto started = ctx.now();
-  const auto deadline = started + ms(o.ssh_wait_s);
+  ssh::target t{endpoint.host, endpoint.port, endpoint.user, ctx.private_key, dir / "known_hosts", 10};
   ssh::process_result probe;
   for (;;) {
     probe = ssh::run(t, "true", {.timeout = std::chrono::seconds(t.connect_timeout_s + 5)});
@@ -80,8 +109,9 @@ json run_remote_smoke(context& ctx, const instance& running) {
     ctx.sleep(std::min<std::chrono::milliseconds>(std::chrono::seconds(2), std::max(ctx.poll_interval(), std::chrono::milliseconds(200))));
   }
   if (probe.exit_code != 0)
-    return finish("unreachable", "SSH to " + o.user + "@" + *running.ip + ":" + std::to_string(o.port) + " did not answer within " +
-                                     std::to_string(static_cast<int>(o.ssh_wait_s)) + " s of running (" + describe(probe) + ")");
+    return finish("unreachable", "SSH to " + endpoint.user + "@" + endpoint.host + ":" + std::to_string(endpoint.port) + " (" +
+                                     endpoint.from + ") did not answer within " + std::to_string(static_cast<int>(o.ssh_wait_s)) +
+                                     " s of running (" + describe(probe) + ")");
   const double to_ssh = std::round(std::chrono::duration<double>(ctx.now() - started).count() * 1000) / 1000;
   rec["time_to_ssh_s"] = to_ssh;
   ctx.dx.mark(dx_timeline::ssh, ctx.now());

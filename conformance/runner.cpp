@@ -26,9 +26,14 @@ void register_key(detail::context& ctx) {
     for (const char* id : {visible_id, hidden_id, empty_id}) ctx.emit(detail::make(id, outcome::skipped, why));
     return;
   }
-  auto empty = ctx.client.add_ssh_key("", ctx.public_key);
-  if (empty.value && !empty.value->id.empty()) (void)ctx.client.delete_ssh_key(empty.value->id);
-  ctx.emit(detail::expect_4xx(empty_id, empty.call, "an SSH key with an empty name"));
+  // Keys without names (RunPod's account keys, a set of public keys): nothing to leave empty.
+  if (!ctx.spec.ssh_key_fields.contains("name")) {
+    ctx.emit(detail::not_applicable(empty_id, "the provider's SSH keys have no names"));
+  } else {
+    auto empty = ctx.client.add_ssh_key("", ctx.public_key);
+    if (empty.value && !empty.value->id.empty()) (void)ctx.client.delete_ssh_key(empty.value->id);
+    ctx.emit(detail::expect_4xx(empty_id, empty.call, "an SSH key with an empty name"));
+  }
 
   auto key = ctx.client.add_ssh_key(ctx.prefix() + "key", ctx.public_key);
   if (!key.value) {
@@ -57,8 +62,7 @@ void register_key(detail::context& ctx) {
 void delete_key(detail::context& ctx) {
   const char* id = "lifecycle.ssh_key.delete_removes";
   if (ctx.ssh_key_id.empty()) return ctx.emit(detail::make(id, outcome::skipped, "not applicable: no SSH key was registered"));
-  if (ctx.spec.operation(operation_id::ssh_keys_delete) == nullptr)
-    return ctx.emit(detail::not_applicable(id, "the API has no SSH key delete operation"));
+  if (!ctx.client.deletes_ssh_keys()) return ctx.emit(detail::not_applicable(id, "the API has no SSH key delete operation"));
   auto d = ctx.client.delete_ssh_key(ctx.ssh_key_id);
   auto listed = ctx.client.list_ssh_keys();
   const bool still =

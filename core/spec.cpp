@@ -29,6 +29,7 @@ field_path to_field(const nlohmann::json& v) {
   if (v.is_string()) return {v.get<std::string>(), std::nullopt};
   field_path f{v.at("pointer").get<std::string>(), std::nullopt};
   if (v.contains("each")) f.each = v.at("each").get<std::string>();
+  f.public_flag = v.value("public", "");
   f.scale = v.value("scale", 1.0);
   f.as_string = v.value("type", "number") == "string";
   f.as_integer = v.value("type", "number") == "integer";
@@ -70,6 +71,24 @@ launch_step launch_step_of(const nlohmann::json& t) {
         .items = w.at("items").get<std::string>(), .cheapest = w.value("choose", "first") == "cheapest", .price = w.value("price", "")};
   }
   return step;
+}
+
+ssh_spec ssh_of(const nlohmann::json& v) {
+  ssh_spec out{.user = v.at("user").get<std::string>(), .port = v.value("port", 22), .endpoints = {}, .source = v.value("source", "")};
+  for (const auto& e : v.value("endpoints", nlohmann::json::array())) {
+    ssh_spec::endpoint ep{.host = e.value("host", ""),
+                          .port = e.value("port", ""),
+                          .user = e.value("user", ""),
+                          .connection = e.value("connection", ""),
+                          .entries = e.value("entries", ""),
+                          .where = {},
+                          .public_flag = e.value("public", ""),
+                          .source = e.value("source", "")};
+    if (const auto w = e.find("where"); w != e.end())
+      for (const auto& [k, want] : w->items()) ep.where.emplace(k, want);
+    out.endpoints.push_back(std::move(ep));
+  }
+  return out;
 }
 
 provider_spec build(const nlohmann::json& doc) {
@@ -165,6 +184,7 @@ provider_spec build(const nlohmann::json& doc) {
     if (o.contains("items")) op.items = o.at("items").get<std::string>();
     op.items_are_object_values = o.value("items_are_object_values", false);
     op.anonymous = o.value("anonymous", false);
+    op.replaces_key_set = o.value("replaces_key_set", false);
     if (o.contains("item")) op.item = o.at("item").get<std::string>();
     op.fields = to_fields(o.value("fields", nlohmann::json::object()));
     const auto format = o.value("response_format", "json");
@@ -265,6 +285,7 @@ provider_spec build(const nlohmann::json& doc) {
   if (const auto a = doc.find("offer_availability"); a != doc.end())
     s.offer_availability = provider_spec::offer_availability_spec{a->at("path").get<std::string>(), a->value("items", ""),
                                                                   a->at("region").get<std::string>(), a->at("types").get<std::string>()};
+  if (const auto ssh = doc.find("ssh"); ssh != doc.end()) s.ssh = ssh_of(*ssh);
   s.emulator = doc.value("emulator", nlohmann::json::object());
   // Demonstration behaviour belongs to fictional providers: an emulator of a real one behaves as
   // the real API is documented.
@@ -299,6 +320,71 @@ const std::string& field_path::written_at(const nlohmann::json& obj) const {
   for (const auto& p : alternatives)
     if (!set_null(p)) return p;
   return pointer;
+}
+
+std::optional<ssh_connection_parts> parse_ssh_connection(std::string_view text) {
+  std::vector<std::string> words;
+  for (std::size_t at = 0; at < text.size();) {
+    const auto start = text.find_first_not_of(" \t", at);
+    if (start == std::string_view::npos) break;
+    const auto end = std::min(text.find_first_of(" \t", start), text.size());
+    words.emplace_back(text.substr(start, end - start));
+    at = end;
+  }
+  auto port_of = [](const std::string& w) -> std::optional<int> {
+    if (w.empty() || w.size() > 5 || w.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    const int p = std::stoi(w);
+    return p >= 1 && p <= 65535 ? std::optional<int>(p) : std::nullopt;
+  };
+  // ssh(1)'s options that take an argument; only -p and -l say where to connect.
+  static const std::string with_argument = "BbcDEeFIiJLlmOopQRSWw";
+  ssh_connection_parts out;
+  std::optional<int> flag_port;  // -p wins over host:port, as in ssh(1)
+  std::string destination;
+  std::size_t i = !words.empty() && words.front() == "ssh" ? 1 : 0;
+  for (; i < words.size(); ++i) {
+    const auto& w = words[i];
+    if (w.size() >= 2 && w[0] == '-') {
+      const char flag = w[1];
+      if (with_argument.find(flag) == std::string::npos) continue;  // -v, -A, -t ...
+      std::string arg = w.size() > 2 ? w.substr(2) : (i + 1 < words.size() ? words[++i] : std::string());
+      if (flag == 'p') {
+        flag_port = port_of(arg);
+        if (!flag_port) return std::nullopt;
+      } else if (flag == 'l') {
+        out.user = arg;
+      }
+      continue;
+    }
+    if (destination.empty()) destination = w;
+    else
+      break;  // a remote command follows the destination
+  }
+  if (destination.starts_with("ssh://")) destination = destination.substr(6);  // ssh://[user@]host[:port]
+  if (const auto at = destination.rfind('@'); at != std::string::npos) {
+    out.user = destination.substr(0, at);
+    destination = destination.substr(at + 1);
+  }
+  // user@host:port (one colon: an IPv6 address has several, and is written [addr] for a port).
+  if (const auto colon = destination.rfind(':'); colon != std::string::npos && destination.find(':') == colon) {
+    out.port = port_of(destination.substr(colon + 1));
+    if (!out.port) return std::nullopt;
+    destination.resize(colon);
+  } else if (destination.starts_with('[') && destination.find("]:") != std::string::npos) {
+    const auto close = destination.find("]:");
+    out.port = port_of(destination.substr(close + 2));
+    if (!out.port) return std::nullopt;
+    destination = destination.substr(0, close + 1);
+  }
+  if (destination.size() > 2 && destination.front() == '[' && destination.back() == ']')
+    destination = destination.substr(1, destination.size() - 2);
+  // A host name or address literal, nothing else (a placeholder such as "<string>" is neither).
+  if (destination.empty() ||
+      destination.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:%") != std::string::npos)
+    return std::nullopt;
+  out.host = destination;
+  if (flag_port) out.port = flag_port;
+  return out;
 }
 
 const operation_spec* provider_spec::operation(operation_id id) const {

@@ -171,6 +171,22 @@ http::response provider_model::impl::list_keys(const operation_spec& op, account
 }
 
 http::response provider_model::impl::add_key(const operation_spec& op, account& acct, const template_vars& vars) {
+  // The whole set replaced (RunPod's PUT /v2/account/ssh-keys): each key is its own id, and the
+  // answer is the set as it now is.
+  if (op.replaces_key_set) {
+    const auto it = vars.find("public_keys");
+    if (it == vars.end() || !it->second.is_array()) return error_response("invalid_parameters", "The keys are required.");
+    acct.keys.clear();
+    auto items = nlohmann::json::array();
+    for (const auto& k : it->second)
+      if (k.is_string()) {
+        acct.keys.push_back(emu_key{k.get<std::string>(), "", k.get<std::string>()});
+        items.push_back(render_key(acct.keys.back()));
+      }
+    nlohmann::json body = response_template(op);
+    set_pointer(body, op.items.value_or(op.item.value_or("")), std::move(items));
+    return json_response(op.success_status.front(), body);
+  }
   const auto name = vars.contains("name") ? first_string(vars.at("name")) : std::string();
   if (name.empty() && !has(quirk::empty_key_name_accepted)) return error_response("invalid_parameters", "A key name is required.");
   if (std::any_of(acct.keys.begin(), acct.keys.end(), [&](const auto& k) { return k.name == name; }))

@@ -214,6 +214,7 @@ nlohmann::json provider_model::impl::render_instance(const emu_instance& i, phas
   // A private address (the public one's last octet in 10.0.0.0/24) where clients index one.
   const auto private_ip = "10.0.0." + i.ip.substr(i.ip.rfind('.') + 1);
   write_field(obj, f, "private_ip", addressed ? nlohmann::json(private_ip) : nlohmann::json(nullptr));
+  if (addressed) render_ssh(obj, i);
   write_field(obj, f, "region", i.region);
   write_field(obj, f, "instance_type",
               has(quirk::wrong_type_delivered)                 ? other_type(i.type)
@@ -234,6 +235,47 @@ nlohmann::json provider_model::impl::render_instance(const emu_instance& i, phas
     set_pointer(obj, ports->into, std::move(map));
   }
   return obj;
+}
+
+// The SSH endpoint, wherever the spec's `ssh` section says the provider states it: every
+// declaration written, as the real APIs state several (RunPod's ssh.direct beside its port
+// mappings). A port-mapping array with a public flag lists the private address first, as
+// RunPod's does (OneTrainer picks the isIpPublic entry: modules/cloud/RunpodCloud.py @c887dc2),
+// so that a client taking the first entry reaches nothing. A value the template writes as a
+// string (Vast.ai's HostPort "41234") is written as one.
+void provider_model::impl::render_ssh(nlohmann::json& obj, const emu_instance& i) const {
+  if (!spec.ssh) return;
+  const auto& ssh = *spec.ssh;
+  const int port = opts.instance_ssh_port != 0 ? opts.instance_ssh_port : ssh.port;
+  const std::string user = !opts.instance_ssh_user.empty() ? opts.instance_ssh_user : ssh.user;
+  auto put = [](nlohmann::json& at, const std::string& pointer, nlohmann::json value) {
+    if (pointer.empty()) return;
+    if (const auto* was = find_pointer(at, pointer); was != nullptr && was->is_string() && !value.is_string()) value = value.dump();
+    set_pointer(at, pointer, std::move(value));
+  };
+  for (const auto& d : ssh.endpoints) {
+    if (!d.connection.empty()) {
+      put(obj, d.connection, user + "@" + i.ip + " -p " + std::to_string(port));
+    } else if (!d.entries.empty()) {
+      auto entry = [&](const std::string& host, int p, bool is_public) {
+        nlohmann::json e = nlohmann::json::object();
+        for (const auto& [k, v] : d.where) set_pointer(e, k, v);
+        put(e, d.host, host);
+        put(e, d.port, p);
+        put(e, d.user, user);
+        put(e, d.public_flag, is_public);
+        return e;
+      };
+      auto entries = nlohmann::json::array();
+      if (!d.public_flag.empty()) entries.push_back(entry("10.0.0." + i.ip.substr(i.ip.rfind('.') + 1), ssh.port, false));
+      entries.push_back(entry(i.ip, port, true));
+      set_pointer(obj, d.entries, std::move(entries));
+    } else {
+      put(obj, d.host, i.ip);
+      put(obj, d.port, port);
+      put(obj, d.user, user);
+    }
+  }
 }
 
 nlohmann::json provider_model::impl::render_key(const emu_key& k) const {

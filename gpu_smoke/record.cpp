@@ -195,8 +195,8 @@ void from_json(const json& j, gpu_record& g) {
       m.unit = v.value("unit", "");
       // Only what the stage reported travels as detail, not a verdict merged in by to_document.
       for (const auto& [k, d] : v.items())
-        if (k != "value" && k != "unit" && k != "datasheet" && k != "pct_of_datasheet" && k != "threshold_pct" && k != "verdict" &&
-            k != "basis")
+        if (k != "value" && k != "unit" && k != "datasheet" && k != "pct_of_datasheet" && k != "threshold_pct" && k != "healthy" &&
+            k != "green_pct" && k != "verdict" && k != "basis")
           m.detail[k] = d;
       g.measurements[name] = std::move(m);
     }

@@ -90,9 +90,22 @@ sku parse_sku(const json& j) {
     const auto& t = field(j, "thresholds");
     s.memory_bandwidth_pct = number<double>(t, "memory_bandwidth_pct");
     s.gemm_pct = number<double>(t, "gemm_pct");
-    s.pcie_pct = number<double>(t, "pcie_pct");
+    s.h2d_pct = number<double>(t, "h2d_pct");
+    s.d2h_pct = number<double>(t, "d2h_pct");
     s.p2p_pct = number<double>(t, "p2p_pct");
+    const auto& h = field(j, "healthy");
+    s.healthy.memory_bandwidth_gbs = number<double>(h, "memory_bandwidth_gbs");
+    s.healthy.gemm_bf16_tflops = number<double>(h, "gemm_bf16_tflops");
+    s.healthy.h2d_gbs = number<double>(h, "h2d_gbs");
+    s.healthy.d2h_gbs = number<double>(h, "d2h_gbs");
     for (const auto& [k, v] : field(j, "sources").items()) s.sources[k] = v.get<std::string>();
+    // A threshold nobody can trace is an opinion: each one, and each healthy figure, names its source.
+    for (const auto* group : {"thresholds", "healthy"})
+      for (const auto& [k, v] : j.at(group).items()) {
+        const auto key = std::string(group) + "." + k;
+        if (auto it = s.sources.find(key); it == s.sources.end() || it->second.empty())
+          throw sku_error("\"" + key + "\" has no source in \"sources\"");
+      }
   } catch (const json::exception& e) {
     throw sku_error(s.id + ": " + e.what());
   } catch (const sku_error& e) {
@@ -101,6 +114,19 @@ sku parse_sku(const json& j) {
   if (s.memory_bandwidth_gbs <= 0 || s.bf16_dense_tflops <= 0 || s.power_limit_w <= 0 || s.sm_count <= 0)
     throw sku_error(s.id + ": bandwidth, BF16 TFLOPS, power limit and SM count must be positive");
   if (s.match_names.empty() && s.pci_device_ids.empty()) throw sku_error(s.id + ": needs match_names or pci_device_ids");
+  // The thresholds exist to pass healthy parts: one that fails the SKU's own healthy figure is wrong.
+  const double link = pcie_link_gbs(s.pcie);
+  const struct {
+    const char* name;
+    double healthy, datasheet, pct;
+  } floors[] = {{"memory_bandwidth", s.healthy.memory_bandwidth_gbs, s.memory_bandwidth_gbs, s.memory_bandwidth_pct},
+                {"gemm", s.healthy.gemm_bf16_tflops, s.bf16_dense_tflops, s.gemm_pct},
+                {"h2d", s.healthy.h2d_gbs, link, s.h2d_pct},
+                {"d2h", s.healthy.d2h_gbs, link, s.d2h_pct}};
+  for (const auto& f : floors)
+    if (f.healthy < f.pct / 100 * f.datasheet)
+      throw sku_error(s.id + ": a healthy part at " + num(f.healthy) + " would fail \"" + f.name + "_pct\" (" + num(f.pct) + "% of " +
+                      num(f.datasheet) + ")");
   return s;
 }
 

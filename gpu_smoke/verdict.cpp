@@ -247,18 +247,34 @@ class grader {
       add("gpu.data_verified", "correctness", i, grade::pass, "every copy and STREAM result verified");
   }
 
-  // Grades one measurement as % of a figure; adds the measurement and its check.
+  // Grades one measurement as % of a figure; adds the measurement and its check. Green from
+  // policy::green_pct of the figure, or from policy::healthy_pct of `healthy` (what healthy parts
+  // reach) if that is lower, never below the threshold.
   void graded(int gpu, const std::string& name, const measurement& m, std::optional<double> reference, std::optional<double> threshold,
-              std::string basis, bool fail_below = true, const std::string& not_graded = "") {
-    graded_measurement gm{gpu, name, m.value, m.unit, reference, std::nullopt, threshold, grade::skipped, std::move(basis)};
+              std::string basis, bool fail_below = true, const std::string& not_graded = "", std::optional<double> healthy = {}) {
+    graded_measurement gm{.gpu = gpu,
+                          .name = name,
+                          .value = m.value,
+                          .unit = m.unit,
+                          .datasheet = reference,
+                          .threshold_pct = threshold,
+                          .basis = std::move(basis)};
     std::string msg = num(m.value) + " " + m.unit;
     if (!not_graded.empty()) {
       msg += " (" + not_graded + ")";
     } else if (reference && *reference > 0 && threshold) {
       const double pct = 100 * m.value / *reference;
+      double green = rules_.green_pct;
+      if (healthy && *healthy > 0) {
+        gm.healthy = healthy;
+        green = std::min(green, rules_.healthy_pct * *healthy / *reference);
+      }
+      green = std::max(green, *threshold);
+      gm.green_pct = std::round(green * 10) / 10;
       gm.pct_of_datasheet = std::round(pct * 10) / 10;
-      gm.result = pct >= rules_.green_pct ? grade::pass : pct >= *threshold ? grade::warn : fail_below ? grade::fail : grade::warn;
+      gm.result = pct >= green ? grade::pass : pct >= *threshold ? grade::warn : fail_below ? grade::fail : grade::warn;
       msg += " = " + num(pct) + "% of " + num(*reference) + " " + m.unit + " (" + gm.basis + "); threshold " + num(*threshold) + "%";
+      if (gm.healthy) msg += ", healthy parts reach " + num(*gm.healthy) + " " + m.unit;
     }
     add("gpu." + name, "performance", gpu, gm.result, msg);
     v_.measurements.push_back(std::move(gm));
@@ -267,19 +283,25 @@ class grader {
   void performance(const gpu_record& g, const sku* s) {
     const int i = g.index;
     const std::string ds = s ? s->name + " datasheet" : "";
+    auto of = [&](auto member) { return s ? std::optional<double>(s->*member) : std::nullopt; };
+    auto healthy = [&](double sku::achieved::*member) { return s ? std::optional<double>(s->healthy.*member) : std::nullopt; };
     for (const char* name : {"hbm_copy", "hbm_triad"})
       if (const auto* m = find(g, name))
-        graded(i, name, *m, s ? std::optional(s->memory_bandwidth_gbs) : std::nullopt,
-               s ? std::optional(s->memory_bandwidth_pct) : std::nullopt, ds);
-    for (const char* name : {"h2d", "d2h"})
-      if (const auto* m = find(g, name))
-        graded(i, name, *m, s ? std::optional(pcie_link_gbs(s->pcie)) : std::nullopt, s ? std::optional(s->pcie_pct) : std::nullopt,
-               s ? link_text(s->pcie) + " link rate" : "");
+        graded(i, name, *m, of(&sku::memory_bandwidth_gbs), of(&sku::memory_bandwidth_pct), ds, true, "",
+               healthy(&sku::achieved::memory_bandwidth_gbs));
+    // Each direction on its own threshold: a device-to-host copy into memory on the wrong NUMA node
+    // falls to a third of the link while the host-to-device copy is unaffected.
+    const auto link = s ? std::optional(pcie_link_gbs(s->pcie)) : std::nullopt;
+    const auto link_basis = s ? link_text(s->pcie) + " link rate" : "";
+    if (const auto* m = find(g, "h2d"))
+      graded(i, "h2d", *m, link, of(&sku::h2d_pct), link_basis, true, "", healthy(&sku::achieved::h2d_gbs));
+    if (const auto* m = find(g, "d2h"))
+      graded(i, "d2h", *m, link, of(&sku::d2h_pct), link_basis, true, "", healthy(&sku::achieved::d2h_gbs));
     if (const auto* m = find(g, "gemm_bf16")) {
       const auto impl = m->detail.value("implementation", "");
-      graded(i, "gemm_bf16", *m, s ? std::optional(s->bf16_dense_tflops) : std::nullopt, s ? std::optional(s->gemm_pct) : std::nullopt,
-             ds + " (BF16 dense)", true,
-             impl == "cublaslt" ? "" : "not graded against the datasheet: cuBLASLt was not available, neograde's own kernel ran");
+      graded(i, "gemm_bf16", *m, of(&sku::bf16_dense_tflops), of(&sku::gemm_pct), ds + " (BF16 dense)", true,
+             impl == "cublaslt" ? "" : "not graded against the datasheet: cuBLASLt was not available, neograde's own kernel ran",
+             healthy(&sku::achieved::gemm_bf16_tflops));
     }
     if (const auto* m = find(g, "power_during_gemm"))
       graded(i, "power_during_gemm", *m, g.power_limit_enforced_w, rules_.power_reached_pct, "enforced power limit");
@@ -356,6 +378,8 @@ json grade_fields(const graded_measurement& m) {
   return {{"datasheet", m.datasheet ? json(*m.datasheet) : json(nullptr)},
           {"pct_of_datasheet", m.pct_of_datasheet ? json(*m.pct_of_datasheet) : json(nullptr)},
           {"threshold_pct", m.threshold_pct ? json(*m.threshold_pct) : json(nullptr)},
+          {"healthy", m.healthy ? json(*m.healthy) : json(nullptr)},
+          {"green_pct", m.green_pct ? json(*m.green_pct) : json(nullptr)},
           {"verdict", to_string(m.result)},
           {"basis", m.basis}};
 }

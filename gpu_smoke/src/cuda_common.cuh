@@ -4,6 +4,8 @@
 
 #include <cuda_runtime.h>
 
+#include <neograde/gpu_smoke/numa.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
@@ -98,34 +100,35 @@ class device_buffer {
   int device_ = 0;
 };
 
-// cudaMallocHost'd (pinned) array of T, freed on scope exit.
+// Host memory placed on a NUMA node (numa::node_buffer) and pinned with cudaHostRegister, as
+// cudaMallocHost would pin it, but on the node asked for rather than wherever the driver's
+// allocation lands. Unregistered, then unmapped, on scope exit.
 template <class T>
 class pinned_buffer {
  public:
   pinned_buffer() = default;
   pinned_buffer(const pinned_buffer&) = delete;
   pinned_buffer& operator=(const pinned_buffer&) = delete;
-  ~pinned_buffer() { reset(); }
-
-  cudaError_t allocate(std::size_t count) {
-    reset();
-    void* p = nullptr;
-    if (const cudaError_t e = cudaMallocHost(&p, count * sizeof(T)); e != cudaSuccess) return e;
-    ptr_ = static_cast<T*>(p);
-    count_ = count;
-    return cudaSuccess;
+  ~pinned_buffer() {
+    if (registered_) (void)cudaHostUnregister(memory_.get());
   }
-  void reset() {
-    if (ptr_ != nullptr) (void)cudaFreeHost(ptr_);
-    ptr_ = nullptr;
+  cudaError_t allocate(std::size_t count, int node) {
+    if (registered_) (void)cudaHostUnregister(memory_.get());
+    registered_ = false;
     count_ = 0;
+    if (!memory_.allocate(count * sizeof(T), node)) return cudaErrorMemoryAllocation;
+    const cudaError_t e = cudaHostRegister(memory_.get(), memory_.bytes(), cudaHostRegisterDefault);
+    registered_ = e == cudaSuccess;
+    count_ = registered_ ? count : 0;
+    return e;
   }
-  [[nodiscard]] T* get() const { return ptr_; }
-  [[nodiscard]] std::size_t size() const { return count_; }
+  [[nodiscard]] T* get() const { return static_cast<T*>(memory_.get()); }
   [[nodiscard]] std::size_t bytes() const { return count_ * sizeof(T); }
+  [[nodiscard]] const numa::node_buffer& memory() const { return memory_; }
 
  private:
-  T* ptr_ = nullptr;
+  numa::node_buffer memory_;
+  bool registered_ = false;
   std::size_t count_ = 0;
 };
 

@@ -1,5 +1,5 @@
-// stream(): STREAM copy and triad in device memory; pcie(): pinned host <-> device copies;
-// p2p(): device-to-device copies between two GPUs. All timed with CUDA events, warm-up
+// stream(): STREAM copy and triad in device memory; pcie(): pinned host <-> device copies from
+// memory on the GPU's own NUMA node; p2p(): device-to-device copies between two GPUs. All timed with CUDA events, warm-up
 // discarded, median reported, and the moved data checked afterwards.
 
 #include <cmath>
@@ -143,7 +143,7 @@ stream_result stream(int dev, int repeats, double budget_s) {
   return result;
 }
 
-pcie_result pcie(int dev, int mib, int repeats, double budget_s) {
+pcie_result pcie(int dev, int mib, int repeats, double budget_s, int numa_node) {
   pcie_result result;
   const char* stage = "pcie";
   if (mib <= 0) {
@@ -162,9 +162,11 @@ pcie_result pcie(int dev, int mib, int repeats, double budget_s) {
   cuda::device_buffer<std::uint64_t> on_device;
   NEOGRADE_CUDA_TRY(result, stage, stream.create());
   NEOGRADE_CUDA_TRY(result, stage, timer.create());
-  NEOGRADE_CUDA_TRY(result, stage, sent.allocate(words));
-  NEOGRADE_CUDA_TRY(result, stage, received.allocate(words));
+  NEOGRADE_CUDA_TRY(result, stage, sent.allocate(words, numa_node));
+  NEOGRADE_CUDA_TRY(result, stage, received.allocate(words, numa_node));
   NEOGRADE_CUDA_TRY(result, stage, on_device.allocate(words));
+  result.placement = received.memory().placement();
+  result.host_node = received.memory().resident_node();
   for (std::size_t i = 0; i < words; ++i) sent.get()[i] = cuda::mix64(i);
   const std::size_t bytes = sent.bytes();
   const cudaStream_t s = stream.get();

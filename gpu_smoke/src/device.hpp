@@ -57,15 +57,19 @@ struct stream_result {
 [[nodiscard]] stream_result stream(int dev, int repeats, double budget_s);
 
 // Pinned host <-> device copies (cudaMemcpyAsync on a copy engine) of `mib` MiB, warm-up
-// discarded, median of `repeats`; the data that came back equals what was sent.
+// discarded, median of `repeats`; the data that came back equals what was sent. The host buffers
+// are placed on `numa_node` (< 0: wherever the calling thread's first touch puts them; the caller
+// binds the thread to that node's CPUs) and pinned with cudaHostRegister.
 struct pcie_result {
   double h2d_gbs = 0, d2h_gbs = 0;
   double buffer_mib = 0;
   int repeats = 0;
   bool verified = false;
+  std::string placement;         // "mbind", or "first touch" and why
+  std::optional<int> host_node;  // the node the host buffer's pages are on, if the kernel tells
   std::optional<std::string> error;
 };
-[[nodiscard]] pcie_result pcie(int dev, int mib, int repeats, double budget_s);
+[[nodiscard]] pcie_result pcie(int dev, int mib, int repeats, double budget_s, int numa_node);
 
 // BF16 GEMM, D(fp32) = A(bf16) x B(bf16), m = n = k = `size`, FP32 accumulate; cuBLASLt when it
 // can be loaded (libcublasLt.so.13/.12, or $NEOGRADE_CUBLASLT), else neograde's WMMA tensor-core

@@ -6,6 +6,7 @@
 #include "device.hpp"
 #include "nvml.hpp"
 
+#include <neograde/gpu_smoke/numa.hpp>
 #include <neograde/gpu_smoke/record.hpp>
 #include <neograde/gpu_smoke/sku.hpp>
 #include <neograde/gpu_smoke/verdict.hpp>
@@ -192,14 +193,29 @@ class smoke {
     });
     stage("hbm", 6, t);
 
-    // One GPU at a time: the host's memory and root complex are shared.
+    // One GPU at a time: the host's memory and root complex are shared. Each from a thread bound
+    // to the GPU's own NUMA node, into host memory placed there (numa.hpp).
     t = std::chrono::steady_clock::now();
     for (int i = 0; i < n(); ++i) {
       sampler s(nvml_, handles_);
-      auto r = gs::device::pcie(i, 256, 10, 1.2);
+      const auto where = gs::numa::locate(node_.gpus[i].pci_bus_id);
+      gs::device::pcie_result r;
+      std::string unbound;
+      std::thread([&] {
+        unbound = where.cpus.empty() ? (where.reason.empty() ? "no CPU list" : where.reason) : gs::numa::bind_thread(where.cpus);
+        r = gs::device::pcie(i, 256, 10, 1.2, where.node.value_or(-1));
+      }).join();
       note_link(node_.gpus[i], s.finish()[i]);
       if (fail("pcie", i, r.error)) continue;
-      const json d = {{"buffer_mib", r.buffer_mib}, {"repeats", r.repeats}, {"verified", r.verified}};
+      json d = {{"buffer_mib", r.buffer_mib},
+                {"repeats", r.repeats},
+                {"verified", r.verified},
+                {"gpu_numa_node", where.node ? json(*where.node) : json(nullptr)},
+                {"host_memory_node", r.host_node ? json(*r.host_node) : json(nullptr)},
+                {"placement", r.placement},
+                {"thread_bound", unbound.empty()}};
+      if (!where.reason.empty()) d["numa_note"] = where.reason;
+      if (!unbound.empty() && unbound != where.reason) d["bind_note"] = unbound;
       put(i, "h2d", r.h2d_gbs, "GB/s", d);
       put(i, "d2h", r.d2h_gbs, "GB/s", d);
     }

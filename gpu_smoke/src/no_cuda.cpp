@@ -21,7 +21,7 @@ stream_result stream(int, int, double) {
   return result;
 }
 
-pcie_result pcie(int, int, int, double) {
+pcie_result pcie(int, int, int, double, int) {
   pcie_result result;
   result.error = kNoCuda;
   return result;

@@ -320,6 +320,52 @@ case "$case_name" in
       fail "junit.xml lacks the testcase"
     head -1 merged/matrix.csv | grep -q '^check_id,category,severity,lambda,vastai' || fail "matrix.csv header: $(head -1 merged/matrix.csv)"
     ;;
+  remote_exec_endpoint)
+    # The SSH endpoint as the provider states it: an emulator of $PROVIDER whose instances report
+    # the sshd fixture's address, port and user through the provider's own fields (RunPod's
+    # ssh.direct and runtime ports, Vast.ai's ports['22/tcp'], Prime Intellect's sshConnection,
+    # Spheron's sshPort and user). No --ssh-port: the sshd listens on a random port other than
+    # 22, so a run that ignored the spec's endpoint would find nothing there and fail.
+    [ -f "$SSHD_STATE/unavailable" ] && { cat "$SSHD_STATE/unavailable"; exit 77; }
+    sshd_port=$(cat "$SSHD_STATE/port") sshd_user=$(cat "$SSHD_STATE/user")
+    [ "$sshd_port" != 22 ] || fail "the sshd fixture listens on 22: the test could not tell the endpoint was used"
+    state=$work/emulator
+    "$EMULATOR_FIXTURE" start "$state" "$neograde" "$PROVIDER" --instance-address 127.0.0.1 \
+      --instance-ssh-port "$sshd_port" --instance-ssh-user "$sshd_user" || fail "the emulator did not start"
+    trap '"$EMULATOR_FIXTURE" stop "$state" "$neograde" "$PROVIDER"' EXIT
+    # A provider whose API states no user logs in as its documented one (root): where the tests
+    # do not run as root, that one user is given, and the port still comes from the spec alone.
+    user_override=()
+    [ "$sshd_user" = root ] || user_override=(--ssh-user "$sshd_user")
+    run conformance --spec "$PROVIDER" --base-url "$(base_url)" --api-key "$(key 1)" --remote-exec \
+      --ssh-identity "$SSHD_STATE/id_ed25519" "${user_override[@]}" --ssh-wait 20 \
+      --smoke-binary "$SMOKE" --expect-sku h100-sxm5-80gb --expect-count 1 --out out
+    rec=$(grep '"record":"hardware"' out/results.jsonl) || { cat out.txt err.txt >&2; fail "results.jsonl has no hardware record"; }
+    [ "$rc" -eq 0 ] || { cat out.txt err.txt >&2; echo "$rec" >&2; fail "exit code $rc, expected 0"; }
+    [[ $rec == *'"status":"no_gpu"'* ]] || fail "the smoke test did not run on the instance: $rec"
+    [[ $rec == *'"ssh_port":'"$sshd_port"[,}]* ]] || fail "the record does not name the sshd's port $sshd_port: $rec"
+    [[ $rec == *'"ssh_host":"127.0.0.1"'* ]] || fail "the record does not name the sshd's host: $rec"
+    [[ $rec == *'"time_to_ssh_s":'[0-9]* ]] || fail "no time to SSH: $rec"
+    [[ $rec == *'"endpoint_from":"'* ]] || fail "the record does not say where the endpoint came from: $rec"
+    grep -q '"time_to_ssh_s":[0-9]' out/results.jsonl || fail "no time_to_ssh_s measurement"
+    if grep -rq 'PRIVATE KEY' out; then fail "a private key reached the output"; fi
+    ;;
+  remote_exec_no_endpoint)
+    # A running instance that states no endpoint where the spec says (RunPod's ssh.direct null,
+    # no runtime ports: quirk no_address) is read again within --ssh-wait, then recorded as
+    # unreachable with why; SSH is never tried on a guessed port.
+    [ -f "$SSHD_STATE/unavailable" ] && { cat "$SSHD_STATE/unavailable"; exit 77; }
+    state=$work/emulator
+    "$EMULATOR_FIXTURE" start "$state" "$neograde" runpod --quirk no_address || fail "the emulator did not start"
+    trap '"$EMULATOR_FIXTURE" stop "$state" "$neograde" runpod' EXIT
+    run conformance --spec runpod --base-url "$(base_url)" --api-key "$(key 1)" --remote-exec \
+      --ssh-identity "$SSHD_STATE/id_ed25519" --ssh-wait 1 --smoke-binary "$SMOKE" --out out
+    [ "$rc" -eq 1 ] || { cat out.txt err.txt >&2; fail "exit code $rc, expected 1"; }
+    rec=$(grep '"record":"hardware"' out/results.jsonl) || fail "results.jsonl has no hardware record"
+    [[ $rec == *'"status":"unreachable"'* && $rec == *'states no SSH endpoint where the spec says'* ]] || fail "hardware record: $rec"
+    [[ $rec == *'"time_to_ssh_s":null'* ]] || fail "a time to SSH without SSH: $rec"
+    [[ $rec == *'within 1 s of running'* ]] || fail "the record does not say how long it waited: $rec"
+    ;;
   remote_exec_*)
     # The emulator's instances report 127.0.0.1, where the sshd fixture listens: the run copies
     # a smoke binary there over SSH and runs it before terminating.

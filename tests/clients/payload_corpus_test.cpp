@@ -81,6 +81,17 @@ void expect_instance(const provider_spec& spec, const instance& got, const nlohm
       EXPECT_EQ(got.ip.value_or("(none)"), want["ip"].get<std::string>()) << where;
     }
   }
+  // The SSH endpoint as the spec's ssh section reads it: {host, port, user}, or null for none.
+  if (want.contains("ssh")) {
+    if (want["ssh"].is_null()) {
+      EXPECT_FALSE(got.ssh.has_value()) << where << ": endpoint " << (got.ssh ? got.ssh->host : "");
+    } else {
+      ASSERT_TRUE(got.ssh.has_value()) << where << ": no SSH endpoint";
+      EXPECT_EQ(got.ssh->host, want["ssh"].value("host", "")) << where;
+      EXPECT_EQ(got.ssh->port, want["ssh"].value("port", 0)) << where;
+      EXPECT_EQ(got.ssh->user, want["ssh"].value("user", "")) << where;
+    }
+  }
   if (want.contains("region")) {
     EXPECT_EQ(got.region, text(want["region"])) << where;
   }

@@ -338,6 +338,40 @@ TEST(ProviderClientText, VerdaKeyCreationAnswersItsIdAsText) {
   EXPECT_TRUE(c.delete_ssh_key(added.value->id).success);
 }
 
+// RunPod's account keys are one set replaced whole (PUT /v2/account/ssh-keys): the run's key is
+// added to the keys the account has and removed again, the others kept; a set that cannot be
+// read is never replaced.
+TEST(ProviderClientText, RunpodKeySetIsReplacedWithTheRunsKeyAddedThenRemoved) {
+  const auto& spec = test::spec("runpod");
+  auto e = start_emulator(spec);
+  provider_client c(spec, e.emu->base_url(), e.key);
+  const std::string theirs = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOperatorsOwnKeyOperatorsOwnKeyOperator me@example.com";
+  const std::string ours = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIRunsKeyRunsKeyRunsKeyRunsKeyRunsKeyRunsK neograde";
+  ASSERT_TRUE(c.call(operation_id::ssh_keys_add, {{"public_keys", nlohmann::json::array({theirs})}}).success);
+  auto added = c.add_ssh_key("ignored", ours);
+  ASSERT_TRUE(added.value.has_value()) << added.problem << " " << added.call.describe();
+  EXPECT_EQ(added.value->id, ours);
+  EXPECT_EQ(nlohmann::json::parse(added.call.evidence.request_body), (nlohmann::json{{"keys", {theirs, ours}}}));
+  auto listed = c.list_ssh_keys();
+  ASSERT_TRUE(listed.value.has_value()) << listed.call.describe();
+  ASSERT_EQ(listed.value->size(), 2u);
+  EXPECT_TRUE(c.deletes_ssh_keys());
+  auto removed = c.delete_ssh_key(added.value->id);
+  ASSERT_TRUE(removed.success) << removed.describe();
+  EXPECT_EQ(nlohmann::json::parse(removed.evidence.request_body), (nlohmann::json{{"keys", {theirs}}}));
+  // Adding it twice sends it once.
+  (void)c.add_ssh_key("", theirs);
+  EXPECT_EQ(c.list_ssh_keys().value->size(), 1u);
+  // A key set that cannot be read is not replaced: nothing is sent.
+  provider_client wrong(spec, e.emu->base_url(), "not-a-key");
+  auto refused = wrong.add_ssh_key("", ours);
+  EXPECT_FALSE(refused.value.has_value());
+  EXPECT_FALSE(refused.call.success);
+  EXPECT_EQ(refused.call.evidence.method, "GET") << "the set was sent without being read";
+  EXPECT_FALSE(refused.problem.empty());
+  EXPECT_EQ(c.list_ssh_keys().value->size(), 1u);
+}
+
 // Hyperbolic's catalogue rows carry their GPU count, typed integer: the launch sends it as a JSON
 // number, and the rental id goes back to terminate as one.
 TEST(ProviderClientText, IntegerParametersAndIdsAreSentAsNumbers) {

@@ -204,3 +204,72 @@ TEST(SpecFields, AlternativesAreReadInOrderAndWrittenWhereTheObjectLeavesRoom) {
   EXPECT_EQ(f.written_at(nlohmann::json::object()), "/prices/communityPrice");
   EXPECT_EQ(f.written_at({{"prices", {{"communityPrice", nullptr}, {"onDemand", nullptr}}}}), "/prices/communityPrice");
 }
+
+TEST(SpecSsh, TheSectionIsLoadedWithItsDeclarationsInOrder) {
+  auto doc = test::spec_json("lambda");
+  doc["ssh"] = {{"user", "root"},
+                {"port", 2222},
+                {"endpoints",
+                 {{{"connection", "/sshConnection"}, {"source", "a"}},
+                  {{"entries", "/runtime/ports"},
+                   {"where", {{"/privatePort", 22}}},
+                   {"port", "/publicPort"},
+                   {"public", "/isIpPublic"},
+                   {"source", "b"}}}},
+                {"source", "docs"}};
+  auto s = parse_spec(doc.dump(), "test.json");
+  ASSERT_TRUE(s.has_value()) << s.error().what();
+  ASSERT_TRUE(s->ssh);
+  EXPECT_EQ(s->ssh->user, "root");
+  EXPECT_EQ(s->ssh->port, 2222);
+  ASSERT_EQ(s->ssh->endpoints.size(), 2u);
+  EXPECT_EQ(s->ssh->endpoints[0].connection, "/sshConnection");
+  EXPECT_EQ(s->ssh->endpoints[1].entries, "/runtime/ports");
+  EXPECT_EQ(s->ssh->endpoints[1].where.at("/privatePort"), 22);
+  EXPECT_EQ(s->ssh->endpoints[1].public_flag, "/isIpPublic");
+  // A user and a source are required; unknown members are refused.
+  doc["ssh"].erase("user");
+  EXPECT_EQ(parse_error(doc).pointer.rfind("/ssh", 0), 0u);
+  doc["ssh"]["user"] = "root";
+  doc["ssh"]["endpoints"][0]["hostname"] = "/host";
+  EXPECT_EQ(parse_error(doc).pointer.rfind("/ssh/endpoints/0", 0), 0u);
+}
+
+TEST(SpecSsh, EverySpecOfAMarketplaceWithPerInstancePortsDeclaresIt) {
+  for (const char* id : {"runpod", "runpod-graphql", "vastai", "primeintellect", "spheron"}) {
+    const auto& s = test::spec(id);
+    ASSERT_TRUE(s.ssh) << id;
+    EXPECT_FALSE(s.ssh->user.empty()) << id;
+    EXPECT_FALSE(s.ssh->endpoints.empty()) << id;
+    for (const auto& e : s.ssh->endpoints) EXPECT_FALSE(e.source.empty()) << id;
+  }
+}
+
+TEST(SshConnection, TheFormsProvidersAndSshWrite) {
+  struct want {
+    const char* text;
+    const char* user;
+    const char* host;
+    std::optional<int> port;
+  };
+  for (const auto& w : std::vector<want>{{"root@1.2.3.4 -p 22", "root", "1.2.3.4", 22},
+                                         {"root@1.2.3.4 -p 40022", "root", "1.2.3.4", 40022},
+                                         {"ssh root@1.2.3.4 -p 40022 -i ~/.ssh/id_ed25519", "root", "1.2.3.4", 40022},
+                                         {"ssh -p 2200 -o StrictHostKeyChecking=no ubuntu@host.example", "ubuntu", "host.example", 2200},
+                                         {"ssh -l admin -v 5.6.7.8", "admin", "5.6.7.8", std::nullopt},
+                                         {"ubuntu@1.2.3.4:2022", "ubuntu", "1.2.3.4", 2022},
+                                         {"ubuntu@1.2.3.4:2022 -p 2023", "ubuntu", "1.2.3.4", 2023},
+                                         {"ssh://root@[2001:db8::1]:2222", "root", "2001:db8::1", 2222},
+                                         {"root@2001:db8::1", "root", "2001:db8::1", std::nullopt},
+                                         {"1.2.3.4", "", "1.2.3.4", std::nullopt},
+                                         {"  root@1.2.3.4\t-p\t7  ", "root", "1.2.3.4", 7}}) {
+    auto p = parse_ssh_connection(w.text);
+    ASSERT_TRUE(p) << w.text;
+    EXPECT_EQ(p->user, w.user) << w.text;
+    EXPECT_EQ(p->host, w.host) << w.text;
+    EXPECT_EQ(p->port, w.port) << w.text;
+  }
+  for (const char* bad : {"", "   ", "ssh", "root@", "root@1.2.3.4 -p", "root@1.2.3.4 -p 0", "root@1.2.3.4 -p 65536", "root@1.2.3.4 -p 22x",
+                          "root@1.2.3.4:port", "root@a/b", "root@'x'"})
+    EXPECT_FALSE(parse_ssh_connection(bad)) << bad;
+}

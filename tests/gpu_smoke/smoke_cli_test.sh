@@ -39,6 +39,18 @@ case "$case_name" in
     grep -q 'FAIL node.gpu_count: 7 GPU(s) usable by CUDA; 8 ordered' err.txt || { cat err.txt >&2; fail "summary does not say why"; }
     run --regrade "$fixtures/no-gpu.json"
     [ "$rc" -eq 77 ] || fail "no-GPU record: exit $rc, expected 77"
+    # A healthy H100 PCIe (cuBLAS at 496 of 756 TFLOPS) passes with its GEMM green; at 400 it fails.
+    run --regrade "$fixtures/healthy-h100-pcie.json" --expect h100-pcie-80gb --count 1
+    [ "$rc" -eq 0 ] || { cat err.txt >&2; fail "healthy H100 PCIe: exit $rc, expected 0"; }
+    grep -q 'GPU 0 gemm_bf16: 496 TFLOPS (65.6% of datasheet, pass)' err.txt || { cat err.txt >&2; fail "496 TFLOPS not green"; }
+    run --regrade "$fixtures/h100-pcie-gemm-400.json" --expect h100-pcie-80gb --count 1
+    [ "$rc" -eq 1 ] || fail "H100 PCIe at 400 TFLOPS: exit $rc, expected 1"
+    grep -q 'FAIL gpu.gemm_bf16 \[GPU 0\]: 400 TFLOPS = 52.9% of 756 TFLOPS' err.txt || { cat err.txt >&2; fail "400 TFLOPS not red"; }
+    # Per direction: GPU 4's D2H fails on its own threshold, its H2D does not.
+    run --regrade "$fixtures/d2h-wrong-numa.json" --expect h100-sxm5-80gb --count 8
+    [ "$rc" -eq 1 ] || fail "D2H on the wrong NUMA node: exit $rc, expected 1"
+    grep -q 'FAIL gpu.d2h \[GPU 4\]: 20.5 GB/s' err.txt || { cat err.txt >&2; fail "the slow D2H did not fail"; }
+    if grep -q 'gpu.h2d' err.txt; then cat err.txt >&2; fail "H2D was flagged with D2H"; fi
     ;;
   schema)
     # Every fixture and the program's own document against gpu_smoke/smoke-record.schema.json
@@ -53,6 +65,11 @@ case "$case_name" in
     [ "$rc" -eq 0 ] || { cat err.txt >&2; fail "kvm guest fixture: exit $rc, expected 0"; }
     grep -q '"uuid_hash"' regraded.json || fail "the regraded document lost its fingerprint"
     "$SCHEMA_CHECK" "$SMOKE_SCHEMA" --forbid '"GPU-' regraded.json || fail "the regraded document is not valid against the schema"
+    # A graded document with per-direction host copies and healthy figures merged in.
+    run --regrade "$fixtures/d2h-wrong-numa.json" --out graded.json
+    [ "$rc" -eq 1 ] || { cat err.txt >&2; fail "d2h-wrong-numa fixture: exit $rc, expected 1"; }
+    grep -q '"healthy": 46.8' graded.json || fail "the graded D2H carries no healthy figure"
+    "$SCHEMA_CHECK" "$SMOKE_SCHEMA" graded.json || fail "the graded document is not valid against the schema"
     ;;
   usage)
     run --expect h100-sxm9

@@ -139,6 +139,9 @@ class provider_client {
   [[nodiscard]] typed_result<std::vector<ssh_key>> list_ssh_keys();
   [[nodiscard]] typed_result<ssh_key> add_ssh_key(const std::string& name, const std::string& public_key);
   [[nodiscard]] call_result delete_ssh_key(const std::string& id);
+  // Whether a key can be deleted: an ssh_keys_delete operation, or a key set replaced whole
+  // (the spec's replaces_key_set), sent without the key.
+  [[nodiscard]] bool deletes_ssh_keys() const;
 
   // Mapping of provider objects onto canonical types, through the spec's field pointers.
   // `from`: the operation that returned the object (its own fields override the spec's).

@@ -16,11 +16,12 @@ namespace neograde::conformance {
 
 // --remote-exec: copy neograde-gpu-smoke to the running instance over SSH, run it there before
 // terminating, and keep its JSON as the run's hardware record. The key it logs in with is the
-// session's (session_options::ssh_identity).
+// session's (session_options::ssh_identity); the endpoint is the instance's, as the spec's `ssh`
+// section says the provider states it (instance::ssh), unless overridden here.
 struct remote_exec_options {
-  std::string binary;  // the neograde-gpu-smoke to copy
-  std::string user = "ubuntu";
-  int port = 22;
+  std::string binary;                   // the neograde-gpu-smoke to copy
+  std::string user;                     // --ssh-user: replaces the endpoint's user; "": the endpoint's
+  int port = 0;                         // --ssh-port: replaces the endpoint's port; 0: the endpoint's
   std::vector<std::string> smoke_args;  // e.g. --expect h100-sxm5-80gb --count 8
   double ssh_wait_s = 600;              // how long after "running" SSH may take to answer
   double smoke_timeout_s = 300;

@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace neograde {
@@ -23,6 +24,8 @@ namespace neograde {
 struct field_path {
   std::string pointer;
   std::optional<std::string> each;
+  // An address list (ip with `each`): a boolean in each element saying the address is public.
+  std::string public_flag;
   double scale = 1;         // canonical number = provider number * scale
   bool as_string = false;   // the provider writes the number as a decimal string
   bool as_integer = false;  // the provider writes the value (an id) as a JSON integer
@@ -220,6 +223,12 @@ struct operation_spec {
   std::optional<tag_filter_spec> tag_filter;  // list: a filter by tag the provider documents
   bool anonymous = false;                     // the live API serves it without credentials (Vast.ai's and Cudo's catalogues)
   bool empty_response = false;                // success answers carry no body at all (io.net's deploy)
+  // ssh_keys_add only: the body carries the account's whole key set ({{public_keys}}: RunPod's
+  // PUT /v2/account/ssh-keys replaces every key). The client adds by sending the set it lists
+  // with the key added and deletes by sending it with the key removed; the probes that send
+  // broken bodies leave it alone outside the emulator, as one accepted would replace the
+  // account's keys.
+  bool replaces_key_set = false;
   // Launch only: the answer names no instance id by design, and the instance the launch named is
   // found in the list by its `name` field, in at most this many list reads (`id_from`); 0: the
   // answer must carry the id.
@@ -288,6 +297,39 @@ struct declared_header {
   std::string source;
 };
 
+// Where an instance's SSH endpoint is (docs/spec-format.md, "SSH"): the documented default user
+// and port, and the places an instance object states its host, port and user, tried in order.
+// The first that yields a host or a port is the endpoint; what it leaves out is the instance's
+// address, the default port and the default user.
+struct ssh_spec {
+  std::string user;  // the provider's documented login user
+  int port = 22;
+  struct endpoint {
+    // Pointers into the instance object, or into each entry with `entries`; "" for none.
+    std::string host, port, user;
+    // A string in ssh's command-line form, "[ssh ][user@]host[ -p port]" (Prime Intellect's
+    // sshConnection "root@1.2.3.4 -p 22"); parsed by parse_ssh_connection.
+    std::string connection;
+    // A port-mapping array (RunPod's runtime.ports): the entries whose members equal `where`
+    // (pointer -> value: {"/privatePort": 22}); `public_flag` a boolean in each entry saying its
+    // address is public. Among those, select_address's order chooses.
+    std::string entries;
+    std::map<std::string, nlohmann::json> where;
+    std::string public_flag;
+    std::string source;
+  };
+  std::vector<endpoint> endpoints;
+  std::string source;
+};
+
+// The parts of an ssh command line: "ssh -p 2222 root@host", "root@1.2.3.4 -p 22", "host".
+struct ssh_connection_parts {
+  std::string user;
+  std::string host;
+  std::optional<int> port;
+};
+[[nodiscard]] std::optional<ssh_connection_parts> parse_ssh_connection(std::string_view text);
+
 struct provider_spec {
   std::filesystem::path file;
   std::string spec_version;
@@ -330,7 +372,8 @@ struct provider_spec {
     std::string types;   // pointer in an item to the array of available type names
   };
   std::optional<offer_availability_spec> offer_availability;
-  nlohmann::json emulator;  // interpreted by the emulator only
+  std::optional<ssh_spec> ssh;  // where instances are reached; unset: the address, port 22, no documented user
+  nlohmann::json emulator;      // interpreted by the emulator only
   nlohmann::json raw;
 
   [[nodiscard]] const operation_spec* operation(operation_id id) const;

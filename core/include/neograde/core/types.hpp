@@ -28,12 +28,23 @@ NLOHMANN_JSON_SERIALIZE_ENUM(instance_state, {
 [[nodiscard]] std::string to_string(instance_state s);
 [[nodiscard]] instance_state instance_state_from_string(std::string_view s);
 
+// Where an instance is reached over SSH, as its provider states it (the spec's `ssh` section).
+struct ssh_endpoint {
+  std::string host;
+  int port = 22;
+  std::string user;
+  std::string from;  // which declaration it came from ("/ssh/direct/host, /ssh/direct/port")
+};
+
 struct instance {
   std::string id;
   std::string name;
   std::string provider_status;  // the provider's own word
   instance_state state = instance_state::unknown;
   std::optional<std::string> ip;
+  // How `ip` was chosen where the instance lists several addresses (clients/endpoint.hpp); "" for one.
+  std::string address_choice;
+  std::optional<ssh_endpoint> ssh;  // unset: the spec declares no SSH endpoint, or none is stated yet
   std::string region;
   std::string instance_type;
   std::vector<std::string> ssh_key_names;

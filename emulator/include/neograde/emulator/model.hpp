@@ -27,6 +27,11 @@ struct model_options {
   // The address running instances report; empty: one per instance from 198.51.100.0/24 (RFC
   // 5737, reaches nothing). Tests point it at a local sshd for --remote-exec.
   std::string instance_address;
+  // The SSH port and user running instances report through the spec's `ssh` section (each
+  // provider's own fields: RunPod's ssh.direct and runtime ports, Vast.ai's ssh_port, Prime
+  // Intellect's sshConnection, Spheron's sshPort and user); 0 and "": the spec's defaults.
+  int instance_ssh_port = 0;
+  std::string instance_ssh_user;
   std::function<clock::time_point()> now;  // defaults to clock::now
 };
 

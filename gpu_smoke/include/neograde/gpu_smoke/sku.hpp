@@ -1,6 +1,7 @@
 #pragma once
-// The SKU catalogue (specs/skus/*.json): each GPU model's datasheet figures with their sources,
-// and how to tell a delivered GPU's model from what the driver reports.
+// The SKU catalogue (specs/skus/*.json): each GPU model's datasheet figures, what healthy parts
+// of it were measured to reach, the thresholds set below those, all with their sources; and how to
+// tell a delivered GPU's model from what the driver reports.
 
 #include <neograde/gpu_smoke/record.hpp>
 
@@ -37,7 +38,18 @@ struct sku {
   double nvlink_bandwidth_gbs = 0;  // both directions, all links
   bool nvlink_required = false;
   pcie_link pcie;
-  double memory_bandwidth_pct = 80, gemm_pct = 70, pcie_pct = 75, p2p_pct = 75;
+  // Red below these, as % of the datasheet figure (the link rate for host copies, one direction of
+  // NVLink for peer copies): each set with margin below what healthy parts were measured to reach.
+  double memory_bandwidth_pct = 0, gemm_pct = 0, h2d_pct = 0, d2h_pct = 0, p2p_pct = 0;
+  // What healthy parts reach, published (or derived from the nearest part that was measured): a
+  // measurement within policy::healthy_pct of these is green even where the datasheet is far off.
+  struct achieved {
+    double memory_bandwidth_gbs = 0;  // STREAM-style or device-to-device copy
+    double gemm_bf16_tflops = 0;      // cuBLAS BF16, FP32 accumulate
+    double h2d_gbs = 0, d2h_gbs = 0;  // pinned copy-engine copies, each direction
+  } healthy;
+  // "<field>" -> where the figure comes from; every threshold and healthy figure has one
+  // ("thresholds.gemm_pct", "healthy.gemm_bf16_tflops").
   std::map<std::string, std::string> sources;
 };
 
@@ -46,7 +58,8 @@ class sku_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Reads one SKU document; throws sku_error naming the field at fault.
+// Reads one SKU document; throws sku_error naming the field at fault, a threshold or healthy figure
+// without a source, or a threshold that the SKU's own healthy figure would fail.
 [[nodiscard]] sku parse_sku(const nlohmann::json& j);
 
 class catalogue {

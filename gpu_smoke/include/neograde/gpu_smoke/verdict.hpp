@@ -1,8 +1,9 @@
 #pragma once
 // Grades a node record against what was ordered. Identity, health and correctness problems are
-// hard failures; performance is graded as % of the datasheet: green (pass) at or above 85%,
-// amber (warn) between the SKU's threshold and 85%, red (fail) below the threshold. Every GPU
-// must be within 10% of the best in the node.
+// hard failures; performance is graded as % of the datasheet: red (fail) below the SKU's threshold,
+// green (pass) at or above 85% of the datasheet or 90% of what healthy parts of the SKU were
+// measured to reach (whichever is lower: an H100 PCIe's cuBLAS reaches 66% of its datasheet),
+// amber (warn) between. Every GPU must be within 10% of the best in the node.
 
 #include <neograde/gpu_smoke/record.hpp>
 #include <neograde/gpu_smoke/sku.hpp>
@@ -38,9 +39,11 @@ struct graded_measurement {
   std::string name;  // hbm_triad ...
   double value = 0;
   std::string unit;
-  std::optional<double> datasheet;  // the figure it is compared with
-  std::optional<double> pct_of_datasheet;
-  std::optional<double> threshold_pct;
+  std::optional<double> datasheet{};  // the figure it is compared with
+  std::optional<double> pct_of_datasheet{};
+  std::optional<double> threshold_pct{};
+  std::optional<double> healthy{};    // what healthy parts reach (the SKU's "healthy" figure)
+  std::optional<double> green_pct{};  // green from here, % of the datasheet
   grade result = grade::skipped;
   std::string basis;  // where the datasheet figure comes from
 };
@@ -53,9 +56,10 @@ struct verdict {
   [[nodiscard]] int count(grade g) const;
 };
 
-// Thresholds that are not per SKU (from ../shared/reference/gpu-hardware.md, "Summary").
+// Thresholds that are not per SKU (docs/gpu-smoke.md, "The verdict", gives their sources).
 struct policy {
-  double green_pct = 85;            // at or above: pass; between threshold and this: warn
+  double green_pct = 85;            // % of the datasheet at or above which a measurement is green
+  double healthy_pct = 90;          // ... or % of the SKU's healthy figure, if that is lower
   double memory_tolerance_pct = 1;  // reported MiB within 1% of the datasheet's
   double power_limit_min_pct = 95;  // enforced limit against the default and the datasheet
   double power_reached_pct = 75;    // power drawn during the GEMM against the enforced limit
