@@ -121,7 +121,8 @@ std::vector<std::string> strings_at(const nlohmann::json& obj, const field_path&
 std::string text_field(const nlohmann::json& obj, const std::map<std::string, field_path>& fields, const std::string& name) {
   auto it = fields.find(name);
   if (it == fields.end()) return {};
-  return string_at(obj, it->second.pointer).value_or("");
+  const auto* v = it->second.read([&](const std::string& p) { return find_pointer(obj, p); });
+  return v == nullptr ? std::string() : string_at(*v, "").value_or("");
 }
 
 }  // namespace
@@ -532,11 +533,11 @@ bool truthy(const nlohmann::json* v) {
   return !v->empty();
 }
 
-// A field's number: its value, plus each term's value times its factor, times the scale. Any
-// missing part: no number.
+// A field's number: its value (the first of its places that holds one), plus each term's value
+// times its factor, times the scale. Any missing part: no number.
 template <class At>
 std::optional<double> number_field(const field_path& fp, const At& at) {
-  auto n = number_of(at(fp.pointer), 1);
+  auto n = number_of(fp.read(at), 1);
   for (const auto& t : fp.plus) {
     if (!n) break;
     auto term = number_of(at(t.pointer), 1);
@@ -575,7 +576,7 @@ std::vector<offer> provider_client::to_offers(const nlohmann::json& item) const 
     auto at_pointer = [&](const std::string& p) {
       return p.starts_with('^') ? find_pointer(item, std::string_view(p).substr(1)) : find_pointer(*element, p);
     };
-    auto at = [&](const field_path& fp) { return at_pointer(fp.pointer); };
+    auto at = [&](const field_path& fp) { return fp.read(at_pointer); };
     offer o;
     if (const auto* fp = field("instance_type")) o.instance_type = text_of(at(*fp));
     if (const auto* fp = field("description")) o.description = text_of(at(*fp));

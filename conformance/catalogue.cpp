@@ -119,8 +119,10 @@ const std::vector<check_descriptor>& catalogue() {
        .category = "errors",
        .level = medium,
        .requirement = must,
-       .description = "Provokes client errors (unknown id, unknown path, bad key) and validates each body against the error envelope.",
-       .requirement_text = "Every 4xx response MUST carry the provider's error envelope with a JSON content type.",
+       .description = "Provokes client errors of the declared operations (unknown id, bad key, broken bodies) and validates "
+                      "each body against the error envelope.",
+       .requirement_text = "Every 4xx answer of a documented operation MUST carry the provider's error envelope with a JSON "
+                           "content type.",
        .source = "provider error documentation (spec errors.envelope_schema); RFC 9457",
        .quirk = "html_errors"},
       {.id = "errors.request.malformed_json_is_4xx",
@@ -618,7 +620,8 @@ const std::vector<check_descriptor>& catalogue() {
        .category = "ratelimit",
        .level = low,
        .requirement = should,
-       .description = "Checks that every 429 the run met (in its own traffic or from the probe) carries the error envelope.",
+       .description = "Checks that every 429 of a declared operation the run met (in its own traffic or from the probe) "
+                      "carries the error envelope.",
        .requirement_text = "A 429 SHOULD carry the provider's error envelope like every other error.",
        .source = "provider error documentation",
        .quirk = "rate_limit_text"},
@@ -657,9 +660,11 @@ const std::vector<check_descriptor>& catalogue() {
        .category = "http",
        .level = low,
        .requirement = must,
-       .description = "Scans every successful response the run saw for the headers the spec declares on every response "
-                      "(headers_on_every_response, each with its source).",
-       .requirement_text = "Every successful response MUST carry the headers the provider documents on every response.",
+       .description = "Scans every successful answer of the spec's declared operations (method and path template; not an "
+                      "OPTIONS or HEAD probe) for the headers the spec declares on every response (headers_on_every_response, "
+                      "each with its source), and says whether a header is missing from every success or from some.",
+       .requirement_text = "Every successful answer of a documented operation MUST carry the headers the provider documents "
+                           "on every response.",
        .source = "the spec's headers_on_every_response (DigitalOcean OpenAPI: ratelimit-limit, ratelimit-remaining and "
                  "ratelimit-reset on every response)",
        .quirk = "no_rate_limit_headers_on_success"},
@@ -668,7 +673,8 @@ const std::vector<check_descriptor>& catalogue() {
        .category = "performance",
        .level = low,
        .requirement = should,
-       .description = "Measures p50/p95/p99 latency of the run's read requests against the spec's expectation.",
+       .description = "Measures p50/p95/p99 latency of the run's reads of declared operations (GET) against the spec's "
+                      "expectation.",
        .requirement_text = "Read requests SHOULD complete within the spec's p95 latency expectation.",
        .source = "spec timing.latency_p95_ms",
        .quirk = "slow_responses"},

@@ -1,9 +1,14 @@
-// Checks decided over everything the run saw (every response of every declared operation), and
-// the opt-in rate-limit probe.
+// Checks decided over everything the run saw, and the opt-in rate-limit probe. A requirement of
+// HTTP itself (Date, no internal details, when to retry a 429) holds for every answer; one the
+// provider's documents declare for their operations (headers on every response, the error
+// envelope, the spec's latency expectation) is judged on the answers of those operations only,
+// not on an OPTIONS or HEAD probe, a CORS preflight or a path no document lists.
 
 #include "context.hpp"
 
+#include <neograde/core/billing.hpp>
 #include <neograde/core/json_schema.hpp>
+#include <neograde/core/template.hpp>
 #include <neograde/core/text.hpp>
 
 #include <algorithm>
@@ -20,6 +25,48 @@ std::vector<const exchange*> exchanges(context& ctx) {
   for (const auto& e : ctx.client.transport().transcript()) out.push_back(&e);
   if (ctx.second != nullptr)
     for (const auto& e : ctx.second->transport().transcript()) out.push_back(&e);
+  return out;
+}
+
+// A request the spec declares: a method and a path template (relative to the base URL).
+struct declared_request {
+  std::string method;
+  std::string path;
+};
+
+// Every request the spec declares: its operations, their action reads, the launch's follow-up
+// steps, the billing read and the capacity read.
+std::vector<declared_request> declared_requests(const provider_spec& spec) {
+  std::vector<declared_request> out;
+  for (const auto& [id, op] : spec.operations) {
+    out.push_back({op.method, op.path});
+    if (op.action) out.push_back({"GET", op.action->path});
+    for (const auto& step : op.then) out.push_back({step.method, step.path});
+  }
+  if (auto b = billing_read_of(spec)) out.push_back({b->method, b->path});
+  if (spec.offer_availability) out.push_back({"GET", spec.offer_availability->path});
+  return out;
+}
+
+// The exchanges that answer a request the spec declares: the method and the path after the
+// client's base URL (without the query) match one.
+std::vector<const exchange*> declared_answers(context& ctx) {
+  const auto declared = declared_requests(ctx.spec);
+  std::vector<const exchange*> out;
+  auto add = [&](provider_client& c) {
+    const auto& base = c.base_url();
+    for (const auto& e : c.transport().transcript()) {
+      if (!e.url.starts_with(base)) continue;
+      const auto rel = e.url.substr(base.size(), e.url.find_first_of("?#", base.size()) - base.size());
+      std::map<std::string, std::string> params;
+      if (std::any_of(declared.begin(), declared.end(), [&](const declared_request& d) {
+            return d.method == e.method && match_path(d.path.substr(0, d.path.find('?')), rel, params);
+          }))
+        out.push_back(&e);
+    }
+  };
+  add(ctx.client);
+  if (ctx.second != nullptr) add(*ctx.second);
   return out;
 }
 
@@ -56,27 +103,66 @@ void scan_headers(context& ctx) {
   ctx.emit(make(type_id, outcome::pass, "every successful JSON response is labelled JSON"));
 }
 
-// http.response.declared_headers: every success carries each header the spec declares on every
-// response (rate-limit headers are easily sent on 429s alone).
+// http.response.declared_headers: every success of the declared operations carries each header
+// the spec declares on every response (rate-limit headers are easily sent on 429s alone). The
+// provider's documents declare them on the responses of their operations, so an answer to a
+// request no document lists (the OPTIONS probe, which a server may answer as a CORS preflight)
+// is not judged. Missing from every success and missing from some are told apart: the first is
+// a header never sent, the second one lost on some paths.
 void scan_declared_headers(context& ctx) {
   const char* id = "http.response.declared_headers";
   const auto& declared = ctx.spec.headers_on_every_response;
   if (declared.empty()) return ctx.emit(not_applicable(id, "the spec declares no header on every response"));
-  int successes = 0;
-  for (const auto* e : exchanges(ctx)) {
-    if (e->status < 200 || e->status >= 300) continue;
-    ++successes;
-    for (const auto& h : declared)
-      if (std::none_of(e->response_headers.begin(), e->response_headers.end(), [&](const auto& r) { return iequals(r.first, h.name); }))
-        return ctx.emit(make(id, outcome::fail,
-                             "a successful " + e->method + " response (HTTP " + std::to_string(e->status) + ") carries no " + h.name +
-                                 " header, which the provider documents on every response (" + h.source + ")",
-                             {*e}));
+  auto success = [](const exchange* e) { return e->status >= 200 && e->status < 300; };
+  std::vector<const exchange*> judged;
+  for (const auto* e : declared_answers(ctx))
+    if (success(e)) judged.push_back(e);
+  const auto all = exchanges(ctx);
+  const auto not_judged = std::count_if(all.begin(), all.end(), success) - static_cast<std::ptrdiff_t>(judged.size());
+  if (judged.empty()) return ctx.emit(not_applicable(id, "no successful answer of a declared operation was observed"));
+  auto carries = [](const exchange* e, const std::string& name) {
+    return std::any_of(e->response_headers.begin(), e->response_headers.end(), [&](const auto& r) { return iequals(r.first, name); });
+  };
+  const std::string of_n = std::to_string(judged.size()) + " successful answer(s) of the declared operations";
+  std::string everywhere, somewhere, sources;
+  std::vector<exchange> evidence;
+  nlohmann::json missing = nlohmann::json::object();
+  for (const auto& h : declared) {
+    std::vector<const exchange*> without;
+    for (const auto* e : judged)
+      if (!carries(e, h.name)) without.push_back(e);
+    missing[h.name] = without.size();
+    if (without.empty()) continue;
+    if (sources.find(h.source) == std::string::npos) sources += (sources.empty() ? "" : "; ") + h.source;
+    if (without.size() == judged.size()) {
+      everywhere += (everywhere.empty() ? "" : ", ") + h.name;
+      if (evidence.empty()) evidence.push_back(*judged.front());
+      continue;
+    }
+    // The first answer without it, and one with it: the paths that lose it.
+    const auto* with = *std::find_if(judged.begin(), judged.end(), [&](const exchange* e) { return carries(e, h.name); });
+    somewhere += (somewhere.empty() ? "" : "; ") + std::to_string(without.size()) + " carry no " +
+                 h.name + " (the first: " + without.front()->method + " " + without.front()->url + ", HTTP " +
+                 std::to_string(without.front()->status) + "; " + with->method + " " + with->url + " carries it)";
+    if (evidence.size() < 4) {
+      evidence.push_back(*without.front());
+      evidence.push_back(*with);
+    }
   }
-  if (successes == 0) return ctx.emit(not_applicable(id, "no successful response was observed"));
-  std::string names;
-  for (const auto& h : declared) names += (names.empty() ? "" : ", ") + h.name;
-  ctx.emit(make(id, outcome::pass, std::to_string(successes) + " successful responses, each carrying " + names));
+  const std::string unjudged = std::to_string(not_judged) + " successful answer(s) to requests no document lists (OPTIONS, HEAD) not judged";
+  check_outcome o;
+  if (everywhere.empty() && somewhere.empty()) {
+    std::string names;
+    for (const auto& h : declared) names += (names.empty() ? "" : ", ") + h.name;
+    o = make(id, outcome::pass, of_n + ", each carrying " + names + "; " + unjudged, {*judged.back()});
+  } else {
+    std::string reason;
+    if (!everywhere.empty()) reason = "none of the " + of_n + " carries " + everywhere;
+    if (!somewhere.empty()) reason += (reason.empty() ? "of the " + of_n + ", " : "; ") + somewhere;
+    o = make(id, outcome::fail, reason + ", which the provider documents on every response (" + sources + ")", std::move(evidence));
+  }
+  o.measurements = {{"judged", judged.size()}, {"not_judged", not_judged}, {"missing", missing}};
+  ctx.emit(std::move(o));
 }
 
 void scan_errors(context& ctx) {
@@ -135,12 +221,13 @@ void scan_schemas(context& ctx) {
   ctx.emit(make(vocab_id, outcome::pass, "statuses seen: " + words));
 }
 
-// performance.latency.read_p95: percentiles of read (GET) requests.
+// performance.latency.read_p95: percentiles of the declared reads (GET answers of the declared
+// operations): the spec's expectation is for its read operations, not for a GET no document lists.
 void latency(context& ctx) {
   const char* id = "performance.latency.read_p95";
   std::vector<double> ms;
   const exchange* slowest = nullptr;
-  for (const auto* e : exchanges(ctx))
+  for (const auto* e : declared_answers(ctx))
     if (e->method == "GET" && e->status != 0) {
       ms.push_back(e->duration_ms);
       if (slowest == nullptr || e->duration_ms > slowest->duration_ms) slowest = e;
@@ -163,17 +250,21 @@ void latency(context& ctx) {
 
 namespace {
 
-// A 429, with where it was met (the run's traffic, retried by the client or not, or the probe).
+// A 429, with where it was met (the run's traffic, retried by the client or not, or the probe),
+// and whether it answers a declared operation (the probe's list does).
 struct throttled {
   exchange seen;
   bool probe = false;
+  bool declared = true;
 };
 
 // Every 429 in the run's own transcripts: the client keeps every attempt, retries included.
 std::vector<throttled> met_in_traffic(context& ctx) {
+  const auto answers = declared_answers(ctx);
+  const std::set<const exchange*> declared(answers.begin(), answers.end());
   std::vector<throttled> out;
   for (const auto* e : exchanges(ctx))
-    if (e->status == 429) out.push_back({.seen = *e});
+    if (e->status == 429) out.push_back({.seen = *e, .declared = declared.contains(e)});
   return out;
 }
 
@@ -246,14 +337,21 @@ void run_rate_limit_probe(context& ctx) {
                ? make(headers_id, outcome::fail, where(*untold) + " carries neither Retry-After nor RateLimit headers; judged " + judged,
                       {untold->seen})
                : make(headers_id, outcome::pass, "every 429 says when to retry: " + judged, {all.back().seen}));
+  // The envelope is the provider's convention for the errors of its operations: a 429 to a request
+  // no document lists (an OPTIONS probe, the OAuth token endpoint) may answer in another form.
+  const throttled* last_declared = nullptr;
   for (const auto& t : all) {
+    if (!t.declared) continue;
+    last_declared = &t;
     auto r = interpret_response(ctx.spec, nullptr,
                                 http::response{.status = t.seen.status, .headers = t.seen.response_headers, .body = t.seen.response_body});
     r.evidence = t.seen;
     if (auto problem = envelope_problem(r, ctx))
       return ctx.emit(make(envelope_id, outcome::fail, where(t) + " " + *problem + "; judged " + judged, {t.seen}));
   }
-  ctx.emit(make(envelope_id, outcome::pass, "every 429 carries the error envelope: " + judged, {all.back().seen}));
+  if (last_declared == nullptr)
+    return ctx.emit(not_applicable(envelope_id, "no 429 answered a declared operation (" + judged + ", to requests no document lists)"));
+  ctx.emit(make(envelope_id, outcome::pass, "every 429 of a declared operation carries the error envelope: " + judged, {last_declared->seen}));
 }
 
 void run_observed_checks(context& ctx) {

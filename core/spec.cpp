@@ -37,6 +37,7 @@ field_path to_field(const nlohmann::json& v) {
   f.levels = v.value("levels", std::vector<std::string>{});
   for (const auto& t : v.value("plus", nlohmann::json::array()))
     f.plus.push_back({t.at("pointer").get<std::string>(), t.value("times", 1.0)});
+  f.alternatives = v.value("alternatives", std::vector<std::string>{});
   return f;
 }
 
@@ -309,6 +310,17 @@ std::string json_error_location(std::string_view text, std::size_t byte) {
 }
 
 }  // namespace
+
+const std::string& field_path::written_at(const nlohmann::json& obj) const {
+  auto set_null = [&](const std::string& p) {
+    const auto* v = find_pointer(obj, p);
+    return v != nullptr && v->is_null();
+  };
+  if (!set_null(pointer)) return pointer;
+  for (const auto& p : alternatives)
+    if (!set_null(p)) return p;
+  return pointer;
+}
 
 std::optional<ssh_connection_parts> parse_ssh_connection(std::string_view text) {
   std::vector<std::string> words;

@@ -40,8 +40,10 @@ std::vector<emu_row> provider_model::impl::offer_rows(const emu_instance_type& t
   }
   write(base, "price_per_hour_usd", price);
   if (has(quirk::offers_schema_drift))
-    if (auto it = f.find("price_per_hour_usd"); it != f.end() && !it->second.pointer.starts_with('^'))
-      set_pointer(base.object, it->second.pointer, find_pointer(base.object, it->second.pointer)->dump());
+    if (auto it = f.find("price_per_hour_usd"); it != f.end() && !it->second.pointer.starts_with('^')) {
+      const auto& at = it->second.written_at(base.object);
+      set_pointer(base.object, at, find_pointer(base.object, at)->dump());
+    }
   if (has(quirk::negative_price)) write(base, "price_per_hour_usd", -price.get<double>());
   for (const auto& [param, value] : t.params) write(base, param, value);
   // "available": a count where the provider writes one (type integer), else a boolean.

@@ -116,7 +116,11 @@ void provider_model::impl::write_field(nlohmann::json& obj, const std::map<std::
                                        const nlohmann::json& value) const {
   auto it = fields.find(name);
   if (it == fields.end()) return;
-  const auto& f = it->second;
+  // A field with alternatives goes where the object's static members leave it open (a community
+  // row's static prices set onDemand null, so its price goes to communityPrice).
+  std::optional<field_path> placed;
+  if (!it->second.alternatives.empty()) placed.emplace(it->second).pointer = it->second.written_at(obj);
+  const auto& f = placed ? *placed : it->second;
   auto region_object = [&](const std::string& r) -> const nlohmann::json* {
     const auto found = emu.regions.find(r);
     return found != emu.regions.end() ? &found->second : nullptr;

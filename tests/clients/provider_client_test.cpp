@@ -208,6 +208,36 @@ TEST(OfferRows, LevelsSummedPricesAndRequirements) {
   EXPECT_EQ(s.to_json()["not_fitting"], 1);
 }
 
+// A price in any of its documented places (field alternatives): Prime Intellect prices a
+// community_cloud row in communityPrice with onDemand null, a secure_cloud row the other way; the
+// first that is not null counts, communityPrice first as the official CLI's Prices.price reads it.
+TEST(OfferRows, APriceIsReadInTheFirstOfItsPlacesThatHoldsOne) {
+  const auto& spec = test::spec("primeintellect");
+  provider_client c(spec, "http://127.0.0.1:1", "k");
+  auto price = [&](const nlohmann::json& prices) {
+    auto rows = c.to_offers({{"gpuType", "H100_80GB"}, {"dataCenter", "US-KS-2"}, {"prices", prices}});
+    EXPECT_EQ(rows.size(), 1u);
+    return rows.empty() ? std::nullopt : rows.front().price_per_hour_usd;
+  };
+  EXPECT_EQ(price({{"onDemand", nullptr}, {"communityPrice", 0.42}, {"currency", "USD"}}), 0.42);
+  EXPECT_EQ(price({{"onDemand", 1.65}, {"communityPrice", nullptr}, {"currency", "USD"}}), 1.65);
+  EXPECT_EQ(price({{"onDemand", 1.65}, {"currency", "USD"}}), 1.65);  // absent reads as null
+  EXPECT_EQ(price({{"onDemand", 1.65}, {"communityPrice", 0.42}, {"currency", "USD"}}), 0.42);
+  EXPECT_EQ(price({{"onDemand", nullptr}, {"communityPrice", nullptr}, {"currency", "USD"}}), std::nullopt);
+  EXPECT_EQ(price({{"currency", "USD"}}), std::nullopt);
+
+  // Instance text fields read the same way.
+  auto doc = test::spec_json("lambda");
+  doc["instance_fields"]["name"] = {{"pointer", "/name"}, {"alternatives", {"/label", "/hostname"}}};
+  auto alt = parse_spec(doc.dump(), "alternatives.json");
+  ASSERT_TRUE(alt.has_value()) << alt.error().what();
+  provider_client l(*alt, "http://127.0.0.1:1", "k");
+  EXPECT_EQ(l.to_instance(nlohmann::json::parse(R"({"id": "i", "status": "active", "name": null, "hostname": "h"})")).name, "h");
+  EXPECT_EQ(l.to_instance(nlohmann::json::parse(R"({"id": "i", "status": "active", "name": "n", "label": "l"})")).name, "n");
+  doc["instance_fields"]["name"]["alternatives"] = nlohmann::json::array();
+  EXPECT_FALSE(parse_spec(doc.dump(), "alternatives.json").has_value());  // none listed: say so, or leave it out
+}
+
 // A requirement of a value (Hyperbolic's machineType: bare-metal rows are rented elsewhere).
 TEST(OfferRows, RequirementOfAValue) {
   auto doc = test::spec_json("lambda");

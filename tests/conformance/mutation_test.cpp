@@ -322,7 +322,7 @@ const std::vector<scoped_quirk>& scoped_quirks() {
          return list != nullptr && list->pagination && !list->pagination->metadata_source.empty() &&
                 !list->pagination->total_pointer.empty();
        }},
-      {"no_rate_limit_headers_on_success", "http.response.declared_headers", "carries no",
+      {"no_rate_limit_headers_on_success", "http.response.declared_headers", "none of the",
        [](const provider_spec& s) { return !s.headers_on_every_response.empty(); }},
       // Negative inputs reach every operation that takes a body (issue 21 point 4): a launch that
       // answers a malformed body with 500 fails, whatever the other operations answer.

@@ -1,4 +1,5 @@
 #include <neograde/core/spec.hpp>
+#include <neograde/core/json_util.hpp>
 
 #include "../support/specs.hpp"
 
@@ -182,6 +183,26 @@ TEST(SpecStates, AbsentStatusHasTheDeclaredMeaning) {
   EXPECT_EQ(s->canonical_state("active"), instance_state::running);
   doc["absent_status"]["state"] = "limbo";
   EXPECT_EQ(parse_error(doc).pointer.rfind("/absent_status", 0), 0u);
+}
+
+// Field alternatives (Prime Intellect's community and secure prices): read, the first place
+// that holds a value; written, the first place the object does not already set to null.
+TEST(SpecFields, AlternativesAreReadInOrderAndWrittenWhereTheObjectLeavesRoom) {
+  field_path f{.pointer = "/prices/communityPrice", .each = std::nullopt, .alternatives = {"/prices/onDemand"}};
+  auto read = [&](const nlohmann::json& obj) {
+    const auto* v = f.read([&](const std::string& p) { return find_pointer(obj, p); });
+    return v == nullptr ? nlohmann::json("absent") : *v;
+  };
+  EXPECT_EQ(read({{"prices", {{"communityPrice", nullptr}, {"onDemand", 1.5}}}}), 1.5);
+  EXPECT_EQ(read({{"prices", {{"onDemand", 1.5}}}}), 1.5);
+  EXPECT_EQ(read({{"prices", {{"communityPrice", 0.4}, {"onDemand", 1.5}}}}), 0.4);
+  EXPECT_EQ(read({{"prices", {{"communityPrice", nullptr}, {"onDemand", nullptr}}}}), nullptr);  // the first's null
+  EXPECT_EQ(read({{"prices", nlohmann::json::object()}}), "absent");
+
+  EXPECT_EQ(f.written_at({{"prices", {{"onDemand", nullptr}}}}), "/prices/communityPrice");
+  EXPECT_EQ(f.written_at({{"prices", {{"communityPrice", nullptr}}}}), "/prices/onDemand");
+  EXPECT_EQ(f.written_at(nlohmann::json::object()), "/prices/communityPrice");
+  EXPECT_EQ(f.written_at({{"prices", {{"communityPrice", nullptr}, {"onDemand", nullptr}}}}), "/prices/communityPrice");
 }
 
 TEST(SpecSsh, TheSectionIsLoadedWithItsDeclarationsInOrder) {

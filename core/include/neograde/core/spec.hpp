@@ -40,6 +40,24 @@ struct field_path {
     double times = 1;
   };
   std::vector<term> plus;
+  // Further pointers to the same value, each read where every one before it is absent or null: a
+  // value the provider writes in one of several documented places (Prime Intellect prices a
+  // community_cloud row in communityPrice with onDemand null, a secure_cloud row the other way).
+  std::vector<std::string> alternatives;
+
+  // The value at the first of pointer and alternatives that holds one (not absent, not null),
+  // through `at` (a pointer to a const nlohmann::json*, nullptr where absent); else the pointer's.
+  template <class At>
+  [[nodiscard]] const nlohmann::json* read(const At& at) const {
+    const nlohmann::json* first = at(pointer);
+    if (first != nullptr && !first->is_null()) return first;
+    for (const auto& p : alternatives)
+      if (const nlohmann::json* v = at(p); v != nullptr && !v->is_null()) return v;
+    return first;
+  }
+  // Where a writer puts the value in `obj`: the first of pointer and alternatives that `obj` does
+  // not already set to null (a row's static object naming the place its price is not).
+  [[nodiscard]] const std::string& written_at(const nlohmann::json& obj) const;
 };
 
 enum class auth_scheme { unknown, bearer, basic_username, header, query, oauth2_client_credentials, hmac_sha256 };

@@ -1,0 +1,79 @@
+// Checks on requests the run sends on purpose (conformance/checks_requests.cpp): the offers'
+// prices are read in every form the provider documents (issue 36 point 3).
+
+#include "../support/emulator_front.hpp"
+#include "../support/specs.hpp"
+
+#include <neograde/core/json_util.hpp>
+
+#include <gtest/gtest.h>
+
+using namespace neograde;
+
+namespace {
+
+const char* prices_valid = "schema.offers.prices_valid";
+
+// Prime Intellect's catalogue answer as the model gives it, with `change` applied to every
+// community_cloud row; `seen` collects the rows served.
+test::emulator_front community_rows(std::function<void(nlohmann::json&)> change, std::vector<nlohmann::json>& seen) {
+  return [change = std::move(change), &seen](const http::request& req, emulator::provider_model& model) -> std::optional<http::response> {
+    if (req.method != "GET" || test::path_of(req) != "/api/v1/availability/gpus") return std::nullopt;
+    auto r = model.handle(req);
+    auto doc = nlohmann::json::parse(r.body);
+    for (auto& item : doc.at("items")) {
+      if (item.value("security", "") == "community_cloud") change(item);
+      seen.push_back(item);
+    }
+    r.body = doc.dump();
+    return r;
+  };
+}
+
+}  // namespace
+
+// The documented Prices schema prices a community_cloud row in communityPrice with onDemand null
+// (the official CLI's Prices.price prefers communityPrice): the emulator serves such a row, and
+// it is priced.
+TEST(OfferPrices, CommunityRowsPricedInCommunityPricePass) {
+  std::vector<nlohmann::json> rows;
+  const auto report = test::run_behind_front(test::spec("primeintellect"), community_rows([](nlohmann::json&) {}, rows));
+  const auto community = std::find_if(rows.begin(), rows.end(), [](const auto& i) { return i.value("security", "") == "community_cloud"; });
+  ASSERT_NE(community, rows.end()) << "the emulator serves no community row";
+  EXPECT_TRUE(community->at("prices").at("onDemand").is_null()) << community->dump();
+  EXPECT_TRUE(community->at("prices").at("communityPrice").is_number()) << community->dump();
+  const auto secure = std::find_if(rows.begin(), rows.end(), [](const auto& i) { return i.value("security", "") == "secure_cloud"; });
+  ASSERT_NE(secure, rows.end());
+  EXPECT_TRUE(secure->at("prices").at("onDemand").is_number()) << secure->dump();
+  EXPECT_TRUE(secure->at("prices").at("communityPrice").is_null()) << secure->dump();
+
+  const auto& o = test::outcome_in(report, prices_valid);
+  EXPECT_EQ(o.result, outcome::pass) << o.reason;
+}
+
+// A row with neither price is still unpriced.
+TEST(OfferPrices, ARowWithNeitherPriceFails) {
+  std::vector<nlohmann::json> rows;
+  auto no_price = [](nlohmann::json& item) { item["prices"]["communityPrice"] = nullptr; };
+  const auto report = test::run_behind_front(test::spec("primeintellect"), community_rows(no_price, rows));
+  const auto& o = test::outcome_in(report, prices_valid);
+  EXPECT_EQ(o.result, outcome::fail) << o.reason;
+  EXPECT_NE(o.reason.find("H200_141GB"), std::string::npos) << o.reason;
+  EXPECT_NE(o.reason.find("no price"), std::string::npos) << o.reason;
+}
+
+// The error envelope is the provider's for the errors of its operations: a path no document lists,
+// answered 404 by whatever routes in front of them (here an HTML page), is judged a 404 and no
+// more; the errors of the declared operations still carry the envelope.
+TEST(ErrorEnvelope, AnUndocumentedPathIsNotASampleOfTheEnvelope) {
+  auto router_404 = [](const http::request& req, emulator::provider_model&) -> std::optional<http::response> {
+    if (req.url.find("/neograde-no-such-path-") == std::string::npos) return std::nullopt;
+    return http::response{404, {{"Content-Type", "text/html"}, {"Date", "Thu, 03 Dec 2026 12:00:00 GMT"}}, "<h1>Not Found</h1>"};
+  };
+  const auto report = test::run_behind_front(test::spec("lambda"), router_404);
+  const auto& path = test::outcome_in(report, "http.path.unknown_is_404");
+  ASSERT_EQ(path.result, outcome::pass) << path.reason;
+  ASSERT_EQ(path.evidence.at(0).response_body, "<h1>Not Found</h1>") << "the front did not answer the unknown path";
+  const auto& o = test::outcome_in(report, "errors.envelope.on_client_errors");
+  EXPECT_EQ(o.result, outcome::pass) << o.reason;
+}
