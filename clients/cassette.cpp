@@ -305,8 +305,8 @@ boost::system::result<http::response, http::transport_error> recorded_exchange::
     auto body = whole_body(response->body, response_digest);
     if (!body)
       return http::transport_error{http::make_error_code(client_errc::replay_mismatch),
-                                   "exchange #" + std::to_string(seq) + ": the cassette holds " + std::to_string(response_digest->kept_bytes) +
-                                       " of the " + std::to_string(response_digest->bytes) +
+                                   "exchange #" + std::to_string(seq) + ": the cassette holds " +
+                                       std::to_string(response_digest->kept_bytes) + " of the " + std::to_string(response_digest->bytes) +
                                        " bytes of its response body (cassette_body_limits), which cannot be replayed"};
     return http::response{response->status, response->headers, std::move(*body)};
   }
@@ -365,7 +365,8 @@ std::string to_jsonl(const recorded_exchange& e) {
     if (!name) throw std::invalid_argument("cassette: unknown client error " + e.error->code.to_string());
     doc["error"] = {{"code", *name}, {"detail", e.error->detail}};
   } else if (e.response) {
-    doc["response"] = body_json(e.response->body, e.response_digest, {{"status", e.response->status}, {"headers", header_json(e.response->headers)}});
+    doc["response"] =
+        body_json(e.response->body, e.response_digest, {{"status", e.response->status}, {"headers", header_json(e.response->headers)}});
   } else {
     throw std::invalid_argument("cassette: exchange " + std::to_string(e.seq) + " has neither a response nor an error");
   }
@@ -449,7 +450,8 @@ void cassette_writer::add(const exchange& kept, const std::optional<http::transp
   e.t_ms = std::clamp(now_ms - duration, 0.0, max_ms);
   e.duration_ms = duration;
   e.request = {kept.method, kept.url, kept.request_headers, kept.request_body};
-  e.request_digest = kept.request_body_digest ? kept.request_body_digest : keep_body(e.request.body, e.request.headers, cassette_body_limits);
+  e.request_digest =
+      kept.request_body_digest ? kept.request_body_digest : keep_body(e.request.body, e.request.headers, cassette_body_limits);
   if (error) e.error = *error;
   else {
     e.response = http::response{kept.status, kept.response_headers, kept.response_body};
@@ -486,7 +488,8 @@ http::replayed replayer::answer(const exchange& request) {
   const auto& rec = cassette_.exchanges[next_];
   const auto recorded_type = content_type(rec.request.headers);
   if (!same(rec.request.method, request.method) || !same(rec.request.url, request.url) ||
-      !same_body(rec.request.body, rec.request_digest, request.request_body, request.request_body_digest) || !same(recorded_type, live_type))
+      !same_body(rec.request.body, rec.request_digest, request.request_body, request.request_body_digest) ||
+      !same(recorded_type, live_type))
     return mismatch("request #" + std::to_string(next_) + ": expected " +
                     describe(rec.request.method, rec.request.url, recorded_type, rec.request.body) + ", got " + got());
   ++next_;

@@ -102,11 +102,15 @@ teardown_result terminate_and_confirm(provider_client& client, std::vector<teard
     const bool has_get = client.spec().operation(operation_id::get) != nullptr;
     bool resent = false;
     // Those whose time to gone had passed since their terminate was accepted when teardown
-    // started (decided once here, so that a replay decides the same): each read once more.
+    // started (decided once here, so that a replay decides the same): each read once more. Within
+    // a poll interval: a wait that gave up at its deadline (gone_after_terminate's) ends just past
+    // it by a clock read that a replay, whose clock follows the recorded exchanges, makes a moment
+    // earlier; a boundary at exactly the time to gone decided the two differently under load.
     const auto time_to_gone = options.time_to_gone.value_or(options.confirm_within);
+    const auto overdue_from = time_to_gone > options.poll ? time_to_gone - options.poll : std::chrono::milliseconds(0);
     std::map<std::string, long long> had_their_time;  // by id: the seconds since the terminate
     for (const auto& [id, t] : pending)
-      if (const auto at = client.terminate_accepted_at(id); at && started - *at >= time_to_gone)
+      if (const auto at = client.terminate_accepted_at(id); at && started - *at >= overdue_from)
         had_their_time[id] = std::llround(std::chrono::duration<double>(started - *at).count());
     std::map<std::string, bool> reads_alive;  // the last read of each shows it running or booting
     // Whether `id` had its time to gone and does not read running or booting (as one whose

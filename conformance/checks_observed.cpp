@@ -141,15 +141,16 @@ void scan_declared_headers(context& ctx) {
     }
     // The first answer without it, and one with it: the paths that lose it.
     const auto* with = *std::find_if(judged.begin(), judged.end(), [&](const exchange* e) { return carries(e, h.name); });
-    somewhere += (somewhere.empty() ? "" : "; ") + std::to_string(without.size()) + " carry no " +
-                 h.name + " (the first: " + without.front()->method + " " + without.front()->url + ", HTTP " +
+    somewhere += (somewhere.empty() ? "" : "; ") + std::to_string(without.size()) + " carry no " + h.name +
+                 " (the first: " + without.front()->method + " " + without.front()->url + ", HTTP " +
                  std::to_string(without.front()->status) + "; " + with->method + " " + with->url + " carries it)";
     if (evidence.size() < 4) {
       evidence.push_back(*without.front());
       evidence.push_back(*with);
     }
   }
-  const std::string unjudged = std::to_string(not_judged) + " successful answer(s) to requests no document lists (OPTIONS, HEAD) not judged";
+  const std::string unjudged =
+      std::to_string(not_judged) + " successful answer(s) to requests no document lists (OPTIONS, HEAD) not judged";
   check_outcome o;
   if (everywhere.empty() && somewhere.empty()) {
     std::string names;
@@ -351,7 +352,8 @@ void run_rate_limit_probe(context& ctx) {
   }
   if (last_declared == nullptr)
     return ctx.emit(not_applicable(envelope_id, "no 429 answered a declared operation (" + judged + ", to requests no document lists)"));
-  ctx.emit(make(envelope_id, outcome::pass, "every 429 of a declared operation carries the error envelope: " + judged, {last_declared->seen}));
+  ctx.emit(
+      make(envelope_id, outcome::pass, "every 429 of a declared operation carries the error envelope: " + judged, {last_declared->seen}));
 }
 
 void run_observed_checks(context& ctx) {

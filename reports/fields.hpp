@@ -66,7 +66,9 @@ inline std::string body_note(const json& exchange, const char* digest_key) {
   const auto& d = at(exchange, digest_key);
   if (!d.is_object()) return {};
   const auto bytes = number(d, "bytes"), kept = number(d, "kept_bytes");
-  const auto count = [](const std::optional<double>& n) { return n ? std::to_string(static_cast<unsigned long long>(*n)) : std::string("?"); };
+  const auto count = [](const std::optional<double>& n) {
+    return n ? std::to_string(static_cast<unsigned long long>(*n)) : std::string("?");
+  };
   const auto sha = "SHA-256 " + text(d, "sha256");
   if (const auto binary = text(d, "binary"); !binary.empty())
     return "(binary body, " + binary + ": " + count(bytes) + " bytes, " + sha + "; its first " + count(kept) +

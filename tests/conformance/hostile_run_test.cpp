@@ -155,7 +155,7 @@ TEST_P(HostileProvider, TheRunEndsWithAVerdictForEveryCheckAndTheReportIsMade) {
 // ---- The CLI as a child process: its peak memory and its output, bounded.
 
 // The bounds of issue 36, whatever the provider sends.
-constexpr long peak_rss_bound_kib = 256 * 1024;                // 256 MiB
+constexpr long peak_rss_bound_kib = 256 * 1024;                  // 256 MiB
 constexpr std::uintmax_t output_bound_bytes = 10 * 1024 * 1024;  // 10 MiB: the whole --out directory
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -197,7 +197,8 @@ child_run run_child(const std::vector<std::string>& argv, const std::filesystem:
     if (!std::string_view(*e).starts_with("ASAN_OPTIONS=") || !under_asan) env.emplace_back(*e);
   if (under_asan) {
     const char* given = std::getenv("ASAN_OPTIONS");
-    env.push_back("ASAN_OPTIONS=" + std::string(given != nullptr && *given != '\0' ? std::string(given) + ":" : "") + "quarantine_size_mb=0");
+    env.push_back("ASAN_OPTIONS=" + std::string(given != nullptr && *given != '\0' ? std::string(given) + ":" : "") +
+                  "quarantine_size_mb=0");
   }
   std::vector<char*> envp;
   for (auto& e : env) envp.push_back(e.data());

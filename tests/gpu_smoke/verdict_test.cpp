@@ -73,8 +73,7 @@ INSTANTIATE_TEST_SUITE_P(
                                   "gpu.p2p.2_to_5@2", "gpu.p2p.3_to_5@3", "gpu.p2p.4_to_5@4", "gpu.p2p.6_to_5@6", "gpu.p2p.7_to_5@7"}},
                       fault_case{"pcie-gen3-x8", h100x8, "fail", {"gpu.pcie_link@2", "gpu.h2d@2", "gpu.d2h@2"}},
                       fault_case{"thermal-throttling", h100x8, "fail", {"gpu.throttle@6", "gpu.gemm_bf16@6", "node.uniformity.gemm_bf16"}},
-                      fault_case{"no-gpu", h100x8, "no_gpu", {}},
-                      fault_case{"healthy-h100-pcie", {"h100-pcie-80gb", 1}, "pass", {}},
+                      fault_case{"no-gpu", h100x8, "no_gpu", {}}, fault_case{"healthy-h100-pcie", {"h100-pcie-80gb", 1}, "pass", {}},
                       fault_case{"h100-pcie-gemm-400", {"h100-pcie-80gb", 1}, "fail", {"gpu.gemm_bf16@0"}},
                       fault_case{"d2h-wrong-numa", h100x8, "fail", {"gpu.d2h@4"}}),
     [](const auto& info) {

@@ -48,7 +48,7 @@ struct teardown_result {
 
 // Terminates `known` and every listed instance `also` selects (e.g. by the run's name prefix),
 // then polls each until it reads terminated or 404; journals through the client's ledger.
-// An instance whose terminate the client saw accepted time_to_gone or more before the teardown
+// An instance whose terminate the client saw accepted time_to_gone (less a poll interval) or more before the teardown
 // (provider_client::terminate_accepted_at) and that does not read running or booting has had its
 // time to gone (the lifecycle waited it out, or terminated it long before): it is terminated and
 // read once more, and reported if still there, without waiting a second time (issue 36); one

@@ -28,8 +28,8 @@ struct body_limits {
 
 // What a kept body does not show, set only when it is not the whole body as received.
 struct body_digest {
-  std::uint64_t bytes = 0;     // the whole body's length
-  std::string sha256;          // of the whole body (after redaction), lower-case hex
+  std::uint64_t bytes = 0;       // the whole body's length
+  std::string sha256;            // of the whole body (after redaction), lower-case hex
   std::uint64_t kept_bytes = 0;  // text: the length of the prefix kept; binary: of the bytes in head_base64
   // Why the body is binary ("Content-Encoding: gzip", "a NUL byte at offset 12", "not UTF-8 at
   // offset 3"); empty for text cut for its length.
