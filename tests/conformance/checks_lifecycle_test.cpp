@@ -8,6 +8,7 @@
 #include <neograde/conformance/runner.hpp>
 #include <neograde/emulator/emulator.hpp>
 
+#include "../support/emulated_run.hpp"
 #include "../support/specs.hpp"
 
 #include <gtest/gtest.h>
@@ -18,44 +19,18 @@ using namespace neograde;
 
 namespace {
 
-struct timed_run {
-  conformance::run_report report;
+struct timed_run : test::emulated_run {
   std::map<std::string, double> decided_at_s;  // virtual seconds from the run's start to each check's verdict
-  double ended_at_s = 0;                       // virtual seconds from the start to the run's end
-  std::size_t live_after = 0;
 };
 
 timed_run run_at_real_timings(const provider_spec& spec, emulator::quirk_set quirks) {
-  virtual_clock time;
-  emulator::model_options m;
-  m.api_keys = emulator::make_api_keys(spec, 2, "decide");
-  m.quirks = std::move(quirks);
-  m.time_scale = 1.0;
-  m.now = [&time] { return time.now(); };
-  emulator::emulator emu(spec, m);
-  emu.start();
-  session s(spec, {.base_url = emu.base_url(),
-                   .api_key = m.api_keys[0],
-                   .second_api_key = m.api_keys[1],
-                   .run_id = "decide00",
-                   .http = {.sleep = [&time](std::chrono::milliseconds d) { time.sleep(d); }},
-                   .clock = &time});
   timed_run out;
-  const auto start = time.now();
-  auto seconds = [&] { return std::chrono::duration<double>(time.now() - start).count(); };
-  conformance::run_options options;
-  options.on_outcome = [&](const check_descriptor& d, const check_outcome&) { out.decided_at_s[d.id] = seconds(); };
-  out.report = conformance::run(s, options);
-  out.ended_at_s = seconds();
-  out.live_after = emu.model().live_instances();
+  static_cast<test::emulated_run&>(out) = test::run_on_virtual_clock(
+      spec, std::move(quirks), 1.0, "decide", true, {}, [&out](const check_descriptor& d, double at) { out.decided_at_s[d.id] = at; });
   return out;
 }
 
-const check_outcome& outcome_of(const conformance::run_report& r, const std::string& id) {
-  for (const auto& o : r.outcomes)
-    if (o.check_id == id) return o;
-  throw std::runtime_error("no outcome for " + id);
-}
+using test::outcome_of;
 
 constexpr const char* each_once = "pagination.list.each_once";
 constexpr const char* gone = "lifecycle.instance.gone_after_terminate";

@@ -11,6 +11,7 @@
 #include <neograde/core/template.hpp>
 #include <neograde/emulator/emulator.hpp>
 
+#include "../support/emulated_run.hpp"
 #include "../support/network.hpp"
 #include "../support/specs.hpp"
 
@@ -30,39 +31,12 @@ namespace {
 // expectation 1.2 s.
 constexpr double time_scale = 0.002;
 
-struct matrix_run {
-  conformance::run_report report;
-  std::size_t live_after = 0;
-};
+using matrix_run = test::emulated_run;
+using test::outcome_of;
 
 matrix_run run_against(const provider_spec& spec, emulator::quirk_set quirks, bool allow_spend = true, double scale = time_scale,
                        const conformance::run_options& options = {}) {
-  // The run and its emulator share a virtual clock: boots, polls, retries and the rate limit's
-  // refills come out the same however fast or busy the machine is (issue 19).
-  virtual_clock time;
-  emulator::model_options m;
-  m.api_keys = emulator::make_api_keys(spec, 2, "matrix");
-  m.quirks = std::move(quirks);
-  m.time_scale = scale;
-  m.now = [&time] { return time.now(); };
-  emulator::emulator emu(spec, m);
-  emu.start();
-  session s(spec, {.base_url = emu.base_url(),
-                   .api_key = m.api_keys[0],
-                   .second_api_key = m.api_keys[1],
-                   .read_only = !allow_spend,
-                   .run_id = "matrix00",
-                   .http = {.sleep = [&time](std::chrono::milliseconds d) { time.sleep(d); }},
-                   .clock = &time});
-  matrix_run out{conformance::run(s, options), 0};
-  out.live_after = emu.model().live_instances();
-  return out;
-}
-
-const check_outcome& outcome_of(const conformance::run_report& r, const std::string& id) {
-  for (const auto& o : r.outcomes)
-    if (o.check_id == id) return o;
-  throw std::runtime_error("no outcome for " + id);
+  return test::run_on_virtual_clock(spec, std::move(quirks), scale, "matrix", allow_spend, options);
 }
 
 }  // namespace
