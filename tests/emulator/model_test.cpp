@@ -536,8 +536,13 @@ TEST(ModelLeniency, PaperspaceLaunchesWithTheTemplatesSkyPilotSends) {
   const auto base = m.model.base_path();
   auto launch = [&](const std::string& type, const std::string& template_id) {
     return m.call("POST", base + "/machines",
-                  json{{"name", "ps"}, {"machineType", type}, {"templateId", template_id}, {"diskSize", 100}, {"region", "ny2"},
-                       {"publicIpType", "dynamic"}, {"startOnCreate", true}}
+                  json{{"name", "ps"},
+                       {"machineType", type},
+                       {"templateId", template_id},
+                       {"diskSize", 100},
+                       {"region", "ny2"},
+                       {"publicIpType", "dynamic"},
+                       {"startOnCreate", true}}
                       .dump());
   };
   for (const auto& [type, template_id] : {std::pair{"A4000", "twnlo3zj"}, {"P4000", "twnlo3zj"}, {"H100", "tilqt47t"}}) {
