@@ -91,5 +91,6 @@ TEST(GraphqlSelect, AnswersEverySelectedFieldUnderItsKey) {
   json data = {{"id", "p"}, {"secret", "x"}, {"machine", {{"gpuTypeId", "A40"}, {"podHostId", "h"}}}, {"runtime", nullptr}};
   auto out = graphql::select(json::array({data, data}), pods.selections);
   ASSERT_EQ(out.size(), 2u);
-  EXPECT_EQ(out[0], (json{{"id", "p"}, {"gpu", {{"gpuTypeId", "A40"}, {"gpuDisplayName", nullptr}}}, {"missing", nullptr}, {"runtime", nullptr}}));
+  EXPECT_EQ(out[0],
+            (json{{"id", "p"}, {"gpu", {{"gpuTypeId", "A40"}, {"gpuDisplayName", nullptr}}}, {"missing", nullptr}, {"runtime", nullptr}}));
 }

@@ -667,8 +667,10 @@ struct runpod_model {
   }
   json call(const std::string& method, const std::string& path, const json& body = nullptr, const std::string& key = "key-a",
             int status = 200) {
-    auto r = model.handle(http::request{
-        method, model.base_path() + path, {{"Authorization", "Bearer " + key}, {"Content-Type", "application/json"}}, body.is_null() ? "" : body.dump()});
+    auto r = model.handle(http::request{method,
+                                        model.base_path() + path,
+                                        {{"Authorization", "Bearer " + key}, {"Content-Type", "application/json"}},
+                                        body.is_null() ? "" : body.dump()});
     EXPECT_EQ(r.status, status) << method << " " << path << ": " << r.body;
     return json::parse(r.body, nullptr, false);
   }
@@ -681,12 +683,14 @@ struct runpod_model {
 // A v2 pod's runtime is null unless RUNNING, and a running pod states its 22/tcp mapping in full
 // (PodRuntimePort {private, public, type, ip}) and ssh.direct {host, port, username, command},
 // as the official listPods example shows them (finding RPV2-address; RunPod's MCP server reads
-// them, runpod/docs api-reference-v2/openapi.json:4967-4997 @a900806).
+// them, runpod/docs api-reference-v2/openapi.json:4964-4994 @a900806).
 TEST(ModelRunPodV2, RuntimeNullUntilRunningThenTheSshMappingInFull) {
   runpod_model m("runpod");
   const auto created = m.call("POST", "/pods",
-                              {{"name", "p"}, {"gpu", {{"id", "NVIDIA GeForce RTX 4090"}, {"count", 1}}},
-                               {"image", "runpod/pytorch:1.0.2-cu1281-torch280-ubuntu2404"}, {"ports", {"22/tcp"}}},
+                              {{"name", "p"},
+                               {"gpu", {{"id", "NVIDIA GeForce RTX 4090"}, {"count", 1}}},
+                               {"image", "runpod/pytorch:1.0.2-cu1281-torch280-ubuntu2404"},
+                               {"ports", {"22/tcp"}}},
                               "key-a", 201);
   ASSERT_TRUE(created.contains("id")) << created;
   EXPECT_TRUE(created["runtime"].is_null()) << created;
@@ -700,10 +704,8 @@ TEST(ModelRunPodV2, RuntimeNullUntilRunningThenTheSshMappingInFull) {
   const auto ip = pod["runtime"]["ports"][0]["ip"];
   ASSERT_TRUE(ip.is_string()) << pod;
   EXPECT_EQ(pod["runtime"]["ports"], (json::array({{{"private", 22}, {"public", 34446}, {"type", "tcp"}, {"ip", ip}}})));
-  EXPECT_EQ(pod["ssh"]["direct"], (json{{"host", ip},
-                                        {"port", 34446},
-                                        {"username", "root"},
-                                        {"command", "ssh root@" + ip.get<std::string>() + " -p 34446"}}));
+  EXPECT_EQ(pod["ssh"]["direct"],
+            (json{{"host", ip}, {"port", 34446}, {"username", "root"}, {"command", "ssh root@" + ip.get<std::string>() + " -p 34446"}}));
   EXPECT_EQ(m.call("GET", "/pods")["pods"][0]["ssh"]["direct"], pod["ssh"]["direct"]);  // listPods alike
 }
 

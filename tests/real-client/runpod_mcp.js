@@ -29,20 +29,11 @@ function sshOf(pod) {
 
 async function main() {
   step('spawn @runpod/mcp-server');
-  const server = await mcp.connect({
+  await mcp.session({
     command: process.execPath,
     args: [path.join(path.dirname(require.resolve('@runpod/mcp-server/package.json')), 'dist', 'stdio.mjs')],
     env: { RUNPOD_API_KEY: key, RUNPOD_API_BASE_URL: base.replace(/\/v2\/?$/, '') },
-  });
-  try {
-    ok(`server up with ${server.tools.length} tools`);
-    await flow(server);
-  } catch (e) {
-    if (server.stderr()) console.error(`server stderr (tail):\n${server.stderr().slice(-1500)}`);
-    throw e;
-  } finally {
-    await server.close();
-  }
+  }, flow);
 }
 
 async function flow(server) {
