@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <ctime>
+#include <set>
 
 using namespace neograde;
 using namespace neograde::emulator;
@@ -524,6 +525,37 @@ TEST(ModelLeniency, CudoServesItsKeyEndpoints) {
   EXPECT_TRUE(json::parse(created.body).contains("id")) << created.body;
   EXPECT_EQ(m.call("DELETE", "/v1/ssh-keys/k1").status, 200);
   EXPECT_EQ(m.call("GET", "/v1/ssh-keys", {}, "").status, 401);
+}
+
+// Paperspace launches with the real template ids SkyPilot sends for each machine type
+// (skypilot-org/skypilot sky/provision/paperspace/constants.py:13-29 @a6558be INSTANCE_TO_TEMPLATEID;
+// finding PS-template-ids): the templates listed are those ids, and a template that does not list
+// the machine type is still refused.
+TEST(ModelLeniency, PaperspaceLaunchesWithTheTemplatesSkyPilotSends) {
+  bearer_model m(test::spec("paperspace"));
+  const auto base = m.model.base_path();
+  auto launch = [&](const std::string& type, const std::string& template_id) {
+    return m.call("POST", base + "/machines",
+                  json{{"name", "ps"},
+                       {"machineType", type},
+                       {"templateId", template_id},
+                       {"diskSize", 100},
+                       {"region", "ny2"},
+                       {"publicIpType", "dynamic"},
+                       {"startOnCreate", true}}
+                      .dump());
+  };
+  for (const auto& [type, template_id] : {std::pair{"A4000", "twnlo3zj"}, {"P4000", "twnlo3zj"}, {"H100", "tilqt47t"}}) {
+    auto r = launch(type, template_id);
+    EXPECT_EQ(r.status, 200) << type << " with " << template_id << ": " << r.body;
+  }
+  auto listed = m.call("GET", base + "/os-templates");
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  std::set<std::string> ids;
+  const auto templates = json::parse(listed.body);
+  for (const auto& t : templates["items"]) ids.insert(t["id"].get<std::string>());
+  EXPECT_EQ(ids, (std::set<std::string>{"twnlo3zj", "tilqt47t"})) << listed.body;
+  EXPECT_EQ(launch("H100", "twnlo3zj").status, 400);
 }
 
 // RunPod serves its gpuTypes catalogue query to anyone, and nothing else without a key
