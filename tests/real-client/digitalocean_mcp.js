@@ -14,20 +14,11 @@ const publicKey = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHlngHXef6Ji0H/0TmcVoQz5Z
 
 async function main() {
   step('spawn @digitalocean/mcp');
-  const server = await mcp.connect({
+  await mcp.session({
     command: process.execPath,
     args: [require.resolve('@digitalocean/mcp/index.js'), '--services', 'accounts,droplets', '--digitalocean-api-endpoint', base],
     env: { DIGITALOCEAN_API_TOKEN: token },
-  });
-  try {
-    ok(`server up with ${server.tools.length} tools`);
-    await flow(server);
-  } catch (e) {
-    if (server.stderr()) console.error(`server stderr (tail):\n${server.stderr().slice(-1500)}`);
-    throw e;
-  } finally {
-    await server.close();
-  }
+  }, flow);
 }
 
 async function flow(server) {

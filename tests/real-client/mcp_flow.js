@@ -36,3 +36,18 @@ exports.connect = async ({ command, args, env }) => {
     close: () => client.close(),
   };
 };
+
+// Spawns the server, runs flow(server) and closes the server whatever happens; a failed flow shows
+// the tail of what the server wrote to stderr.
+exports.session = async (options, flow) => {
+  const server = await exports.connect(options);
+  try {
+    require('./flow.js').ok(`server up with ${server.tools.length} tools`);
+    await flow(server);
+  } catch (e) {
+    if (server.stderr()) console.error(`server stderr (tail):\n${server.stderr().slice(-1500)}`);
+    throw e;
+  } finally {
+    await server.close();
+  }
+};
