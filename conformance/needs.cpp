@@ -58,15 +58,15 @@ std::optional<std::string> missing_section(const check_need& n, const provider_s
     case spec_section::underlying_provider:
       return unless(spec.offer_fields.contains("underlying_provider") && spec.instance_fields.contains("underlying_provider"),
                     "the spec maps no underlying provider on both offers and instances");
-    case spec_section::launch_sends:
-      return unless(launch_sends(spec, n.variable), "the launch request sends no {{" + n.variable + "}}");
+    case spec_section::launch_sends: return unless(launch_sends(spec, n.variable), "the launch request sends no {{" + n.variable + "}}");
     case spec_section::launch_refuses_unknown: {
       const auto* refused = find_pointer(spec.raw, "/operations/launch/refuses_unknown");
-      return unless(refused != nullptr && refused->contains(n.variable),
-                    "the spec cites no documentation that the provider refuses an unknown " + n.variable +
-                        " (operations.launch.refuses_unknown)");
+      return unless(
+          refused != nullptr && refused->contains(n.variable),
+          "the spec cites no documentation that the provider refuses an unknown " + n.variable + " (operations.launch.refuses_unknown)");
     }
-    case spec_section::tag_filter: return unless(list != nullptr && list->tag_filter.has_value(), "the spec declares no list filter by tag");
+    case spec_section::tag_filter:
+      return unless(list != nullptr && list->tag_filter.has_value(), "the spec declares no list filter by tag");
     case spec_section::paginated_by_size:
       return unless(list != nullptr && list->pagination && !list->pagination->size_param.empty(),
                     "the instance list is not paginated by size");
@@ -150,7 +150,8 @@ std::optional<unmet_need> applicability(const check_descriptor& check, const pro
         if (!run.second_account) return not_applicable(n.why.empty() ? "needs a second account (--second-api-key)" : n.why);
         break;
       case check_need::kind::operation:
-        if (spec.operation(n.op) == nullptr) return not_applicable(n.why.empty() ? "the API has no " + op_name(n.op) + " operation" : n.why);
+        if (spec.operation(n.op) == nullptr)
+          return not_applicable(n.why.empty() ? "the API has no " + op_name(n.op) + " operation" : n.why);
         break;
       case check_need::kind::section:
         if (auto why = missing_section(n, spec)) return not_applicable(n.why.empty() ? *why : n.why);
@@ -164,8 +165,9 @@ std::optional<unmet_need> applicability(const check_descriptor& check, const pro
         break;
       case check_need::kind::rate_limit_probe:
         if (!run.probes_rate_limit)
-          return unmet_need{.reason = "judged only on a 429 the run happens to meet: the rate-limit probe runs only with --probe-rate-limit "
-                                      "against a real provider",
+          return unmet_need{.reason =
+                                "judged only on a 429 the run happens to meet: the rate-limit probe runs only with --probe-rate-limit "
+                                "against a real provider",
                             .certain = false};
         break;
       case check_need::kind::body_operation:

@@ -9,6 +9,8 @@
 #include "../support/emulated_run.hpp"
 #include "../support/specs.hpp"
 
+#include <neograde/core/billing.hpp>
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -46,8 +48,50 @@ const std::vector<std::pair<std::string, std::string>>& decided_by_answers() {
 
 bool decided_by_an_answer(const check_outcome& o) {
   const auto& skips = decided_by_answers();
-  return std::any_of(skips.begin(), skips.end(), [&](const auto& s) { return (s.first == "*" || s.first == o.check_id) && o.reason.starts_with(s.second);
-  });
+  return std::any_of(skips.begin(), skips.end(),
+                     [&](const auto& s) { return (s.first == "*" || s.first == o.check_id) && o.reason.starts_with(s.second); });
+}
+
+conformance::run_conditions read_only() {
+  return {.spend = {false, "no spending here"}, .second_account = true, .emulated = true, .time_scale = 1, .probes_rate_limit = true};
+}
+
+// The first unmet need decides, in the row's order: a billing check is not applicable where the
+// spec declares no billing read, whatever the spending, and otherwise waits on spending.
+TEST(Needs, TheFirstUnmetNeedIsTheReason) {
+  const auto& stops = *conformance::find_check("billing.instance.stops_after_terminate");
+  for (const auto& p : test::catalogue_providers()) {
+    const auto& spec = test::spec(p);
+    const auto unmet = conformance::applicability(stops, spec, read_only());
+    ASSERT_TRUE(unmet.has_value()) << p;
+    EXPECT_TRUE(unmet->certain);
+    if (billing_read_of(spec)) EXPECT_EQ(unmet->reason, "launches an instance: no spending here") << p;
+    else
+      EXPECT_TRUE(unmet->reason.starts_with("not applicable: the spec declares")) << p << ": " << unmet->reason;
+  }
+}
+
+// Without the probe the rate-limit checks are judged on a 429 met by chance: predicted, not
+// certain, so that the run does not skip them.
+TEST(Needs, TheRateLimitProbeIsAPredictionOnly) {
+  auto run = read_only();
+  run.probes_rate_limit = false;
+  const auto unmet = conformance::applicability(*conformance::find_check("ratelimit.response.has_retry_after"), test::spec("lambda"), run);
+  ASSERT_TRUE(unmet.has_value());
+  EXPECT_FALSE(unmet->certain);
+  run.probes_rate_limit = true;
+  EXPECT_FALSE(conformance::applicability(*conformance::find_check("ratelimit.response.has_retry_after"), test::spec("lambda"), run));
+}
+
+// A check needing another applies only where that one does: the key visible_after_add registers.
+TEST(Needs, ACheckNeedingAnotherFollowsIt) {
+  const auto& spec = test::spec("lambda");
+  const auto& remove = *conformance::find_check("lifecycle.ssh_key.delete_removes");
+  EXPECT_EQ(conformance::applicability(remove, spec, read_only())->reason, "not applicable: no SSH key was registered");
+  auto spending = read_only();
+  spending.spend = {true, ""};
+  EXPECT_EQ(conformance::applicability(remove, spec, spending).has_value(),
+            conformance::applicability(*conformance::find_check("lifecycle.ssh_key.visible_after_add"), spec, spending).has_value());
 }
 
 struct prediction_case {

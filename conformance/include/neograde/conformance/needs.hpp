@@ -16,12 +16,12 @@ namespace neograde::conformance {
 
 // What a run is given, as far as the needs ask.
 struct run_conditions {
-  spend_permission spend;           // may it create instances and keys
-  bool second_account = false;      // --second-api-key
-  bool single_key = true;           // the credential is one key, not an id:secret pair
-  bool emulated = false;            // the target is neograde's emulator
-  double time_scale = 1.0;          // the emulator's; 1 against real providers
-  bool probes_rate_limit = false;   // the rate-limit probe runs (--probe-rate-limit, always on the emulator)
+  spend_permission spend;          // may it create instances and keys
+  bool second_account = false;     // --second-api-key
+  bool single_key = true;          // the credential is one key, not an id:secret pair
+  bool emulated = false;           // the target is neograde's emulator
+  double time_scale = 1.0;         // the emulator's; 1 against real providers
+  bool probes_rate_limit = false;  // the rate-limit probe runs (--probe-rate-limit, always on the emulator)
 };
 
 // The conditions of a run in session `s` with `options` and the spend permission `spend` (the

@@ -26,16 +26,16 @@ enum class spec_section {
   pagination_metadata,     // the list's pagination declares metadata
   terminate_takes_ids,     // the terminate body binds {{id}} in a one-element array
   headers_on_every_response,
-  read_operation,          // an operation is a GET (a GraphQL API reads by POST)
-  error_codes,             // the errors carry documented codes
-  key_outside_query,       // no documented auth scheme puts the key in the query string
-  named_auth_scheme,       // the first auth scheme is an Authorization scheme with a name
-  billing_read,            // a billing read (billing.read); without one the billing checks have nothing to read
-  billing_amount,          // the billing read carries an amount
-  billing_increment,       // the billing declares an increment
-  billing_deposit,         // the billing declares a deposit
-  billing_balance,         // the billing read carries the account's balance
-  billing_stop_signal,     // a spend rate (account scope) or an increment: a charge after terminate shows
+  read_operation,       // an operation is a GET (a GraphQL API reads by POST)
+  error_codes,          // the errors carry documented codes
+  key_outside_query,    // no documented auth scheme puts the key in the query string
+  named_auth_scheme,    // the first auth scheme is an Authorization scheme with a name
+  billing_read,         // a billing read (billing.read); without one the billing checks have nothing to read
+  billing_amount,       // the billing read carries an amount
+  billing_increment,    // the billing declares an increment
+  billing_deposit,      // the billing declares a deposit
+  billing_balance,      // the billing read carries the account's balance
+  billing_stop_signal,  // a spend rate (account scope) or an increment: a charge after terminate shows
 };
 
 struct check_need {
