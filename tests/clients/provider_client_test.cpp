@@ -372,6 +372,36 @@ TEST(ProviderClientText, RunpodKeySetIsReplacedWithTheRunsKeyAddedThenRemoved) {
   EXPECT_EQ(c.list_ssh_keys().value->size(), 1u);
 }
 
+// Vast.ai's keys are nameless and its list answers 404 when there are none (operations
+// ssh_keys_list.empty_answer): the client reads that as no keys, makes the key it added of the
+// create's answer (id and public_key) and finds it in the list, where the public half is `key`.
+TEST(ProviderClientText, VastNamelessKeysAndTheEmptyListAnsweredAs404) {
+  const auto& spec = test::spec("vastai");
+  auto e = start_emulator(spec);
+  provider_client c(spec, e.emu->base_url(), e.key);
+  auto none = c.list_ssh_keys();
+  ASSERT_TRUE(none.value.has_value()) << none.call.describe() << " " << none.problem;
+  EXPECT_EQ(none.call.status(), 404);
+  EXPECT_TRUE(none.value->empty());
+  const std::string ours = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIRunsKeyRunsKeyRunsKeyRunsKeyRunsKeyRunsK neograde";
+  auto added = c.add_ssh_key("neograde-key", ours);
+  ASSERT_TRUE(added.value.has_value()) << added.problem << " " << added.call.describe();
+  EXPECT_EQ(nlohmann::json::parse(added.call.evidence.request_body), (nlohmann::json{{"ssh_key", ours}}));
+  EXPECT_EQ(added.value->public_key, ours);
+  EXPECT_TRUE(added.value->name.empty());
+  ASSERT_FALSE(added.value->id.empty());
+  auto listed = c.list_ssh_keys();
+  ASSERT_TRUE(listed.value.has_value()) << listed.call.describe();
+  ASSERT_EQ(listed.value->size(), 1u);
+  EXPECT_EQ(listed.value->front().id, added.value->id);
+  EXPECT_EQ(listed.value->front().public_key, ours);
+  ASSERT_TRUE(c.delete_ssh_key(added.value->id).success);
+  EXPECT_TRUE(c.list_ssh_keys().value->empty());
+  // Another 4xx of the list is still a failure, not an empty list.
+  provider_client wrong(spec, e.emu->base_url(), "not-a-key");
+  EXPECT_FALSE(wrong.list_ssh_keys().value.has_value());
+}
+
 // Hyperbolic's catalogue rows carry their GPU count, typed integer: the launch sends it as a JSON
 // number, and the rental id goes back to terminate as one.
 TEST(ProviderClientText, IntegerParametersAndIdsAreSentAsNumbers) {
