@@ -52,9 +52,8 @@ void register_key(detail::context& ctx) {
   if (ctx.second == nullptr) return ctx.emit(detail::not_applicable(hidden_id, "needs a second account (--second-api-key)"));
   auto theirs = ctx.second->list_ssh_keys();
   // By name or, for nameless keys (Vast.ai's), by the id the add answered.
-  const bool leaked = theirs.value && std::any_of(theirs.value->begin(), theirs.value->end(), [&](const ssh_key& k) {
-                        return k.name == ctx.ssh_key_name || k.id == ctx.ssh_key_id;
-                      });
+  const bool leaked = theirs.value && std::any_of(theirs.value->begin(), theirs.value->end(),
+                                                  [&](const ssh_key& k) { return k.name == ctx.ssh_key_name || k.id == ctx.ssh_key_id; });
   if (!theirs.value) ctx.emit(detail::make(hidden_id, outcome::errored, theirs.call.describe(), {theirs.call.evidence}));
   else
     ctx.emit(leaked ? detail::make(hidden_id, outcome::fail, "the second account sees the first account's SSH key", {theirs.call.evidence})

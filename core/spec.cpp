@@ -268,9 +268,8 @@ provider_spec build(const nlohmann::json& doc) {
       d.description = v.value("description", "");
       d.source = v.value("source", "");
       if (const auto f = v.find("from"); f != v.end())
-        d.from = variable_decl::discovery{.path = f->at("path").get<std::string>(),
-                                          .value = to_field(f->at("value")),
-                                          .source = f->at("source").get<std::string>()};
+        d.from = variable_decl::discovery{
+            .path = f->at("path").get<std::string>(), .value = to_field(f->at("value")), .source = f->at("source").get<std::string>()};
     }
     if (auto value = d.emulator ? d.emulator : d.default_value) s.variables[name] = *value;
     s.variable_decls[name] = std::move(d);

@@ -172,12 +172,13 @@ TEST(SpecVariables, EmulatorRunsTakeTheEmulatorsValuesUnlessSet) {
 // A required variable the spec says where to read (Spheron's team id, GET /teams) is not missing
 // on a live run given none: it is to be read, where the value was read from stays declared.
 TEST(SpecVariables, ARequiredVariableWithASourceIsReadNotMissing) {
-  auto s = with_variables({{"team_id",
-                            {{"emulator", "team-emu"},
-                             {"env", "TEST_TEAM_ID"},
-                             {"required", true},
-                             {"description", "the team"},
-                             {"from", {{"path", "/teams"}, {"value", {{"pointer", "/0/id"}, {"alternatives", {"/teams/0/id"}}}}, {"source", "x"}}}}}});
+  auto s = with_variables(
+      {{"team_id",
+        {{"emulator", "team-emu"},
+         {"env", "TEST_TEAM_ID"},
+         {"required", true},
+         {"description", "the team"},
+         {"from", {{"path", "/teams"}, {"value", {{"pointer", "/0/id"}, {"alternatives", {"/teams/0/id"}}}}, {"source", "x"}}}}}});
   ASSERT_TRUE(s.variable_decls.at("team_id").from.has_value());
   EXPECT_EQ(s.variable_decls.at("team_id").from->path, "/teams");
   EXPECT_EQ(s.variable_decls.at("team_id").from->value.alternatives, std::vector<std::string>{"/teams/0/id"});

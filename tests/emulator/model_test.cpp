@@ -577,8 +577,8 @@ TEST(ModelSpheron, TeamsAndSshKeysAsItsOfficialClientCallsThem) {
   ASSERT_EQ(teams.status, 200) << teams.body;
   EXPECT_EQ(json::parse(teams.body).at(0).at("id"), spec.variables.at("team_id")) << teams.body;
   const std::string mine = "ssh-ed25519 AAAA mine";
-  auto added = call("POST", "/ssh-keys", json{{"name", "skypilot-host-12345678"}, {"publicKey", mine}, {"teamId", "team-0e5c2f"}}.dump(),
-                    "key-a");
+  auto added =
+      call("POST", "/ssh-keys", json{{"name", "skypilot-host-12345678"}, {"publicKey", mine}, {"teamId", "team-0e5c2f"}}.dump(), "key-a");
   ASSERT_EQ(added.status, 200) << added.body;
   const auto id = json::parse(added.body).at("id").get<std::string>();
   auto listed = call("GET", "/ssh-keys", {}, "key-a");

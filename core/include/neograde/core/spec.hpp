@@ -412,7 +412,8 @@ struct resolved_variables {
   std::map<std::string, std::string> values;
   std::vector<std::string> missing;  // "project_id (set CRUSOE_PROJECT_ID or --set project_id=...)"
   std::vector<std::string> unknown;  // --set names the spec does not declare
-  std::vector<std::string> to_discover;  // required, not given, and read from the API (variable_decl::from)
+  // Required, not given, and read from the API before the run (variable_decl::from).
+  std::vector<std::string> to_discover;
 };
 [[nodiscard]] resolved_variables resolve_variables(const provider_spec& spec, const std::map<std::string, std::string>& sets, bool live,
                                                    const std::function<std::optional<std::string>(const std::string&)>& getenv = {});
