@@ -714,6 +714,11 @@ ssh_key provider_client::to_ssh_key(const nlohmann::json& obj, operation_id from
   return {text_field(obj, f, "id"), text_field(obj, f, "name"), text_field(obj, f, "public_key")};
 }
 
+bool answers_empty(const provider_spec& spec, operation_id op, const call_result& r) {
+  const auto* o = spec.operation(op);
+  return o != nullptr && !o->empty_kind.empty() && !r.success && r.response && r.status() == spec.errors.kinds.at(o->empty_kind).status;
+}
+
 typed_result<std::vector<nlohmann::json>> provider_client::walk(operation_id id, int page_size, std::vector<std::size_t>* page_sizes) {
   const auto& op = *spec_.operation(id);
   typed_result<std::vector<nlohmann::json>> out;
@@ -738,8 +743,7 @@ typed_result<std::vector<nlohmann::json>> provider_client::walk(operation_id id,
     out.call = call(id, {}, auth_mode::key, query);
     // An empty collection answered as the error the provider documents for it (Vast.ai's 404
     // "No SSH keys found"): nothing to list, not a failure.
-    if (!out.call.success && page == 0 && !op.empty_kind.empty() && out.call.response &&
-        out.call.status() == spec_.errors.kinds.at(op.empty_kind).status) {
+    if (page == 0 && answers_empty(spec_, id, out.call)) {
       out.value.emplace();
       return out;
     }

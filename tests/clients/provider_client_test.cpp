@@ -4,6 +4,7 @@
 #include <neograde/core/json_util.hpp>
 #include <neograde/emulator/emulator.hpp>
 
+#include "../support/scripted_server.hpp"
 #include "../support/specs.hpp"
 
 #include <gtest/gtest.h>
@@ -400,6 +401,25 @@ TEST(ProviderClientText, VastNamelessKeysAndTheEmptyListAnsweredAs404) {
   // Another 4xx of the list is still a failure, not an empty list.
   provider_client wrong(spec, e.emu->base_url(), "not-a-key");
   EXPECT_FALSE(wrong.list_ssh_keys().value.has_value());
+}
+
+// Spheron's live 400 for a create without a team id (measured by the urun-sh SkyPilot fork,
+// spheron.py current_team_id) blames the run's configuration (errors.configuration_messages):
+// the launch check reports it errored, not failed. Another 400 of the same envelope does not.
+TEST(ProviderClientText, SpheronsMissingTeamIdIsAConfigurationError) {
+  const auto& spec = test::spec("spheron");
+  test::scripted_server s({{test::scripted_server::response(
+                               400, R"({"error": "Team ID is required for authenticated deployments", "code": "VALIDATION_ERROR"})")},
+                           {test::scripted_server::response(400, R"({"error": "Invalid offer", "code": "VALIDATION_ERROR"})")}});
+  provider_client c(spec, s.url("/api"), "key");
+  auto team = c.call(operation_id::launch, {{"instance_type", "x"}});
+  ASSERT_EQ(team.status(), 400) << team.describe();
+  EXPECT_TRUE(blames_configuration(team, spec)) << team.describe();
+  EXPECT_FALSE(provider_condition(team, spec).has_value());
+  auto offer = c.call(operation_id::launch, {{"instance_type", "x"}});
+  ASSERT_EQ(offer.status(), 400) << offer.describe();
+  EXPECT_FALSE(blames_configuration(offer, spec));
+  EXPECT_FALSE(blames_configuration(team, test::spec("lambda"))) << "only where the spec says so";
 }
 
 // Hyperbolic's catalogue rows carry their GPU count, typed integer: the launch sends it as a JSON

@@ -57,12 +57,13 @@ class LambdaModel : public ::testing::Test {
   std::unique_ptr<provider_model> model_;
 };
 
-// A provider's model with one bearer key "key-a"; call() with key "" sends no credentials.
+// A provider's model with bearer keys ("key-a" alone unless others are given); call() with key ""
+// sends no credentials.
 struct bearer_model {
-  explicit bearer_model(const provider_spec& spec) : model(spec, options()) {}
-  static model_options options() {
+  explicit bearer_model(const provider_spec& spec, std::vector<std::string> keys = {"key-a"}) : model(spec, options(std::move(keys))) {}
+  static model_options options(std::vector<std::string> keys) {
     model_options o;
-    o.api_keys = {"key-a"};
+    o.api_keys = std::move(keys);
     return o;
   }
   http::response call(const std::string& method, const std::string& path, const std::string& body = {}, const std::string& key = "key-a") {
@@ -516,12 +517,9 @@ TEST(ModelLeniency, VastPublishesThePortsALaunchAsksFor) {
 // show and delete ssh-key send them (vastai/api/keys.py): the key created is the key sent, the
 // list is the account's (404 when it has none, as documented), another account sees none of it.
 TEST(ModelVast, SshKeysAreAResourceOfTheAccount) {
-  const auto& spec = test::spec("vastai");
-  model_options o;
-  o.api_keys = {"key-a", "key-b"};
-  provider_model m(spec, o);
+  bearer_model m(test::spec("vastai"), {"key-a", "key-b"});
   auto call = [&](const std::string& method, const std::string& path, const std::string& body, const std::string& key) {
-    return m.handle(http::request{method, path, {{"Authorization", "Bearer " + key}}, body});
+    return m.call(method, path, body, key);
   };
   const std::string mine = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHlngHXef6Ji0H/0TmcVoQz5Zr1GqDb+2RccHAdN1sRn mine";
   EXPECT_EQ(call("GET", "/api/v0/ssh/", {}, "key-a").status, 404);  // no keys yet
@@ -567,11 +565,9 @@ TEST(ModelVast, OffersCarryWhatGpuhuntReads) {
 // names, and the account's SSH keys, created, listed, deleted and seen by no other account.
 TEST(ModelSpheron, TeamsAndSshKeysAsItsOfficialClientCallsThem) {
   const auto& spec = test::spec("spheron");
-  model_options o;
-  o.api_keys = {"key-a", "key-b"};
-  provider_model m(spec, o);
+  bearer_model m(spec, {"key-a", "key-b"});
   auto call = [&](const std::string& method, const std::string& path, const std::string& body, const std::string& key) {
-    return m.handle(http::request{method, m.base_path() + path, {{"Authorization", "Bearer " + key}}, body});
+    return m.call(method, m.model.base_path() + path, body, key);
   };
   auto teams = call("GET", "/teams", {}, "key-a");
   ASSERT_EQ(teams.status, 200) << teams.body;

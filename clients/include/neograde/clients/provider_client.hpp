@@ -59,6 +59,10 @@ struct typed_result {
   std::vector<exchange> steps;
 };
 
+// Whether `r`, an answer to the list `op`, is the error the spec says the list answers when there
+// is nothing to list (operations.empty_answer: Vast.ai's 404 "No SSH keys found").
+[[nodiscard]] bool answers_empty(const provider_spec& spec, operation_id op, const call_result& r);
+
 struct launch_request {
   std::string instance_type;
   std::string region;
