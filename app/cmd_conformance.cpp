@@ -115,6 +115,7 @@ prepared_run prepare(const conformance_cli& o, provider_spec spec_loaded, bool s
   p.replay = so.replay;  // kept: so moves into the session
   so.api_key = p.replay && api_key.empty() ? stand_in(1) : p.replay ? api_key : api_key_or_throw(spec, api_key);
   if (p.replay && p.replay->recorded().header.accounts == 2 && so.second_api_key.empty()) so.second_api_key = stand_in(2);
+  if (!p.replay) discover_variables(spec, so);
   if (o.remote_exec) {
     if (!o.record.empty()) throw usage_error("--record cannot hold --remote-exec's SSH session; record without it");
     run.remote = o.remote;

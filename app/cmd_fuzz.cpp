@@ -72,6 +72,7 @@ command add_fuzz(CLI::App& app) {
     so.api_key = api_key_or_throw(spec, o->api_key);
     if (!o->live.journal.empty()) so.journal = o->live.journal;
     so.http.extra_ca_file = o->ca_file;
+    discover_variables(spec, so);
     fuzz::fuzz_options run{.seed = o->seed,
                            .max_requests = o->max_requests,
                            .rate = o->rate,

@@ -47,6 +47,7 @@ command add_preflight(CLI::App& app) {
     // are conformance's own (apply_run_cli), so preflight predicts the run conformance would make.
     (void)apply_run_cli(so, run, spec, o->run);
     so.api_key = api_key_or_throw(spec, o->api_key);
+    discover_variables(spec, so);
     session s(spec, std::move(so));
     const auto r = conformance::assess_readiness(s, run);
     if (o->json) std::cout << r.doc.dump(2) << "\n";

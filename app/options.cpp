@@ -1,7 +1,9 @@
 #include "options.hpp"
 
+#include <neograde/clients/provider_client.hpp>
 #include <neograde/clients/spend.hpp>
 #include <neograde/clients/url.hpp>
+#include <neograde/core/json_util.hpp>
 
 #include <cstdlib>
 #include <map>
@@ -99,6 +101,21 @@ void apply_variables(provider_spec& spec, const target_cli& o, bool live) {
     throw usage_error("a live run of " + spec.provider.id + " needs " + what);
   }
   spec.variables = std::move(r.values);
+}
+
+void discover_variables(provider_spec& spec, const session_options& so) {
+  for (const auto& [name, d] : spec.variable_decls) {
+    if (!d.from || spec.variables.contains(name)) continue;
+    provider_client client(spec, so.base_url, so.api_key, so.http);
+    const auto r = client.raw("GET", d.from->path);
+    const auto* v = r.success && r.json ? d.from->value.read([&](const std::string& p) { return find_pointer(*r.json, p); }) : nullptr;
+    const auto value = v != nullptr ? string_at(*v, "").value_or("") : std::string();
+    if (value.empty())
+      throw usage_error("a live run of " + spec.provider.id + " needs " + name + ", which GET " + d.from->path + " did not give (" +
+                        (r.success ? "no value at " + d.from->value.pointer : r.describe()) + "); set " +
+                        (d.env.empty() ? "" : d.env + " or ") + "--set " + name + "=...");
+    spec.variables[name] = value;
+  }
 }
 
 }  // namespace neograde::app

@@ -47,6 +47,11 @@ void add_target_options(CLI::App* cmd, target_cli& o, bool pins = true);
 // never); on the emulator, its own values. Throws usage_error, before any request, naming every
 // required variable left unset and its environment variable, or a --set the spec does not declare.
 void apply_variables(provider_spec& spec, const target_cli& o, bool live);
+// The variables a live run was given no value for and the spec says where to read
+// (variable_decl::from: Spheron's team id, the first team of GET /api/teams), read with the
+// run's key; a usage_error naming the variable's --set and environment variable when they
+// cannot be read. Nothing is sent where every variable has its value.
+void discover_variables(provider_spec& spec, const session_options& so);
 
 // What a conformance run is told besides where it goes and with which key: conformance and
 // preflight (which predicts a conformance run) both take these.

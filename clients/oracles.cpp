@@ -49,6 +49,13 @@ std::optional<outcome> provider_condition(const call_result& r, const provider_s
   return std::nullopt;
 }
 
+bool blames_configuration(const call_result& r, const provider_spec& spec) {
+  if (!r.error) return false;
+  const auto message = lower(r.error->message);
+  return std::any_of(spec.errors.configuration_messages.begin(), spec.errors.configuration_messages.end(),
+                     [&](const auto& part) { return !part.empty() && message.find(lower(part)) != std::string::npos; });
+}
+
 std::optional<std::string> internal_detail(std::string_view body) {
   static constexpr std::array<std::string_view, 16> markers{"traceback (most recent call last)",
                                                             "exception in thread",

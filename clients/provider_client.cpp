@@ -709,9 +709,14 @@ offer_selection select_offer(const provider_spec& spec, const std::vector<offer>
   return s;
 }
 
-ssh_key provider_client::to_ssh_key(const nlohmann::json& obj) const {
-  const auto& f = spec_.ssh_key_fields;
+ssh_key provider_client::to_ssh_key(const nlohmann::json& obj, operation_id from) const {
+  const auto f = spec_.ssh_key_fields_of(from);
   return {text_field(obj, f, "id"), text_field(obj, f, "name"), text_field(obj, f, "public_key")};
+}
+
+bool answers_empty(const provider_spec& spec, operation_id op, const call_result& r) {
+  const auto* o = spec.operation(op);
+  return o != nullptr && !o->empty_kind.empty() && !r.success && r.response && r.status() == spec.errors.kinds.at(o->empty_kind).status;
 }
 
 typed_result<std::vector<nlohmann::json>> provider_client::walk(operation_id id, int page_size, std::vector<std::size_t>* page_sizes) {
@@ -736,6 +741,12 @@ typed_result<std::vector<nlohmann::json>> provider_client::walk(operation_id id,
         add(pg->token_param, token);
     }
     out.call = call(id, {}, auth_mode::key, query);
+    // An empty collection answered as the error the provider documents for it (Vast.ai's 404
+    // "No SSH keys found"): nothing to list, not a failure.
+    if (page == 0 && answers_empty(spec_, id, out.call)) {
+      out.value.emplace();
+      return out;
+    }
     if (!out.call.success) return out;
     if (!out.call.json) {
       out.problem = "the response is not JSON";
@@ -1120,7 +1131,8 @@ typed_result<std::string> provider_client::action_status(operation_id op, const 
 }
 
 typed_result<std::vector<ssh_key>> provider_client::list_ssh_keys() {
-  return mapped_walk<ssh_key>(*this, operation_id::ssh_keys_list, [this](const auto& i) { return to_ssh_key(i); });
+  return mapped_walk<ssh_key>(*this, operation_id::ssh_keys_list,
+                              [this](const auto& i) { return to_ssh_key(i, operation_id::ssh_keys_list); });
 }
 
 namespace {
@@ -1181,7 +1193,7 @@ typed_result<ssh_key> provider_client::add_ssh_key(const std::string& name, cons
   const auto* obj = out.call.json ? find_pointer(*out.call.json, op.item.value_or("")) : nullptr;
   if (obj == nullptr || !obj->is_object()) out.problem = "the response carries no key object";
   else
-    out.value = to_ssh_key(*obj);
+    out.value = to_ssh_key(*obj, operation_id::ssh_keys_add);
   return out;
 }
 

@@ -227,8 +227,15 @@ class scenario {
         emit(make(launch_id, *c, launch_.call.describe(), {launch_.call.evidence}));
         return skip_all(*c, "the launch met a provider condition: " + launch_.call.describe());
       }
-      emit(make(launch_id, launch_.call.response ? outcome::fail : outcome::errored,
-                "launching " + order_.key() + " (advertised as available) failed: " + launch_.call.describe(), launch_evidence()));
+      // Refused for what the run was given (a missing team id): the run's fault, not graded.
+      if (blames_configuration(launch_.call, ctx_.spec))
+        emit(make(launch_id, outcome::errored,
+                  "the launch was refused for the run's configuration, not graded against the provider: " + launch_.call.describe() +
+                      " (see the spec's variables, --set NAME=VALUE)",
+                  launch_evidence()));
+      else
+        emit(make(launch_id, launch_.call.response ? outcome::fail : outcome::errored,
+                  "launching " + order_.key() + " (advertised as available) failed: " + launch_.call.describe(), launch_evidence()));
       return skip_all(outcome::skipped, "depends on a successful launch");
     }
     validate(launch_schema_id, operation_id::launch, launch_.call);

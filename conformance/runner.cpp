@@ -48,8 +48,9 @@ void register_key(detail::context& ctx) {
                    : detail::make(visible_id, outcome::fail, "the added key is missing from the key list", {listed.call.evidence}));
   if (!ctx.applies(hidden_id)) return;
   auto theirs = ctx.second->list_ssh_keys();
-  const bool leaked =
-      theirs.value && std::any_of(theirs.value->begin(), theirs.value->end(), [&](const ssh_key& k) { return k.name == ctx.ssh_key_name; });
+  // By name or, for nameless keys (Vast.ai's), by the id the add answered.
+  const bool leaked = theirs.value && std::any_of(theirs.value->begin(), theirs.value->end(),
+                                                  [&](const ssh_key& k) { return k.name == ctx.ssh_key_name || k.id == ctx.ssh_key_id; });
   if (!theirs.value) ctx.emit(detail::make(hidden_id, outcome::errored, theirs.call.describe(), {theirs.call.evidence}));
   else
     ctx.emit(leaked ? detail::make(hidden_id, outcome::fail, "the second account sees the first account's SSH key", {theirs.call.evidence})

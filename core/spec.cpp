@@ -139,6 +139,7 @@ provider_spec build(const nlohmann::json& doc) {
   s.errors.funds_codes = e.value("funds_codes", std::vector<std::string>{});
   s.errors.funds_messages = e.value("funds_messages", std::vector<std::string>{});
   s.errors.no_capacity_messages = e.value("no_capacity_messages", std::vector<std::string>{});
+  s.errors.configuration_messages = e.value("configuration_messages", std::vector<std::string>{});
 
   for (auto& [word, state] : doc.at("states").items()) {
     auto canonical = instance_state_from_string(state.get<std::string>());
@@ -186,6 +187,11 @@ provider_spec build(const nlohmann::json& doc) {
     op.anonymous = o.value("anonymous", false);
     op.replaces_key_set = o.value("replaces_key_set", false);
     if (o.contains("item")) op.item = o.at("item").get<std::string>();
+    if (const auto empty = o.find("empty_answer"); empty != o.end()) {
+      op.empty_kind = empty->at("kind").get<std::string>();
+      op.empty_message = empty->value("message", "");
+      if (!s.errors.kinds.contains(op.empty_kind)) throw spec_fault(at + "/empty_answer/kind", "not one of errors.kinds: " + op.empty_kind);
+    }
     op.fields = to_fields(o.value("fields", nlohmann::json::object()));
     const auto format = o.value("response_format", "json");
     op.text_response = format == "text" || format == "text_or_json";
@@ -261,6 +267,9 @@ provider_spec build(const nlohmann::json& doc) {
       d.required = v.value("required", false);
       d.description = v.value("description", "");
       d.source = v.value("source", "");
+      if (const auto f = v.find("from"); f != v.end())
+        d.from = variable_decl::discovery{
+            .path = f->at("path").get<std::string>(), .value = to_field(f->at("value")), .source = f->at("source").get<std::string>()};
     }
     if (auto value = d.emulator ? d.emulator : d.default_value) s.variables[name] = *value;
     s.variable_decls[name] = std::move(d);
@@ -406,6 +415,13 @@ std::map<std::string, field_path> provider_spec::instance_fields_of(operation_id
   return fields;
 }
 
+std::map<std::string, field_path> provider_spec::ssh_key_fields_of(operation_id id) const {
+  auto fields = ssh_key_fields;
+  if (const auto* op = operation(id))
+    for (const auto& [name, f] : op->fields) fields[name] = f;
+  return fields;
+}
+
 const deviation* provider_spec::deviation_for(const std::string& check_id) const {
   for (const auto& d : deviations)
     if (d.check_id == check_id) return &d;
@@ -433,6 +449,8 @@ resolved_variables resolve_variables(const provider_spec& spec, const std::map<s
     else
       value = d.default_value;  // never the emulator's placeholder
     if (value) out.values[name] = *value;
+    else if (live && d.required && d.from)
+      out.to_discover.push_back(name);
     else if (live && d.required)
       out.missing.push_back(name + " (set " + (d.env.empty() ? "" : d.env + " or ") + "--set " + name + "=...)");
   }

@@ -166,7 +166,9 @@ http::response provider_model::impl::list_keys(const operation_spec& op, account
   for (const auto& a : accounts)
     if (&a == &acct || has(quirk::cross_tenant_keys))
       for (const auto& k : a.keys)
-        if (!has(quirk::key_not_listed)) items.push_back(render_key(k));
+        if (!has(quirk::key_not_listed)) items.push_back(render_key(k, op.id));
+  // Nothing to list answered as an error where the provider documents one (Vast.ai's 404).
+  if (items.empty() && !op.empty_kind.empty()) return error_response(op.empty_kind, op.empty_message);
   return page_of(op, std::move(items), raw_query);
 }
 
@@ -181,15 +183,17 @@ http::response provider_model::impl::add_key(const operation_spec& op, account& 
     for (const auto& k : it->second)
       if (k.is_string()) {
         acct.keys.push_back(emu_key{k.get<std::string>(), "", k.get<std::string>()});
-        items.push_back(render_key(acct.keys.back()));
+        items.push_back(render_key(acct.keys.back(), op.id));
       }
     nlohmann::json body = response_template(op);
     set_pointer(body, op.items.value_or(op.item.value_or("")), std::move(items));
     return json_response(op.success_status.front(), body);
   }
+  // Keys without names (Vast.ai's): the name is neither required nor unique.
+  const bool named = spec.ssh_key_fields_of(op.id).contains("name");
   const auto name = vars.contains("name") ? first_string(vars.at("name")) : std::string();
-  if (name.empty() && !has(quirk::empty_key_name_accepted)) return error_response("invalid_parameters", "A key name is required.");
-  if (std::any_of(acct.keys.begin(), acct.keys.end(), [&](const auto& k) { return k.name == name; }))
+  if (named && name.empty() && !has(quirk::empty_key_name_accepted)) return error_response("invalid_parameters", "A key name is required.");
+  if (named && std::any_of(acct.keys.begin(), acct.keys.end(), [&](const auto& k) { return k.name == name; }))
     return error_response("invalid_parameters", "An SSH key named " + name + " already exists.");
   emu_key k{emu.ids == id_style::integer || emu.ids == id_style::uuid ? new_instance_id() : new_hex(), name,
             vars.contains("public_key") ? first_string(vars.at("public_key")) : std::string()};
@@ -200,7 +204,7 @@ http::response provider_model::impl::add_key(const operation_spec& op, account& 
     generated = true;
   }
   acct.keys.push_back(k);
-  auto obj = render_key(k);
+  auto obj = render_key(k, op.id);
   if (generated)
     write_field(obj, spec.ssh_key_fields, "private_key",
                 "-----BEGIN OPENSSH PRIVATE KEY-----\nemulated\n-----END OPENSSH PRIVATE KEY-----\n");
@@ -217,7 +221,7 @@ http::response provider_model::impl::delete_key(const operation_spec& op, accoun
   if (it == acct.keys.end()) return error_response("not_found");
   if (!has(quirk::key_delete_ignored)) acct.keys.erase(it);
   if (op.success_status.front() == 204) return http::response{204, {}, {}};
-  return json_response(op.success_status.front(), nlohmann::json::object());
+  return json_response(op.success_status.front(), response_template(op));
 }
 
 }  // namespace neograde::emulator

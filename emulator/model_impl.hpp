@@ -225,7 +225,7 @@ struct provider_model::impl {
   [[nodiscard]] std::string documented_phase_word(phase p) const;
   nlohmann::json render_instance(const emu_instance& i, phase p, operation_id from = operation_id::get);
   void render_ssh(nlohmann::json& obj, const emu_instance& i) const;
-  [[nodiscard]] nlohmann::json render_key(const emu_key& k) const;
+  [[nodiscard]] nlohmann::json render_key(const emu_key& k, operation_id from) const;
   [[nodiscard]] nlohmann::json response_template(const operation_spec& op) const;
   http::response page_of(const operation_spec& op, nlohmann::json items, const std::string& raw_query);
   void write_action(nlohmann::json& body, const action_spec& a, const std::string& id, const std::string& status) const;

@@ -290,13 +290,14 @@ void provider_model::impl::render_ssh(nlohmann::json& obj, const emu_instance& i
   if (!emu.ssh_command.empty()) put(obj, emu.ssh_command, "ssh " + user + "@" + i.ip + " -p " + std::to_string(port));
 }
 
-nlohmann::json provider_model::impl::render_key(const emu_key& k) const {
+nlohmann::json provider_model::impl::render_key(const emu_key& k, operation_id from) const {
   nlohmann::json obj = nlohmann::json::object();
-  write_field(obj, spec.ssh_key_fields, "id", k.id);
-  write_field(obj, spec.ssh_key_fields, "name", k.name);
-  write_field(obj, spec.ssh_key_fields, "public_key", k.public_key);
+  const auto f = spec.ssh_key_fields_of(from);
+  write_field(obj, f, "id", k.id);
+  write_field(obj, f, "name", k.name);
+  write_field(obj, f, "public_key", k.public_key);
   // A digest per key and per listing: computed only for a spec whose keys show one.
-  if (spec.ssh_key_fields.contains("fingerprint")) write_field(obj, spec.ssh_key_fields, "fingerprint", md5_fingerprint(k.public_key));
+  if (f.contains("fingerprint")) write_field(obj, f, "fingerprint", md5_fingerprint(k.public_key));
   return obj;
 }
 

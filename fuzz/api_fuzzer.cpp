@@ -339,7 +339,8 @@ struct campaign {
     const auto* op = lane.spec().operation(operation_id::ssh_keys_add);
     const auto* obj = added.json ? find_pointer(*added.json, op->item.value_or("")) : nullptr;
     if (obj == nullptr || !obj->is_object()) return;  // the final teardown sweeps what it cannot name
-    if (const auto key = lane.primary().to_ssh_key(*obj); !key.id.empty()) (void)lane.primary().delete_ssh_key(key.id);
+    if (const auto key = lane.primary().to_ssh_key(*obj, operation_id::ssh_keys_add); !key.id.empty())
+      (void)lane.primary().delete_ssh_key(key.id);
   }
 
   void run_sequence(sequences& seqs, const rc::Random& random, std::uint64_t case_seed) {

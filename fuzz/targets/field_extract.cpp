@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto inst = client.to_instance(obj);
     NEOGRADE_ORACLE(inst.state == spec.canonical_state(inst.provider_status));
     (void)client.to_offers(obj);
-    (void)client.to_ssh_key(obj);
+    (void)client.to_ssh_key(obj, operation_id::ssh_keys_list);
   }
   return 0;
 }

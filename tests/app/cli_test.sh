@@ -87,6 +87,22 @@ case "$case_name" in
     [ "$rc" -eq 1 ] || fail "an unreachable provider: exit code $rc, expected 1 (not ready)"
     grep -q 'cannot reach' out.txt || fail "the unreachable provider is not named"
     ;;
+  variable_discovered)
+    # Spheron's team id unset on a live run: read from GET /api/teams (the first team's id, as
+    # SkyPilot's Spheron back-end reads it) instead of refusing to start; when that read fails,
+    # exit 2 naming the variable, where it was read and how to set it.
+    env -u SPHERON_TEAM_ID "$neograde" preflight --spec spheron --base-url "$(base_url)" --api-key "$(key 1)" \
+      --treat-as-live --json >out.txt 2>err.txt
+    rc=$?
+    [ "$rc" -eq 0 ] || { cat out.txt err.txt >&2; fail "exit code $rc, expected 0 (the team id read from /teams)"; }
+    grep -q '"ready": true' out.txt || fail "not ready with the team id read from /teams"
+    env -u SPHERON_TEAM_ID "$neograde" preflight --spec spheron --base-url "$(base_url)" --api-key not-a-key \
+      --treat-as-live >out.txt 2>err.txt
+    rc=$?
+    [ "$rc" -eq 2 ] || { cat out.txt err.txt >&2; fail "an unreadable team id: exit code $rc, expected 2"; }
+    one_error_line "team_id, which GET /teams did not give .*SPHERON_TEAM_ID or --set team_id="
+    if grep -q 'not-a-key' out.txt err.txt; then fail "the key was printed"; fi
+    ;;
   timing_override)
     # Timings a user replaces are recorded and shown, never passed off as the spec's.
     run conformance --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --out out \

@@ -4,6 +4,7 @@
 #include <neograde/core/json_util.hpp>
 #include <neograde/emulator/emulator.hpp>
 
+#include "../support/scripted_server.hpp"
 #include "../support/specs.hpp"
 
 #include <gtest/gtest.h>
@@ -370,6 +371,55 @@ TEST(ProviderClientText, RunpodKeySetIsReplacedWithTheRunsKeyAddedThenRemoved) {
   EXPECT_EQ(refused.call.evidence.method, "GET") << "the set was sent without being read";
   EXPECT_FALSE(refused.problem.empty());
   EXPECT_EQ(c.list_ssh_keys().value->size(), 1u);
+}
+
+// Vast.ai's keys are nameless and its list answers 404 when there are none (operations
+// ssh_keys_list.empty_answer): the client reads that as no keys, makes the key it added of the
+// create's answer (id and public_key) and finds it in the list, where the public half is `key`.
+TEST(ProviderClientText, VastNamelessKeysAndTheEmptyListAnsweredAs404) {
+  const auto& spec = test::spec("vastai");
+  auto e = start_emulator(spec);
+  provider_client c(spec, e.emu->base_url(), e.key);
+  auto none = c.list_ssh_keys();
+  ASSERT_TRUE(none.value.has_value()) << none.call.describe() << " " << none.problem;
+  EXPECT_EQ(none.call.status(), 404);
+  EXPECT_TRUE(none.value->empty());
+  const std::string ours = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIRunsKeyRunsKeyRunsKeyRunsKeyRunsKeyRunsK neograde";
+  auto added = c.add_ssh_key("neograde-key", ours);
+  ASSERT_TRUE(added.value.has_value()) << added.problem << " " << added.call.describe();
+  EXPECT_EQ(nlohmann::json::parse(added.call.evidence.request_body), (nlohmann::json{{"ssh_key", ours}}));
+  EXPECT_EQ(added.value->public_key, ours);
+  EXPECT_TRUE(added.value->name.empty());
+  ASSERT_FALSE(added.value->id.empty());
+  auto listed = c.list_ssh_keys();
+  ASSERT_TRUE(listed.value.has_value()) << listed.call.describe();
+  ASSERT_EQ(listed.value->size(), 1u);
+  EXPECT_EQ(listed.value->front().id, added.value->id);
+  EXPECT_EQ(listed.value->front().public_key, ours);
+  ASSERT_TRUE(c.delete_ssh_key(added.value->id).success);
+  EXPECT_TRUE(c.list_ssh_keys().value->empty());
+  // Another 4xx of the list is still a failure, not an empty list.
+  provider_client wrong(spec, e.emu->base_url(), "not-a-key");
+  EXPECT_FALSE(wrong.list_ssh_keys().value.has_value());
+}
+
+// Spheron's live 400 for a create without a team id (measured by the urun-sh SkyPilot fork,
+// spheron.py current_team_id) blames the run's configuration (errors.configuration_messages):
+// the launch check reports it errored, not failed. Another 400 of the same envelope does not.
+TEST(ProviderClientText, SpheronsMissingTeamIdIsAConfigurationError) {
+  const auto& spec = test::spec("spheron");
+  test::scripted_server s({{test::scripted_server::response(
+                               400, R"({"error": "Team ID is required for authenticated deployments", "code": "VALIDATION_ERROR"})")},
+                           {test::scripted_server::response(400, R"({"error": "Invalid offer", "code": "VALIDATION_ERROR"})")}});
+  provider_client c(spec, s.url("/api"), "key");
+  auto team = c.call(operation_id::launch, {{"instance_type", "x"}});
+  ASSERT_EQ(team.status(), 400) << team.describe();
+  EXPECT_TRUE(blames_configuration(team, spec)) << team.describe();
+  EXPECT_FALSE(provider_condition(team, spec).has_value());
+  auto offer = c.call(operation_id::launch, {{"instance_type", "x"}});
+  ASSERT_EQ(offer.status(), 400) << offer.describe();
+  EXPECT_FALSE(blames_configuration(offer, spec));
+  EXPECT_FALSE(blames_configuration(team, test::spec("lambda"))) << "only where the spec says so";
 }
 
 // Hyperbolic's catalogue rows carry their GPU count, typed integer: the launch sends it as a JSON

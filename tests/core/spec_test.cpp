@@ -169,6 +169,45 @@ TEST(SpecVariables, EmulatorRunsTakeTheEmulatorsValuesUnlessSet) {
   EXPECT_EQ(r.unknown, std::vector<std::string>{"typo"});
 }
 
+// A required variable the spec says where to read (Spheron's team id, GET /teams) is not missing
+// on a live run given none: it is to be read, where the value was read from stays declared.
+TEST(SpecVariables, ARequiredVariableWithASourceIsReadNotMissing) {
+  auto s = with_variables(
+      {{"team_id",
+        {{"emulator", "team-emu"},
+         {"env", "TEST_TEAM_ID"},
+         {"required", true},
+         {"description", "the team"},
+         {"from", {{"path", "/teams"}, {"value", {{"pointer", "/0/id"}, {"alternatives", {"/teams/0/id"}}}}, {"source", "x"}}}}}});
+  ASSERT_TRUE(s.variable_decls.at("team_id").from.has_value());
+  EXPECT_EQ(s.variable_decls.at("team_id").from->path, "/teams");
+  EXPECT_EQ(s.variable_decls.at("team_id").from->value.alternatives, std::vector<std::string>{"/teams/0/id"});
+  auto live = resolve_variables(s, {}, true, no_env);
+  EXPECT_TRUE(live.missing.empty());
+  EXPECT_EQ(live.to_discover, std::vector<std::string>{"team_id"});
+  EXPECT_FALSE(live.values.contains("team_id"));
+  auto given = resolve_variables(s, {{"team_id", "mine"}}, true, no_env);
+  EXPECT_TRUE(given.to_discover.empty());
+  EXPECT_EQ(given.values.at("team_id"), "mine");
+  EXPECT_EQ(resolve_variables(s, {}, false, no_env).values.at("team_id"), "team-emu");
+}
+
+// An empty collection answered as an error names a kind the spec declares.
+TEST(SpecOperations, AnEmptyAnswerNamesADeclaredErrorKind) {
+  auto doc = test::spec_json("vastai");
+  const auto* list = find_pointer(doc, "/operations/ssh_keys_list");
+  ASSERT_NE(list, nullptr);
+  auto s = parse_spec(doc.dump(), "test.json");
+  ASSERT_TRUE(s) << s.error().what();
+  EXPECT_EQ(s->operation(operation_id::ssh_keys_list)->empty_kind, "not_found");
+  EXPECT_EQ(s->ssh_key_fields_of(operation_id::ssh_keys_list).at("public_key").pointer, "/key");
+  EXPECT_EQ(s->ssh_key_fields_of(operation_id::ssh_keys_add).at("public_key").pointer, "/public_key");
+  doc["operations"]["ssh_keys_list"]["empty_answer"]["kind"] = "no_such_kind";
+  auto bad = parse_spec(doc.dump(), "test.json");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().what().find("empty_answer/kind"), std::string::npos) << bad.error().what();
+}
+
 TEST(SpecVariables, ADeclarationNeedsADescription) { EXPECT_THROW(with_variables({{"project_id", {{"env", "X"}}}}), std::runtime_error); }
 
 TEST(SpecStates, AbsentStatusHasTheDeclaredMeaning) {

@@ -58,12 +58,13 @@ class LambdaModel : public ::testing::Test {
   std::unique_ptr<provider_model> model_;
 };
 
-// A provider's model with one bearer key "key-a"; call() with key "" sends no credentials.
+// A provider's model with bearer keys ("key-a" alone unless others are given); call() with key ""
+// sends no credentials.
 struct bearer_model {
-  explicit bearer_model(const provider_spec& spec) : model(spec, options()) {}
-  static model_options options() {
+  explicit bearer_model(const provider_spec& spec, std::vector<std::string> keys = {"key-a"}) : model(spec, options(std::move(keys))) {}
+  static model_options options(std::vector<std::string> keys) {
     model_options o;
-    o.api_keys = {"key-a"};
+    o.api_keys = std::move(keys);
     return o;
   }
   http::response call(const std::string& method, const std::string& path, const std::string& body = {}, const std::string& key = "key-a") {
@@ -511,6 +512,81 @@ TEST(ModelLeniency, VastPublishesThePortsALaunchAsksFor) {
   ASSERT_EQ(plain.status, 200) << plain.body;
   auto got = m.call("GET", "/api/v0/instances/" + json::parse(plain.body)["new_contract"].dump() + "/");
   EXPECT_EQ(json::parse(got.body)["instances"]["ports"].size(), 1u) << got.body;
+}
+
+// Vast.ai's SSH keys are the account's own (finding VAST-ssh-static), as vast-cli's create,
+// show and delete ssh-key send them (vastai/api/keys.py): the key created is the key sent, the
+// list is the account's (404 when it has none, as documented), another account sees none of it.
+TEST(ModelVast, SshKeysAreAResourceOfTheAccount) {
+  bearer_model m(test::spec("vastai"), {"key-a", "key-b"});
+  auto call = [&](const std::string& method, const std::string& path, const std::string& body, const std::string& key) {
+    return m.call(method, path, body, key);
+  };
+  const std::string mine = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHlngHXef6Ji0H/0TmcVoQz5Zr1GqDb+2RccHAdN1sRn mine";
+  EXPECT_EQ(call("GET", "/api/v0/ssh/", {}, "key-a").status, 404);  // no keys yet
+  auto added = call("POST", "/api/v0/ssh/", json{{"ssh_key", mine}}.dump(), "key-a");
+  ASSERT_EQ(added.status, 200) << added.body;
+  const auto key = json::parse(added.body);
+  EXPECT_EQ(key["success"], true);
+  EXPECT_EQ(key["key"]["public_key"], mine) << added.body;
+  ASSERT_TRUE(key["key"]["id"].is_number_integer()) << added.body;
+  const auto id = key["key"]["id"].dump();
+  auto listed = call("GET", "/api/v0/ssh/", {}, "key-a");
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  const auto keys = json::parse(listed.body);
+  ASSERT_TRUE(keys.is_array() && keys.size() == 1) << listed.body;
+  EXPECT_EQ(keys[0]["key"], mine);  // the list names the public half `key`
+  EXPECT_EQ(keys[0]["id"].dump(), id);
+  EXPECT_EQ(call("GET", "/api/v0/ssh/", {}, "key-b").status, 404) << "another account's keys are listed";
+  EXPECT_GE(call("DELETE", "/api/v0/ssh/" + id + "/", {}, "key-b").status, 400) << "another account deleted the key";
+  auto deleted = call("DELETE", "/api/v0/ssh/" + id + "/", {}, "key-a");
+  ASSERT_EQ(deleted.status, 200) << deleted.body;
+  EXPECT_EQ(json::parse(deleted.body), (json{{"success", true}}));
+  EXPECT_EQ(call("GET", "/api/v0/ssh/", {}, "key-a").status, 404);
+  EXPECT_EQ(call("POST", "/api/v0/ssh/", "{}", "key-a").status, 400);  // ssh_key is required
+}
+
+// Every offer carries the fields gpuhunt's Vast.ai provider reads from it unconditionally
+// (src/gpuhunt/providers/vastai.py: cpu_cores and storage_cost among them; finding
+// VAST-offer-fields).
+TEST(ModelVast, OffersCarryWhatGpuhuntReads) {
+  bearer_model m(test::spec("vastai"));
+  auto r = m.call("POST", "/api/v0/bundles/", R"({"rentable": {"eq": true}, "rented": {"eq": false}})", "");
+  ASSERT_EQ(r.status, 200) << r.body;
+  const auto offers = json::parse(r.body)["offers"];
+  ASSERT_FALSE(offers.empty());
+  for (const auto& offer : offers)
+    for (const char* field : {"id", "cpu_cores", "cpu_ram", "cpu_cores_effective", "disk_space", "gpu_name", "gpu_ram", "dph_base",
+                              "storage_cost", "num_gpus", "min_bid", "geolocation"})
+      EXPECT_TRUE(offer.contains(field) && !offer[field].is_null()) << field << " missing from " << offer.dump();
+}
+
+// What SkyPilot's Spheron back-end calls beside the lifecycle (findings SPH-teams, SPH-sshkeys;
+// sky/provision/spheron/spheron_utils.py): the teams, whose first id is the team the launch
+// names, and the account's SSH keys, created, listed, deleted and seen by no other account.
+TEST(ModelSpheron, TeamsAndSshKeysAsItsOfficialClientCallsThem) {
+  const auto& spec = test::spec("spheron");
+  bearer_model m(spec, {"key-a", "key-b"});
+  auto call = [&](const std::string& method, const std::string& path, const std::string& body, const std::string& key) {
+    return m.call(method, m.model.base_path() + path, body, key);
+  };
+  auto teams = call("GET", "/teams", {}, "key-a");
+  ASSERT_EQ(teams.status, 200) << teams.body;
+  EXPECT_EQ(json::parse(teams.body).at(0).at("id"), spec.variables.at("team_id")) << teams.body;
+  const std::string mine = "ssh-ed25519 AAAA mine";
+  auto added =
+      call("POST", "/ssh-keys", json{{"name", "skypilot-host-12345678"}, {"publicKey", mine}, {"teamId", "team-0e5c2f"}}.dump(), "key-a");
+  ASSERT_EQ(added.status, 200) << added.body;
+  const auto id = json::parse(added.body).at("id").get<std::string>();
+  auto listed = call("GET", "/ssh-keys", {}, "key-a");
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  const auto keys = json::parse(listed.body);
+  ASSERT_EQ(keys.size(), 1u) << listed.body;
+  EXPECT_EQ(keys[0]["publicKey"], mine);  // how add_ssh_key_to_spheron finds an existing key
+  EXPECT_EQ(keys[0]["id"], id);
+  EXPECT_TRUE(json::parse(call("GET", "/ssh-keys", {}, "key-b").body).empty()) << "another account's keys are listed";
+  EXPECT_EQ(call("DELETE", "/ssh-keys/" + id, {}, "key-a").status, 200);
+  EXPECT_TRUE(json::parse(call("GET", "/ssh-keys", {}, "key-a").body).empty());
 }
 
 // Cudo's key endpoints, which its own Python client and dstack's back-end call (finding

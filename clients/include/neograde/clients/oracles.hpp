@@ -16,6 +16,10 @@ namespace neograde {
 // no_capacity, quota or rate_limited when the response says so; these are not defects.
 [[nodiscard]] std::optional<outcome> provider_condition(const call_result& r, const provider_spec& spec);
 
+// Whether an error blames the run's configuration, not the provider (errors.configuration_messages:
+// Spheron's "Team ID is required for authenticated deployments" when no team id was given).
+[[nodiscard]] bool blames_configuration(const call_result& r, const provider_spec& spec);
+
 // What a response body must never show (CWE-209): a stack trace, a source path, an SQL error.
 // Returns the marker found.
 [[nodiscard]] std::optional<std::string> internal_detail(std::string_view body);

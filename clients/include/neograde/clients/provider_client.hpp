@@ -59,6 +59,10 @@ struct typed_result {
   std::vector<exchange> steps;
 };
 
+// Whether `r`, an answer to the list `op`, is the error the spec says the list answers when there
+// is nothing to list (operations.empty_answer: Vast.ai's 404 "No SSH keys found").
+[[nodiscard]] bool answers_empty(const provider_spec& spec, operation_id op, const call_result& r);
+
 struct launch_request {
   std::string instance_type;
   std::string region;
@@ -151,7 +155,7 @@ class provider_client {
   [[nodiscard]] instance to_instance(const nlohmann::json& obj, operation_id from = operation_id::get) const;
   // The offer rows one catalogue item stands for (several with `rows` or `regions_available`).
   [[nodiscard]] std::vector<offer> to_offers(const nlohmann::json& obj) const;
-  [[nodiscard]] ssh_key to_ssh_key(const nlohmann::json& obj) const;
+  [[nodiscard]] ssh_key to_ssh_key(const nlohmann::json& obj, operation_id from) const;
   // Every item of a (possibly paginated) collection operation. `page_size` overrides the spec's
   // page size; `page_sizes` receives the number of items of each page.
   [[nodiscard]] typed_result<std::vector<nlohmann::json>> walk(operation_id op, int page_size = 0,

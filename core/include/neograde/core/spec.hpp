@@ -116,6 +116,10 @@ struct error_spec {
   // Case-insensitive parts of an error message that mark a capacity refusal whatever its code
   // (DigitalOcean answers every validation error "unprocessable_entity").
   std::vector<std::string> no_capacity_messages;
+  // Case-insensitive parts of an error message that blame the run's configuration, not the
+  // provider (Spheron's 400 "Team ID is required for authenticated deployments" when no team id
+  // was given): a launch refused so is errored, never failed.
+  std::vector<std::string> configuration_messages;
 };
 
 enum class operation_id { unknown, list_offers, launch, get, list, terminate, restart, ssh_keys_list, ssh_keys_add, ssh_keys_delete };
@@ -229,6 +233,11 @@ struct operation_spec {
   // broken bodies leave it alone outside the emulator, as one accepted would replace the
   // account's keys.
   bool replaces_key_set = false;
+  // A list that answers an empty collection with an error (Vast.ai's GET /api/v0/ssh/ answers 404
+  // "No SSH keys found"): that kind of errors.kinds, whose status the client reads as an empty
+  // list and the emulator answers, with this message, when there is nothing to list. "": none.
+  std::string empty_kind;
+  std::string empty_message;
   // Launch only: the answer names no instance id by design, and the instance the launch named is
   // found in the list by its `name` field, in at most this many list reads (`id_from`); 0: the
   // answer must carry the id.
@@ -275,6 +284,15 @@ struct provider_info {
 // A variable a run supplies (a project id, an image): where a live run takes it from, and what
 // the emulator uses. Placeholder (emulator) values are never sent to a live host.
 struct variable_decl {
+  // Where a live run reads the value when the user gives none (Spheron's team id: the first team
+  // of GET /api/teams, as its official client does): a GET of `path` (relative to the base URL)
+  // and the value at `value` in the answer.
+  struct discovery {
+    std::string path;
+    field_path value;
+    std::string source;
+  };
+  std::optional<discovery> from;
   std::optional<std::string> emulator;       // the value the embedded emulator serves
   std::optional<std::string> default_value;  // a real value live runs use when nothing is set
   std::string env;                           // environment variable a live run reads
@@ -382,6 +400,9 @@ struct provider_spec {
   // The instance fields of the objects operation `id` returns: instance_fields, with the
   // operation's own `fields` in their place (TensorDock's list nests name and status).
   [[nodiscard]] std::map<std::string, field_path> instance_fields_of(operation_id id) const;
+  // ssh_key_fields, with the operation's own `fields` over them (Vast.ai lists a key's public
+  // half as `key`, where its create answers `public_key`).
+  [[nodiscard]] std::map<std::string, field_path> ssh_key_fields_of(operation_id id) const;
 };
 
 // The variables a run sends. Live: `--set` values, then the environment, then the spec's
@@ -391,6 +412,8 @@ struct resolved_variables {
   std::map<std::string, std::string> values;
   std::vector<std::string> missing;  // "project_id (set CRUSOE_PROJECT_ID or --set project_id=...)"
   std::vector<std::string> unknown;  // --set names the spec does not declare
+  // Required, not given, and read from the API before the run (variable_decl::from).
+  std::vector<std::string> to_discover;
 };
 [[nodiscard]] resolved_variables resolve_variables(const provider_spec& spec, const std::map<std::string, std::string>& sets, bool live,
                                                    const std::function<std::optional<std::string>(const std::string&)>& getenv = {});
