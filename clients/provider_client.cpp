@@ -642,8 +642,10 @@ measurement::offer_selection offer_selection::record() const {
                                  .not_fitting = misfit,
                                  .chosen = std::nullopt};
   if (chosen)
-    m.chosen = measurement::chosen_offer{
-        .instance_type = chosen->instance_type, .region = chosen->region, .price_per_hour_usd = chosen->price_per_hour_usd, .params = chosen->params};
+    m.chosen = measurement::chosen_offer{.instance_type = chosen->instance_type,
+                                         .region = chosen->region,
+                                         .price_per_hour_usd = chosen->price_per_hour_usd,
+                                         .params = chosen->params};
   return m;
 }
 

@@ -63,9 +63,7 @@ std::vector<T> objects(const json& j, const char* key) {
 
 }  // namespace
 
-void to_json(json& j, const refusals& r) {
-  j = {{"capacity", r.capacity}, {"quota", r.quota}, {"funds", r.funds}, {"error", r.error}};
-}
+void to_json(json& j, const refusals& r) { j = {{"capacity", r.capacity}, {"quota", r.quota}, {"funds", r.funds}, {"error", r.error}}; }
 
 void from_json(const json& j, refusals& r) {
   r = {.capacity = count(j, "capacity").value_or(0),
@@ -126,8 +124,10 @@ void from_json(const json& j, rate_limit& m) {
 }
 
 void to_json(json& j, const offer_selection& m) {
-  j = {{"explanation", m.explanation}, {"rows", m.rows},       {"not_gpu", m.not_gpu}, {"unavailable", m.unavailable},
-       {"unpriced", m.unpriced},       {"not_pinned", m.not_pinned}, {"refused", m.refused}, {"not_fitting", m.not_fitting}};
+  j = {{"explanation", m.explanation}, {"rows", m.rows},
+       {"not_gpu", m.not_gpu},         {"unavailable", m.unavailable},
+       {"unpriced", m.unpriced},       {"not_pinned", m.not_pinned},
+       {"refused", m.refused},         {"not_fitting", m.not_fitting}};
   if (!m.chosen) return;
   j["instance_type"] = m.chosen->instance_type;
   j["region"] = m.chosen->region;
@@ -146,7 +146,8 @@ void from_json(const json& j, offer_selection& m) {
        .not_fitting = size(j, "not_fitting"),
        .chosen = std::nullopt};
   if (!at(j, "instance_type").is_string()) return;
-  chosen_offer c{.instance_type = text(j, "instance_type"), .region = text(j, "region"), .price_per_hour_usd = number(j, "price_per_hour_usd")};
+  chosen_offer c{
+      .instance_type = text(j, "instance_type"), .region = text(j, "region"), .price_per_hour_usd = number(j, "price_per_hour_usd")};
   if (const auto& p = at(j, "params"); p.is_object())
     for (const auto& [name, value] : p.items())
       if (value.is_string()) c.params[name] = value.get<std::string>();

@@ -46,13 +46,10 @@ TEST(Measurements, DeveloperExperienceRoundTrips) {
 TEST(Measurements, SpendRoundTripsWithTheBudgetOnlyWhenLive) {
   round_trips(measurement::spend{.live = false, .allowed = true, .instances_created = 6, .estimated_usd = 3.05},
               R"({"allowed": true, "estimated_usd": 3.05, "instances_created": 6, "live": false})");
-  round_trips(measurement::spend{.live = true,
-                                 .allowed = true,
-                                 .instances_created = 1,
-                                 .estimated_usd = 0.5,
-                                 .max_instances = 1,
-                                 .max_spend_usd = 5.0},
-              R"({"allowed": true, "estimated_usd": 0.5, "instances_created": 1, "live": true, "max_instances": 1,
+  round_trips(
+      measurement::spend{
+          .live = true, .allowed = true, .instances_created = 1, .estimated_usd = 0.5, .max_instances = 1, .max_spend_usd = 5.0},
+      R"({"allowed": true, "estimated_usd": 0.5, "instances_created": 1, "live": true, "max_instances": 1,
                   "max_spend_usd": 5.0})");
 }
 
@@ -100,10 +97,17 @@ TEST(Measurements, BillingRoundTrips) {
                                    .price_per_hour_usd = 1.5,
                                    .increment_s = 60.0,
                                    .billed_from = "running",
-                                   .readings = {{.phase = "running", .at = "2026-12-03T00:00:00Z", .amount = 0.25,
-                                                 .spend_rate_usd_per_hour = 1.5, .as_of = "2026-12-03T00:00:00Z", .problem = ""},
-                                                {.phase = "after_terminate", .at = "2026-12-03T00:01:00Z", .amount = std::nullopt,
-                                                 .spend_rate_usd_per_hour = std::nullopt, .as_of = std::nullopt,
+                                   .readings = {{.phase = "running",
+                                                 .at = "2026-12-03T00:00:00Z",
+                                                 .amount = 0.25,
+                                                 .spend_rate_usd_per_hour = 1.5,
+                                                 .as_of = "2026-12-03T00:00:00Z",
+                                                 .problem = ""},
+                                                {.phase = "after_terminate",
+                                                 .at = "2026-12-03T00:01:00Z",
+                                                 .amount = std::nullopt,
+                                                 .spend_rate_usd_per_hour = std::nullopt,
+                                                 .as_of = std::nullopt,
                                                  .problem = "no figures"}}},
               R"({"billed_from": "running", "increment_s": 60.0, "price_per_hour_usd": 1.5, "readings": [
                   {"amount": 0.25, "as_of": "2026-12-03T00:00:00Z", "at": "2026-12-03T00:00:00Z", "phase": "running",

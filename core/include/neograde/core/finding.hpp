@@ -56,9 +56,10 @@ NLOHMANN_JSON_SERIALIZE_ENUM(outcome, {
 
 // Every outcome a check can have, in the order a reader sees them: graded, then not graded, then
 // the provider conditions.
-inline constexpr std::array<outcome, 9> reported_outcomes{outcome::pass,    outcome::fail,        outcome::warn,
-                                                          outcome::errored, outcome::skipped,     outcome::no_capacity,
-                                                          outcome::quota,   outcome::insufficient_funds, outcome::rate_limited};
+inline constexpr std::array<outcome, 9> reported_outcomes{
+    outcome::pass,        outcome::fail,        outcome::warn,  outcome::errored,
+    outcome::skipped,     outcome::no_capacity, outcome::quota, outcome::insufficient_funds,
+    outcome::rate_limited};
 
 // pass, warn and fail say something about conformance and are graded; errored (the harness broke),
 // skipped and the provider conditions are counted but not graded (reports/README.md, Grading).
