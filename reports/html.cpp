@@ -611,7 +611,10 @@ void render_transparency(std::ostringstream& out, const placed_card& v) {
         << "-transparency\">Transparency: declared vs measured</h3>\n<table class=\"claims\">\n<thead><tr><th>claim</th>"
            "<th>declared</th><th>measured</th><th>verdict</th><th>evidence</th></tr></thead>\n<tbody>\n";
     for (const auto& c : card.transparency_claims) {
-      const auto verdict_class = c.verdict == "contradicted" ? "fail" : c.verdict == "consistent" ? "pass" : "other";
+      // A claim's verdict takes the colour of the outcome it amounts to.
+      const auto verdict_class = c.verdict == "contradicted" ? to_string(outcome::fail)
+                                 : c.verdict == "consistent" ? to_string(outcome::pass)
+                                                             : std::string("other");
       out << "<tr><td>" << esc(c.claim) << "</td><td>" << (c.declared.empty() ? "<em>not declared</em>" : esc(c.declared))
           << (c.declared_source.empty() ? "" : "<br><span class=\"note\">" + esc(c.declared_source) + "</span>") << "</td><td>"
           << esc(c.measured) << "</td><td class=\"" << verdict_class << "\">" << esc(c.verdict) << "</td><td>" << esc(c.evidence)
