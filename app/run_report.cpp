@@ -61,7 +61,7 @@ run_summary run_and_report(session& s, conformance::run_options options, const n
   const auto& card = summary.scorecard;
   reports::write_file_atomic(out_dir / "scorecard.json", dump_json(nlohmann::json(card), 2) + "\n");
   reports::write_file_atomic(out_dir / "scorecard.md", reports::render_markdown(card));
-  summary.failed = card.counts.contains("fail") ? card.counts.at("fail") : 0;
+  if (const auto it = card.counts.find(to_string(outcome::fail)); it != card.counts.end()) summary.failed = it->second;
   for (const auto& hw : card.hardware)
     if (hw.status == "fail" || hw.status == "unreachable") ++summary.failed;
   summary.stopped = report.stopped;

@@ -631,16 +631,22 @@ std::vector<offer> provider_client::to_offers(const nlohmann::json& item) const 
   return out;
 }
 
-nlohmann::json offer_selection::to_json() const {
-  nlohmann::json j{{"explanation", explanation}, {"rows", rows},           {"not_gpu", not_gpu}, {"unavailable", unavailable},
-                   {"unpriced", unpriced},       {"not_pinned", unpinned}, {"refused", refused}, {"not_fitting", misfit}};
-  if (chosen) {
-    j["instance_type"] = chosen->instance_type;
-    j["region"] = chosen->region;
-    if (chosen->price_per_hour_usd) j["price_per_hour_usd"] = *chosen->price_per_hour_usd;
-    if (!chosen->params.empty()) j["params"] = chosen->params;
-  }
-  return j;
+measurement::offer_selection offer_selection::record() const {
+  measurement::offer_selection m{.explanation = explanation,
+                                 .rows = rows,
+                                 .not_gpu = not_gpu,
+                                 .unavailable = unavailable,
+                                 .unpriced = unpriced,
+                                 .not_pinned = unpinned,
+                                 .refused = refused,
+                                 .not_fitting = misfit,
+                                 .chosen = std::nullopt};
+  if (chosen)
+    m.chosen = measurement::chosen_offer{.instance_type = chosen->instance_type,
+                                         .region = chosen->region,
+                                         .price_per_hour_usd = chosen->price_per_hour_usd,
+                                         .params = chosen->params};
+  return m;
 }
 
 offer_selection select_offer(const provider_spec& spec, const std::vector<offer>& rows, const offer_pins& pins,

@@ -1,6 +1,7 @@
 #include "billing.hpp"
 
 #include <neograde/core/clock.hpp>
+#include <neograde/core/measurements.hpp>
 #include <neograde/core/template.hpp>
 
 #include <cmath>
@@ -22,8 +23,6 @@ std::string usd(double v) {
   out << v;
   return out.str();
 }
-
-nlohmann::json or_null(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
 }  // namespace
 
@@ -296,21 +295,19 @@ void billing_watch::finish(outcome result, const std::string& reason) {
       emit(make(id, result, reason));
   }
   if (!spec_ || readings_.empty()) return;
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& r : readings_) {
-    nlohmann::json one{{"phase", r.phase},
-                       {"at", r.at_utc},
-                       {"amount", or_null(r.figures.amount)},
-                       {"spend_rate_usd_per_hour", or_null(r.figures.spend_rate)}};
-    if (r.figures.as_of) one["as_of"] = *r.figures.as_of;
-    if (!r.problem.empty()) one["problem"] = r.problem;
-    list.push_back(std::move(one));
-  }
-  ctx_.measurements["billing"] = {{"scope", spec_->per_instance ? "instance" : "account"},
-                                  {"price_per_hour_usd", or_null(price_)},
-                                  {"increment_s", or_null(spec_->increment_s)},
-                                  {"billed_from", spec_->billed_from ? nlohmann::json(*spec_->billed_from) : nlohmann::json(nullptr)},
-                                  {"readings", std::move(list)}};
+  measurement::billing m{.scope = spec_->per_instance ? "instance" : "account",
+                         .price_per_hour_usd = price_,
+                         .increment_s = spec_->increment_s,
+                         .billed_from = spec_->billed_from,
+                         .readings = {}};
+  for (const auto& r : readings_)
+    m.readings.push_back({.phase = r.phase,
+                          .at = r.at_utc,
+                          .amount = r.figures.amount,
+                          .spend_rate_usd_per_hour = r.figures.spend_rate,
+                          .as_of = r.figures.as_of,
+                          .problem = r.problem});
+  ctx_.measurements[measurement::billing::key] = std::move(m);
   readings_.clear();
 }
 

@@ -1,6 +1,7 @@
 #include "context.hpp"
 
 #include <neograde/core/clock.hpp>
+#include <neograde/core/measurements.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -14,21 +15,24 @@ void dx_timeline::mark(milestone m, run_clock::time_point now) {
 }
 
 nlohmann::json dx_timeline::to_json() const {
-  using nlohmann::json;
-  static constexpr const char* names[milestones] = {"launch_requested", "running", "ssh", "first_kernel"};
-  json j = json::object();
-  for (int m = 0; m < milestones; ++m) j[std::string(names[m]) + "_at"] = utc[m].empty() ? json(nullptr) : json(utc[m]);
-  // Each duration counts from the accepted launch request; a milestone not reached is null.
-  for (int m = running; m < milestones; ++m) {
-    const auto key = std::string("time_to_") + (m == running ? "running" : m == ssh ? "ssh" : "first_kernel") + "_s";
-    j[key] = at[requested] && at[m] ? json(std::round(std::chrono::duration<double>(*at[m] - *at[requested]).count() * 1000) / 1000)
-                                    : json(nullptr);
-  }
-  j["launch_attempts"] = attempts;
-  j["launch_refused"] = {{"capacity", refused_capacity}, {"quota", refused_quota}, {"funds", refused_funds}, {"error", refused_error}};
-  j["launch_succeeded"] = succeeded;
-  j["api_answered"] = api_answered;
-  return j;
+  const auto when = [&](milestone m) { return utc[m].empty() ? std::nullopt : std::optional<std::string>(utc[m]); };
+  // Each duration counts from the accepted launch request; a milestone not reached is none.
+  const auto since_request = [&](milestone m) -> std::optional<double> {
+    if (!at[requested] || !at[m]) return std::nullopt;
+    return std::round(std::chrono::duration<double>(*at[m] - *at[requested]).count() * 1000) / 1000;
+  };
+  return measurement::developer_experience{
+      .launch_requested_at = when(requested),
+      .running_at = when(running),
+      .ssh_at = when(ssh),
+      .first_kernel_at = when(first_kernel),
+      .time_to_running_s = since_request(running),
+      .time_to_ssh_s = since_request(ssh),
+      .time_to_first_kernel_s = since_request(first_kernel),
+      .launch_attempts = attempts,
+      .launch_refused = {.capacity = refused_capacity, .quota = refused_quota, .funds = refused_funds, .error = refused_error},
+      .launch_succeeded = succeeded,
+      .api_answered = api_answered};
 }
 
 check_outcome make(std::string id, outcome result, std::string reason, std::vector<exchange> evidence) {

@@ -403,14 +403,14 @@ class scenario {
     std::size_t launched = 0, refused = 0;
     std::string failed, keys, unjudged;
     std::vector<exchange> evidence;
-    nlohmann::json rows = nlohmann::json::array();
+    measurement::advertised_rows m{.tried = rows_.size()};
     for (const auto& r : rows_) {
-      nlohmann::json row{{"row", r.key}, {"launched", r.launched}};
+      auto& row = m.rows.emplace_back(measurement::advertised_row{.row = r.key, .launched = r.launched});
       if (r.launched) {
         ++launched;
         keys += (keys.empty() ? "" : ", ") + r.key;
       } else {
-        row["why"] = r.why;
+        row.why = r.why;
         if (r.refused_for_capacity) ++refused;
       }
       if (!r.launched && r.judged) {
@@ -419,19 +419,19 @@ class scenario {
       } else if (!r.launched) {
         unjudged += "; " + r.key + " " + r.why;
       }
-      rows.push_back(std::move(row));
     }
     const auto tried = static_cast<double>(rows_.size());
-    nlohmann::json m{{"tried", rows_.size()}, {"launched", launched}, {"share", static_cast<double>(launched) / tried}, {"rows", rows}};
-    if (advertised_) m["advertised"] = *advertised_;
-    ctx_.measurements["advertised_rows_launched"] = m;
+    m.launched = launched;
+    m.share = static_cast<double>(launched) / tried;
+    m.advertised = advertised_;
+    ctx_.measurements[measurement::advertised_rows::key] = m;
     ctx_.measurements["capacity_refusal_rate"] = static_cast<double>(refused) / tried;
     const auto share = std::to_string(launched) + " of " + std::to_string(rows_.size()) + " advertised row(s) tried launched";
     const auto why_no_more = note.empty() ? std::string() : " (" + note + ")";
     auto o = failed.empty() ? make(capacity_id, outcome::pass, share + ": " + keys + unjudged + why_no_more, {rows_.front().evidence})
                             : make(capacity_id, outcome::fail,
                                    share + "; advertised as available, yet not launched: " + failed + why_no_more, std::move(evidence));
-    o.measurements["advertised_rows_launched"] = m;
+    o.measurements[measurement::advertised_rows::key] = m;
     emit(std::move(o));
   }
 

@@ -8,6 +8,7 @@
 
 #include <neograde/core/billing.hpp>
 #include <neograde/core/json_schema.hpp>
+#include <neograde/core/measurements.hpp>
 #include <neograde/core/template.hpp>
 #include <neograde/core/text.hpp>
 
@@ -317,7 +318,8 @@ void run_rate_limit_probe(context& ctx) {
       all.push_back({.seen = std::move(*e), .probe = true});
       probe_met = true;
     }
-  ctx.measurements["rate_limit"] = {{"probed", probed}, {"met_in_traffic", in_traffic}, {"probe_met", probe_met}};
+  ctx.measurements[measurement::rate_limit::key] =
+      measurement::rate_limit{.probed = probed, .met_in_traffic = in_traffic, .probe_met = probe_met};
   if (all.empty()) {
     const std::string why = probed ? "the run met no 429, and the probe reached no rate limit within 300 requests"
                                    : "the run met no 429 and did not probe the rate limit (--probe-rate-limit probes for one)";

@@ -205,14 +205,13 @@ run_report run(session& s, const run_options& options) {
       if (d.id != leftovers_id && !decided.contains(d.id)) ctx.emit(detail::make(d.id, outcome::errored, why));
   }
   teardown(ctx);
-  report.measurements["spend"] = {{"live", s.live()},
-                                  {"allowed", ctx.spend.allowed},
-                                  {"instances_created", s.ledger().launched()},
-                                  {"estimated_usd", std::round(s.ledger().committed_usd() * 100) / 100}};
-  if (s.live()) {
-    report.measurements["spend"]["max_instances"] = s.rules().budget.max_instances;
-    report.measurements["spend"]["max_spend_usd"] = s.rules().budget.max_spend_usd;
-  }
+  report.measurements[measurement::spend::key] =
+      measurement::spend{.live = s.live(),
+                         .allowed = ctx.spend.allowed,
+                         .instances_created = s.ledger().launched(),
+                         .estimated_usd = std::round(s.ledger().committed_usd() * 100) / 100,
+                         .max_instances = s.live() ? std::optional<int>(s.rules().budget.max_instances) : std::nullopt,
+                         .max_spend_usd = s.live() ? std::optional<double>(s.rules().budget.max_spend_usd) : std::nullopt};
   report.measurements["developer_experience"] = ctx.dx.to_json();
   if (report.stopped) report.measurements["stopped"] = report.stopped->message;
   return report;

@@ -1,9 +1,86 @@
 #include <neograde/core/finding.hpp>
 
+#include <algorithm>
+
 namespace neograde {
 
 bool is_provider_condition(outcome o) noexcept {
   return o == outcome::no_capacity || o == outcome::quota || o == outcome::rate_limited || o == outcome::insufficient_funds;
+}
+
+namespace {
+
+// A JSON mapping's word for `value`, and back, through the enum's own NLOHMANN_JSON_SERIALIZE_ENUM
+// (its first entry, `unknown`, for a word it does not know).
+template <class E>
+std::string word_of(E value) {
+  return nlohmann::json(value).template get<std::string>();
+}
+
+template <class E>
+E from_word(std::string_view word) noexcept {
+  try {
+    return nlohmann::json(std::string(word)).template get<E>();
+  } catch (...) {
+    return E{};
+  }
+}
+
+}  // namespace
+
+outcome outcome_from_string(std::string_view word) noexcept { return from_word<outcome>(word); }
+severity severity_from_string(std::string_view word) noexcept { return from_word<severity>(word); }
+std::string to_string(outcome o) { return word_of(o); }
+std::string to_string(severity s) { return word_of(s); }
+std::string to_string(tier t) { return word_of(t); }
+
+std::optional<tier> tier_from_string(std::string_view word) noexcept {
+  const auto t = from_word<tier>(word);
+  if (t == tier::not_graded && word != "Not graded") return std::nullopt;
+  return t;
+}
+
+bool is_graded(outcome o) noexcept { return o == outcome::pass || o == outcome::warn || o == outcome::fail; }
+
+bool is_finding(outcome o) noexcept { return o == outcome::fail || o == outcome::warn; }
+
+std::optional<double> credit(outcome o) noexcept {
+  switch (o) {
+    case outcome::pass: return 1.0;
+    case outcome::warn: return 0.5;
+    case outcome::fail: return 0.0;
+    default: return std::nullopt;
+  }
+}
+
+std::optional<int> rank(outcome o) noexcept {
+  switch (o) {
+    case outcome::pass: return 2;
+    case outcome::warn: return 1;
+    case outcome::fail: return 0;
+    default: return std::nullopt;
+  }
+}
+
+double weight(severity s) noexcept {
+  switch (s) {
+    case severity::critical: return 8;
+    case severity::high: return 4;
+    case severity::medium: return 2;
+    default: return 1;
+  }
+}
+
+int severity_rank(severity s) noexcept { return s == severity::unknown ? 4 : static_cast<int>(s) - 1; }
+
+tier tier_for(std::optional<double> score, bool critical_failure) noexcept {
+  if (!score) return tier::not_graded;
+  const auto t = *score >= 95   ? tier::platinum
+                 : *score >= 85 ? tier::gold
+                 : *score >= 70 ? tier::silver
+                 : *score >= 50 ? tier::bronze
+                                : tier::underperform;
+  return critical_failure ? std::min(t, tier::bronze) : t;
 }
 
 void to_json(nlohmann::json& j, const exchange& e) {

@@ -2,6 +2,8 @@
 #include <neograde/reports/scorecard.hpp>
 #include <neograde/reports/transparency.hpp>
 
+#include <neograde/core/finding.hpp>
+
 #include "fields.hpp"
 
 #include <algorithm>
@@ -16,17 +18,13 @@ using nlohmann::json;
 
 constexpr auto text = &fields::text;
 
-// pass 2, warn 1, fail 0; anything else is not graded.
-std::optional<int> rank(const std::string& outcome) {
-  if (outcome == "pass") return 2;
-  if (outcome == "warn") return 1;
-  if (outcome == "fail") return 0;
-  return std::nullopt;
-}
+// pass 2, warn 1, fail 0 (core/finding.hpp); anything else is not graded.
+std::optional<int> rank(const std::string& outcome) { return neograde::rank(outcome_from_string(outcome)); }
 
-int tier_rank(const std::string& tier) {
-  static const std::vector<std::string> order{"Underperform", "Bronze", "Silver", "Gold", "Platinum"};
-  return static_cast<int>(std::find(order.begin(), order.end(), tier) - order.begin());
+// Underperform 0 to Platinum 4; "Not graded", or a word that names no tier, ranks above them all.
+int tier_rank(const std::string& word) {
+  const auto t = tier_from_string(word);
+  return t && *t != tier::not_graded ? static_cast<int>(*t) - 1 : 5;
 }
 
 std::pair<std::string, std::string> key_of(const scorecard& card) { return {card.provider.id, card.source}; }
@@ -162,7 +160,7 @@ std::vector<outcome_change> diff_scorecards(const std::vector<scorecard>& before
       std::string kind = was.empty() ? "added" : now.empty() ? "removed" : "changed";
       if (auto a = rank(was), b = rank(now); a && b) kind = *b < *a ? "regression" : "improvement";
       // A check that newly fails counts, whatever it was before (skipped, absent).
-      if (now == "fail" && !(rank(was) && *rank(was) == 0)) kind = "regression";
+      if (outcome_from_string(now) == outcome::fail && !(rank(was) && *rank(was) == 0)) kind = "regression";
       changes.push_back({provider, source, id, was, now, kind, new_checks.contains(id) ? new_checks.at(id)->reason : ""});
     }
   }

@@ -2,6 +2,8 @@
 
 #include <neograde/reports/scorecard.hpp>
 
+#include <neograde/core/finding.hpp>
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -107,12 +109,11 @@ enum class junit_kind { passed, failure, error, skipped };
 // <error>. skipped and the provider conditions (no_capacity, quota, rate_limited) say nothing
 // about conformance, so they are <skipped>. An outcome this code does not know is an <error>, so
 // that a new or corrupt outcome is noticed instead of passing silently.
-junit_kind classify(const std::string& outcome) {
-  if (outcome == "pass") return junit_kind::passed;
-  if (outcome == "fail" || outcome == "warn") return junit_kind::failure;
-  if (outcome == "skipped" || outcome == "no_capacity" || outcome == "quota" || outcome == "insufficient_funds" ||
-      outcome == "rate_limited")
-    return junit_kind::skipped;
+junit_kind classify(const std::string& word) {
+  const auto o = outcome_from_string(word);
+  if (o == outcome::pass) return junit_kind::passed;
+  if (is_finding(o)) return junit_kind::failure;
+  if (o == outcome::skipped || is_provider_condition(o)) return junit_kind::skipped;
   return junit_kind::error;
 }
 
@@ -156,7 +157,8 @@ std::string render_suite(const scorecard& card, suite_counts& total) {
       case junit_kind::failure: {
         ++counts.failures;
         const auto& severity = c.severity;
-        const auto type = outcome == "warn" ? std::string("warn") : severity.empty() ? std::string("unknown") : severity;
+        const auto warned = outcome_from_string(outcome) == neograde::outcome::warn;
+        const auto type = warned ? to_string(neograde::outcome::warn) : severity.empty() ? std::string("unknown") : severity;
         std::string body = reason;
         if (const auto it = reproduce.find(check_id); it != reproduce.end()) body += "\nreproduce: " + it->second;
         cases += ">\n      <failure message=\"" + xml_attr(reason) + "\" type=\"" + xml_attr(type) + "\">" + xml_text(body) +

@@ -4,7 +4,9 @@
 #include "fields.hpp"
 
 #include <neograde/core/errors.hpp>
+#include <neograde/core/finding.hpp>
 #include <neograde/core/json_util.hpp>
+#include <neograde/core/measurements.hpp>
 
 #include <unistd.h>
 
@@ -19,7 +21,6 @@ namespace {
 
 using nlohmann::json;
 constexpr auto text = &fields::text;
-constexpr auto number = &fields::number;
 
 // ---- The folder.
 
@@ -60,26 +61,20 @@ std::string describe(const run_record& run) {
 
 // ---- The figures.
 
-const json& dx_of(const run_record& run) {
-  static const json none;
-  if (!run.footer) return none;
-  const auto& dx = fields::at(fields::object(*run.footer, "measurements"), "developer_experience");
-  return dx.is_object() ? dx : none;
+std::optional<measurement::developer_experience> dx_of(const run_record& run) {
+  if (!run.footer) return std::nullopt;
+  return measurement::read<measurement::developer_experience>(fields::at(*run.footer, "measurements"));
 }
 
-// A count as recorded: a non-negative whole number, else none.
-std::optional<int> count(const json& j, const char* key) {
-  const auto v = number(j, key);
-  if (!v || *v < 0 || *v > 1e6 || *v != std::floor(*v)) return std::nullopt;
-  return static_cast<int>(*v);
-}
+// A duration as recorded: none when negative.
+std::optional<double> duration(const std::optional<double>& v) { return v && *v >= 0 ? v : std::nullopt; }
 
-std::optional<double> duration(const json& j, const char* key) {
-  const auto v = number(j, key);
-  return v && *v >= 0 ? v : std::nullopt;
-}
+bool graded(const std::string& outcome) { return is_graded(outcome_from_string(outcome)); }
 
-bool graded(const std::string& outcome) { return outcome == "pass" || outcome == "warn" || outcome == "fail"; }
+// Attempts refused, by why, as the figures name them: every kind of refusal counts in the rate.
+std::map<std::string, int> by_why(const measurement::refusals& r) {
+  return {{"capacity", r.capacity}, {"quota", r.quota}, {"funds", r.funds}, {"error", r.error}};
+}
 
 timing_summary summarise(const std::vector<double>& values) {
   return {.samples = static_cast<int>(values.size()), .p50 = nearest_rank(values, 50), .p95 = nearest_rank(values, 95)};
@@ -151,7 +146,7 @@ std::string flips_text(const flipping_check& f) {
 const char* const method_note =
     "Percentiles are nearest-rank (the value at rank ceil(p/100 x n) of the n runs that measured the timing, sorted). "
     "Launch success: runs whose launch was accepted, of the runs that attempted one; refusals: attempts refused (capacity, quota, "
-    "error), of all attempts; both are unknown over runs without the developer_experience measurement. API availability: runs in "
+    "funds, error), of all attempts; both are unknown over runs without the developer_experience measurement. API availability: runs in "
     "which the API answered at all (developer_experience.api_answered; for older runs, whether any check was graded).";
 
 // The trend chart: one line per timing over the runs, oldest left; a cross under each run whose
@@ -329,39 +324,35 @@ std::vector<reliability> compute_reliability(const std::vector<run_record>& runs
     r.runs = static_cast<int>(group.size());
     r.first_started_at = text(group.front()->header, "started_at");
     r.last_started_at = text(group.back()->header, "started_at");
-    r.refused = {{"capacity", 0}, {"quota", 0}, {"error", 0}};
+    r.refused = by_why({});
     std::vector<double> running, ssh, kernel;
     std::map<std::string, std::vector<std::string>> sequences;  // check id -> outcomes in run order
     std::vector<std::string> order;
     for (const auto* run : group) {
       trend_point p{.run_id = text(run->header, "run_id"), .started_at = text(run->header, "started_at")};
-      const auto& dx = dx_of(*run);
+      const auto dx = dx_of(*run);
       bool answered = false;
-      if (dx.is_null()) {
+      if (!dx) {
         ++r.dx_unknown;
       } else {
-        if (const auto attempts = count(dx, "launch_attempts"); attempts && *attempts > 0) {
+        if (dx->launch_attempts > 0) {
           ++r.launch_runs;
-          r.launch_attempts += *attempts;
-          const auto& ok = fields::at(dx, "launch_succeeded");
-          p.launch_succeeded = ok.is_boolean() && ok.get<bool>();
+          r.launch_attempts += dx->launch_attempts;
+          p.launch_succeeded = dx->launch_succeeded.value_or(false);
           r.launch_succeeded += *p.launch_succeeded ? 1 : 0;
-          const auto& refused = fields::object(dx, "launch_refused");
-          for (auto& [why, n] : r.refused)
-            if (const auto c = count(refused, why.c_str())) {
-              n += *c;
-              p.refused += *c;
-            }
+          for (const auto& [why, n] : by_why(dx->launch_refused)) {
+            r.refused[why] += n;
+            p.refused += n;
+          }
         }
-        p.time_to_running_s = duration(dx, "time_to_running_s");
-        p.time_to_ssh_s = duration(dx, "time_to_ssh_s");
-        p.time_to_first_kernel_s = duration(dx, "time_to_first_kernel_s");
+        p.time_to_running_s = duration(dx->time_to_running_s);
+        p.time_to_ssh_s = duration(dx->time_to_ssh_s);
+        p.time_to_first_kernel_s = duration(dx->time_to_first_kernel_s);
         if (p.time_to_running_s) running.push_back(*p.time_to_running_s);
         if (p.time_to_ssh_s) ssh.push_back(*p.time_to_ssh_s);
         if (p.time_to_first_kernel_s) kernel.push_back(*p.time_to_first_kernel_s);
       }
-      const auto& said = fields::at(dx, "api_answered");
-      if (said.is_boolean()) answered = said.get<bool>();
+      if (dx && dx->api_answered) answered = *dx->api_answered;
       else
         answered = std::any_of(run->outcomes.begin(), run->outcomes.end(), [](const json& o) { return graded(text(o, "outcome")); });
       r.api_answered += answered ? 1 : 0;

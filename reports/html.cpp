@@ -1,4 +1,8 @@
 #include <neograde/reports/html.hpp>
+#include <neograde/reports/measurements.hpp>
+
+#include <neograde/core/finding.hpp>
+#include <neograde/core/measurements.hpp>
 
 #include "fields.hpp"
 
@@ -97,18 +101,10 @@ std::string cut(const std::string& s) {
 
 // Outcomes become CSS classes, so only known names pass through.
 std::string outcome_class(const std::string& outcome) {
-  static const std::set<std::string> known{
-      "pass", "fail", "warn", "errored", "skipped", "no_capacity", "quota", "insufficient_funds", "rate_limited"};
-  return known.count(outcome) ? outcome : "other";
+  return outcome_from_string(outcome) == neograde::outcome::unknown ? "other" : outcome;
 }
 
-int severity_rank(const std::string& severity) {
-  if (severity == "critical") return 0;
-  if (severity == "high") return 1;
-  if (severity == "medium") return 2;
-  if (severity == "low") return 3;
-  return 4;
-}
+int severity_rank(const std::string& severity) { return neograde::severity_rank(severity_from_string(severity)); }
 
 std::string severity_class(const std::string& severity) { return severity_rank(severity) < 4 ? severity : "other"; }
 
@@ -309,10 +305,11 @@ void render_leaderboard(std::ostringstream& out, const std::vector<placed_card>&
     }
     double pass = 0, fail = 0, warn = 0, other = 0;
     for (const auto& [k, count] : v.card->counts) {
-      if (k == "pass") pass += count;
-      else if (k == "fail")
+      const auto o = outcome_from_string(k);
+      if (o == outcome::pass) pass += count;
+      else if (o == outcome::fail)
         fail += count;
-      else if (k == "warn")
+      else if (o == outcome::warn)
         warn += count;
       else
         other += count;
@@ -352,8 +349,7 @@ void render_matrix(std::ostringstream& out, const std::vector<placed_card>& view
     return;
   }
   out << "<p class=\"legend\">";
-  for (const auto* o : {"pass", "fail", "warn", "errored", "skipped", "no_capacity", "quota", "insufficient_funds", "rate_limited"})
-    out << "<span class=\"o " << o << "\">" << o << "</span>";
+  for (const auto o : reported_outcomes) out << "<span class=\"o " << to_string(o) << "\">" << to_string(o) << "</span>";
   out << "<span>– absent: not run for that provider.</span> Hover a cell for the reason.</p>\n";
   out << "<div class=\"scroll\">\n<table>\n<thead><tr><th>check</th>";
   for (const auto& v : views)
@@ -470,7 +466,7 @@ void render_hall_of_shame(std::ostringstream& out, const std::vector<placed_card
   for (const auto& v : views) {
     const auto& failures = v.card->failures;
     for (std::size_t i = 0; i < failures.size(); ++i)
-      if (failures[i].outcome == "fail") entries.push_back({&v, &failures[i], i});
+      if (outcome_from_string(failures[i].outcome) == outcome::fail) entries.push_back({&v, &failures[i], i});
   }
   std::stable_sort(entries.begin(), entries.end(), [](const entry& a, const entry& b) {
     const int sa = severity_rank(a.failure->severity), sb = severity_rank(b.failure->severity);
@@ -533,18 +529,31 @@ void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std
     rows.emplace_back(prefix, as_text(j));
 }
 
+// The measurements without a type of their own in one table, flattened; then a table each for the
+// typed ones (reports/measurements.hpp); developer_experience has its own section.
 void render_measurements(std::ostringstream& out, const scorecard& card) {
   std::vector<std::pair<std::string, std::string>> rows;
-  flatten(fields::as_object(card.measurements), "", rows, 0);
+  json untyped = json::object();
+  for (const auto& [k, v] : fields::as_object(card.measurements).items())
+    if (!measurement::is_typed(k)) untyped[k] = v;
+  flatten(untyped, "", rows, 0);
+  const auto tables = measurement_tables(card.measurements);
   out << "<h3>Measurements</h3>\n";
-  if (rows.empty()) {
+  if (rows.empty() && tables.empty()) {
     out << "<p>None recorded.</p>\n";
     return;
   }
-  out << "<table>\n<thead><tr><th>measurement</th><th>value</th></tr></thead>\n<tbody>\n";
-  for (const auto& [name, value] : rows)
-    out << "<tr><td><code>" << esc(name) << "</code></td><td class=\"num\">" << esc(value) << "</td></tr>\n";
-  out << "</tbody>\n</table>\n";
+  if (!rows.empty()) {
+    out << "<table>\n<thead><tr><th>measurement</th><th>value</th></tr></thead>\n<tbody>\n";
+    for (const auto& [name, value] : rows)
+      out << "<tr><td><code>" << esc(name) << "</code></td><td class=\"num\">" << esc(value) << "</td></tr>\n";
+    out << "</tbody>\n</table>\n";
+  }
+  for (const auto& t : tables) {
+    out << "<h4>" << esc(t.title) << "</h4>\n<table class=\"measurement\">\n<tbody>\n";
+    for (const auto& [label, value] : t.rows) out << "<tr><th>" << esc(label) << "</th><td>" << esc(value) << "</td></tr>\n";
+    out << "</tbody>\n</table>\n";
+  }
 }
 
 void render_categories(std::ostringstream& out, const scorecard& card) {
@@ -602,7 +611,10 @@ void render_transparency(std::ostringstream& out, const placed_card& v) {
         << "-transparency\">Transparency: declared vs measured</h3>\n<table class=\"claims\">\n<thead><tr><th>claim</th>"
            "<th>declared</th><th>measured</th><th>verdict</th><th>evidence</th></tr></thead>\n<tbody>\n";
     for (const auto& c : card.transparency_claims) {
-      const auto verdict_class = c.verdict == "contradicted" ? "fail" : c.verdict == "consistent" ? "pass" : "other";
+      // A claim's verdict takes the colour of the outcome it amounts to.
+      const auto verdict_class = c.verdict == "contradicted" ? to_string(outcome::fail)
+                                 : c.verdict == "consistent" ? to_string(outcome::pass)
+                                                             : std::string("other");
       out << "<tr><td>" << esc(c.claim) << "</td><td>" << (c.declared.empty() ? "<em>not declared</em>" : esc(c.declared))
           << (c.declared_source.empty() ? "" : "<br><span class=\"note\">" + esc(c.declared_source) + "</span>") << "</td><td>"
           << esc(c.measured) << "</td><td class=\"" << verdict_class << "\">" << esc(c.verdict) << "</td><td>" << esc(c.evidence)

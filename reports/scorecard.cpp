@@ -1,5 +1,9 @@
+#include <neograde/reports/measurements.hpp>
 #include <neograde/reports/scorecard.hpp>
 #include <neograde/reports/transparency.hpp>
+
+#include <neograde/core/finding.hpp>
+#include <neograde/core/measurements.hpp>
 
 #include "fields.hpp"
 
@@ -11,35 +15,6 @@
 
 namespace neograde::reports {
 namespace {
-
-double weight(const std::string& severity) {
-  if (severity == "critical") return 8;
-  if (severity == "high") return 4;
-  if (severity == "medium") return 2;
-  return 1;
-}
-
-// Credit a graded outcome earns; nullopt for outcomes that are not graded (errored, skipped and
-// provider conditions say nothing about conformance).
-std::optional<double> credit(const std::string& outcome) {
-  if (outcome == "pass") return 1.0;
-  if (outcome == "warn") return 0.5;
-  if (outcome == "fail") return 0.0;
-  return std::nullopt;
-}
-
-std::string tier_for(double score) {
-  if (score >= 95) return "Platinum";
-  if (score >= 85) return "Gold";
-  if (score >= 70) return "Silver";
-  if (score >= 50) return "Bronze";
-  return "Underperform";
-}
-
-int tier_rank(const std::string& tier) {
-  static const std::vector<std::string> order{"Underperform", "Bronze", "Silver", "Gold", "Platinum"};
-  return static_cast<int>(std::find(order.begin(), order.end(), tier) - order.begin());
-}
 
 std::optional<double> score_of(double earned, double possible) {
   if (possible <= 0) return std::nullopt;
@@ -109,13 +84,43 @@ hardware_summary hardware_summary_of(const nlohmann::json& rec) {
   }
   for (const auto& c : fields::array(smoke, "checks")) {
     const auto verdict = text_at(c, "verdict");
-    if (verdict == "fail" || verdict == "warn")
+    if (is_finding(outcome_from_string(verdict)))
       out.problems.push_back({.id = text_at(c, "id"), .gpu = number_at(c, "gpu"), .verdict = verdict, .message = text_at(c, "message")});
   }
   return out;
 }
 
 std::string number_text(const std::optional<json_number>& n) { return n ? n->text() : "null"; }
+
+// Nested measurements become dotted names (latency_read_ms.p50), each value as JSON writes it.
+void flatten(const nlohmann::json& j, const std::string& name, std::ostringstream& md, int depth) {
+  if (j.is_object() && !j.empty() && depth < 4) {
+    for (const auto& [k, v] : j.items()) flatten(v, name + "." + k, md, depth + 1);
+    return;
+  }
+  md << "| " << md_escape(name) << " | " << md_escape(j.dump()) << " |\n";
+}
+
+// The footer's measurements: those without a type of their own in one table, then a table each
+// for the typed ones (reports/measurements.hpp); developer_experience has its own section.
+std::string render_measurements(const nlohmann::json& measurements) {
+  std::ostringstream md;
+  const auto tables = measurement_tables(measurements);
+  bool header = false;
+  for (const auto& [k, v] : fields::as_object(measurements).items()) {
+    if (measurement::is_typed(k)) continue;
+    if (!header) md << "## Measurements\n\n| measurement | value |\n|---|---|\n";
+    header = true;
+    flatten(v, k, md, 1);
+  }
+  if (!header && !tables.empty()) md << "## Measurements\n";
+  for (const auto& t : tables) {
+    md << "\n### " << t.title << "\n\n| | |\n|---|---|\n";
+    for (const auto& [label, value] : t.rows) md << "| " << md_escape(label) << " | " << md_escape(value) << " |\n";
+  }
+  if (header || !tables.empty()) md << "\n";
+  return md.str();
+}
 
 std::string render_hardware(const scorecard& card) {
   std::ostringstream md;
@@ -146,11 +151,9 @@ std::string render_hardware(const scorecard& card) {
 
 std::optional<rate_limit_coverage> rate_limit_of(const run_record& run) {
   if (!run.footer) return std::nullopt;
-  const auto& rl = fields::object(fields::object(*run.footer, "measurements"), "rate_limit");
-  const auto& probed = fields::at(rl, "probed");
-  if (!probed.is_boolean()) return std::nullopt;
-  return rate_limit_coverage{.probed = probed.get<bool>(),
-                             .met_in_traffic = static_cast<int>(fields::number(rl, "met_in_traffic").value_or(0))};
+  const auto rl = measurement::read<measurement::rate_limit>(fields::at(*run.footer, "measurements"));
+  if (!rl || !rl->probed) return std::nullopt;
+  return rate_limit_coverage{.probed = *rl->probed, .met_in_traffic = static_cast<int>(rl->met_in_traffic)};
 }
 
 }  // namespace
@@ -183,13 +186,15 @@ scorecard build_scorecard(const run_record& run) {
     const auto result = o.value("outcome", "unknown");
     const auto category = o.value("category", "");
     const auto sev = o.value("severity", "low");
+    const auto graded = outcome_from_string(result);
+    const auto level = severity_from_string(sev);
     ++card.counts[result];
     ++card.categories[category].counts[result];
-    if (auto c = credit(result)) {
-      earned += weight(sev) * *c;
-      possible += weight(sev);
-      by_category[category].first += weight(sev) * *c;
-      by_category[category].second += weight(sev);
+    if (auto c = credit(graded)) {
+      earned += weight(level) * *c;
+      possible += weight(level);
+      by_category[category].first += weight(level) * *c;
+      by_category[category].second += weight(level);
     }
     card.checks.push_back({.check_id = o.value("check_id", ""),
                            .category = category,
@@ -197,7 +202,7 @@ scorecard build_scorecard(const run_record& run) {
                            .requirement = o.value("requirement", ""),
                            .outcome = result,
                            .reason = o.value("reason", "")});
-    if (result == "fail" || result == "warn") {
+    if (is_finding(graded)) {
       card.failures.push_back({.check_id = o.value("check_id", ""),
                                .outcome = result,
                                .severity = sev,
@@ -206,18 +211,12 @@ scorecard build_scorecard(const run_record& run) {
                                .reason = o.value("reason", ""),
                                .reproduce = o.value("reproduce", ""),
                                .evidence = o.value("evidence", nlohmann::json::array())});
-      if (result == "fail" && sev == "critical") card.tier_capped_by.push_back(o.value("check_id", ""));
+      if (graded == outcome::fail && level == severity::critical) card.tier_capped_by.push_back(o.value("check_id", ""));
     }
   }
   for (auto& [name, category] : card.categories) category.score = score_of(by_category[name].first, by_category[name].second);
   card.score = score_of(earned, possible);
-  if (!card.score) {
-    card.tier = "Not graded";
-  } else {
-    card.tier = tier_for(*card.score);
-    // A critical failure (auth bypass, instances left billing, ...) caps the tier at Bronze.
-    if (!card.tier_capped_by.empty() && tier_rank(card.tier) > tier_rank("Bronze")) card.tier = "Bronze";
-  }
+  card.tier = to_string(tier_for(card.score, !card.tier_capped_by.empty()));
   for (const auto& hw : run.hardware) card.hardware.push_back(hardware_summary_of(hw));
   card.transparency_claims = grade_transparency(card);
   card.provenance = provenance_banner(card);
@@ -296,11 +295,7 @@ std::string render_markdown(const scorecard& card) {
   md << "## Outcomes\n\n| outcome | count |\n|---|---|\n";
   for (const auto& [k, v] : card.counts) md << "| " << k << " | " << v << " |\n";
   md << "\n";
-  if (!card.measurements.empty()) {
-    md << "## Measurements\n\n| measurement | value |\n|---|---|\n";
-    for (const auto& [k, v] : card.measurements.items()) md << "| " << k << " | " << v.dump() << " |\n";
-    md << "\n";
-  }
+  md << render_measurements(card.measurements);
   md << render_transparency_markdown(card);
   if (!card.hardware.empty()) md << render_hardware(card);
   md << "## Checks\n\n| check | category | severity | outcome | reason |\n|---|---|---|---|---|\n";
@@ -370,10 +365,11 @@ std::string render_index_markdown(const std::vector<scorecard>& cards) {
     }
     int pass = 0, fail = 0, warn = 0, other = 0;
     for (const auto& [k, v] : c->counts) {
-      if (k == "pass") pass = v;
-      else if (k == "fail")
+      const auto o = outcome_from_string(k);
+      if (o == outcome::pass) pass = v;
+      else if (o == outcome::fail)
         fail = v;
-      else if (k == "warn")
+      else if (o == outcome::warn)
         warn = v;
       else
         other += v;

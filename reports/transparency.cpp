@@ -1,5 +1,6 @@
 #include <neograde/reports/transparency.hpp>
 
+#include <neograde/core/measurements.hpp>
 #include <neograde/gpu_smoke/transparency.hpp>
 
 #include "fields.hpp"
@@ -115,8 +116,7 @@ claim_row aggregates_claim(const scorecard& card, const transparency_evidence& a
   return row;
 }
 
-std::string number_or(const json& j, const char* key, const std::string& none) {
-  const auto n = fields::number(j, key);
+std::string seconds_or(const std::optional<double>& n, const std::string& none) {
   if (!n) return none;
   std::ostringstream out;
   out << *n << " s";
@@ -173,21 +173,20 @@ void grade_transparency_across(std::vector<scorecard>& cards) {
 }
 
 std::vector<std::pair<std::string, std::string>> developer_experience_rows(const scorecard& card) {
-  const auto& dx = fields::object(card.measurements, "developer_experience");
-  if (dx.empty()) return {};
-  const auto& refused = fields::object(dx, "launch_refused");
-  auto count = [&](const char* key) { return std::to_string(static_cast<long long>(fields::number(refused, key).value_or(0))); };
-  const auto attempts = static_cast<long long>(fields::number(dx, "launch_attempts").value_or(0));
-  const auto& ok = fields::at(dx, "launch_succeeded");
+  const auto dx = measurement::read<measurement::developer_experience>(card.measurements);
+  if (!dx || fields::object(card.measurements, measurement::developer_experience::key).empty()) return {};
+  const auto& refused = dx->launch_refused;
+  const auto& ok = dx->launch_succeeded;
+  const auto requested = dx->launch_requested_at.value_or("");
   return {
-      {"Launch requested", text(dx, "launch_requested_at").empty() ? "no launch was requested" : text(dx, "launch_requested_at")},
-      {"Launch attempts", std::to_string(attempts) + (ok.is_boolean() ? ok.get<bool>() ? ", one accepted" : ", none accepted" : "") +
-                              "; refused: " + count("capacity") + " for capacity, " + count("quota") + " for quota, " + count("funds") +
-                              " for funds, " + count("error") + " by an error"},
-      {"Time to running", number_or(dx, "time_to_running_s", "not reached")},
-      {"Time to first SSH command", number_or(dx, "time_to_ssh_s", "not measured (needs --remote-exec)")},
-      {"Time to first CUDA kernel", number_or(dx, "time_to_first_kernel_s", "not measured (needs --remote-exec)")},
-      {"API answered", fields::at(dx, "api_answered").is_boolean() ? (dx["api_answered"].get<bool>() ? "yes" : "no") : "unknown"},
+      {"Launch requested", requested.empty() ? "no launch was requested" : requested},
+      {"Launch attempts", std::to_string(dx->launch_attempts) + (ok ? *ok ? ", one accepted" : ", none accepted" : "") + "; refused: " +
+                              std::to_string(refused.capacity) + " for capacity, " + std::to_string(refused.quota) + " for quota, " +
+                              std::to_string(refused.funds) + " for funds, " + std::to_string(refused.error) + " by an error"},
+      {"Time to running", seconds_or(dx->time_to_running_s, "not reached")},
+      {"Time to first SSH command", seconds_or(dx->time_to_ssh_s, "not measured (needs --remote-exec)")},
+      {"Time to first CUDA kernel", seconds_or(dx->time_to_first_kernel_s, "not measured (needs --remote-exec)")},
+      {"API answered", dx->api_answered ? (*dx->api_answered ? "yes" : "no") : "unknown"},
   };
 }
 

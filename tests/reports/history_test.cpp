@@ -264,6 +264,36 @@ TEST(History, ThirtyRunsGiveExactFigures) {
   EXPECT_EQ(html.find("http://"), std::string::npos);
 }
 
+// A launch refused for lack of funds (launch_refused.funds, as the run writes it) is a refusal like
+// the others: it counts in the refusal rate, the per-run trend, the JSON document (valid against
+// its schema) and the Markdown.
+TEST(History, FundsRefusalsCountInEveryRefusalRate) {
+  std::vector<run_record> runs;
+  const json refused = {{"capacity", 1}, {"quota", 0}, {"funds", 2}, {"error", 0}};
+  runs.push_back({header("lambda", "live", "a", "2026-11-01T00:00:00Z"),
+                  {},
+                  footer("lambda", {{"developer_experience", dx(4, true, refused, 60.0, nullptr, nullptr, true)}}),
+                  {}});
+  const auto all = compute_reliability(runs);
+  ASSERT_EQ(all.size(), 1u);
+  const auto& r = all[0];
+  EXPECT_EQ(r.launch_attempts, 4);
+  ASSERT_TRUE(r.refused.contains("funds"));
+  EXPECT_EQ(r.refused.at("funds"), 2);
+  ASSERT_TRUE(r.refusal_rate);
+  EXPECT_DOUBLE_EQ(*r.refusal_rate, 3.0 / 4);
+  ASSERT_EQ(r.trend.size(), 1u);
+  EXPECT_EQ(r.trend[0].refused, 3);
+
+  std::ifstream schema_file(NEOGRADE_RELIABILITY_SCHEMA);
+  const neograde::json_schema schema(json::parse(schema_file));
+  const auto doc = reliability_document(all);
+  for (const auto& v : schema.validate(doc)) ADD_FAILURE() << v.pointer << ": " << v.message;
+  EXPECT_EQ(doc["providers"][0]["refusals"]["refused"]["funds"], 2);
+  EXPECT_NE(render_reliability_markdown(all).find("75.0% (3/4; capacity 1, funds 2)"), std::string::npos)
+      << render_reliability_markdown(all);
+}
+
 TEST(History, HostileRecordsNeverThrow) {
   std::vector<run_record> runs;
   const json hostile_dx = {{"launch_attempts", "many"},

@@ -6,6 +6,7 @@
 #include <neograde/clients/spend.hpp>
 #include <neograde/core/clock.hpp>
 #include <neograde/core/finding.hpp>
+#include <neograde/core/measurements.hpp>
 #include <neograde/core/spec.hpp>
 #include <neograde/core/template.hpp>
 #include <neograde/core/types.hpp>
@@ -78,7 +79,9 @@ struct offer_selection {
   std::optional<offer> chosen;
   std::string explanation;  // one sentence: what was chosen and why, or why nothing was
   std::size_t rows = 0, not_gpu = 0, unavailable = 0, misfit = 0, unpriced = 0, unpinned = 0, refused = 0;
-  [[nodiscard]] nlohmann::json to_json() const;
+  // As the results header and footer record it (core/measurements.hpp).
+  [[nodiscard]] measurement::offer_selection record() const;
+  [[nodiscard]] nlohmann::json to_json() const { return record(); }
 };
 [[nodiscard]] offer_selection select_offer(const provider_spec& spec, const std::vector<offer>& rows, const offer_pins& pins,
                                            const std::vector<std::string>& refused_keys = {});

@@ -7,8 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -45,6 +47,52 @@ NLOHMANN_JSON_SERIALIZE_ENUM(outcome, {
                                           {outcome::rate_limited, "rate_limited"},
                                           {outcome::insufficient_funds, "insufficient_funds"},
                                       })
+
+// The words a results file writes (the JSON mappings above), read back: a word these enums do
+// not know is `unknown`, so that a hand-edited or newer file is noticed rather than misread.
+[[nodiscard]] outcome outcome_from_string(std::string_view word) noexcept;
+[[nodiscard]] severity severity_from_string(std::string_view word) noexcept;
+[[nodiscard]] std::string to_string(outcome o);
+[[nodiscard]] std::string to_string(severity s);
+
+// Every outcome a check can have, in the order a reader sees them: graded, then not graded, then
+// the provider conditions.
+inline constexpr std::array<outcome, 9> reported_outcomes{
+    outcome::pass,        outcome::fail,        outcome::warn,  outcome::errored,
+    outcome::skipped,     outcome::no_capacity, outcome::quota, outcome::insufficient_funds,
+    outcome::rate_limited};
+
+// pass, warn and fail say something about conformance and are graded; errored (the harness broke),
+// skipped and the provider conditions are counted but not graded (reports/README.md, Grading).
+[[nodiscard]] bool is_graded(outcome o) noexcept;
+// fail and warn: a finding a reader is shown with its evidence.
+[[nodiscard]] bool is_finding(outcome o) noexcept;
+// The share of a check's weight a graded outcome earns: pass 1, warn 0.5, fail 0; none when not graded.
+[[nodiscard]] std::optional<double> credit(outcome o) noexcept;
+// Graded outcomes from worst to best, for telling a regression from an improvement: fail 0, warn 1,
+// pass 2; none when not graded.
+[[nodiscard]] std::optional<int> rank(outcome o) noexcept;
+// A check's weight in the score: critical 8, high 4, medium 2, low (and unknown) 1.
+[[nodiscard]] double weight(severity s) noexcept;
+// Severities from gravest to mildest: critical 0, high 1, medium 2, low 3, unknown 4.
+[[nodiscard]] int severity_rank(severity s) noexcept;
+
+// A scorecard's tier, from its score (reports/README.md, Grading); `not_graded` when nothing was graded.
+enum class tier { not_graded, underperform, bronze, silver, gold, platinum };
+NLOHMANN_JSON_SERIALIZE_ENUM(tier, {
+                                       {tier::not_graded, "Not graded"},
+                                       {tier::underperform, "Underperform"},
+                                       {tier::bronze, "Bronze"},
+                                       {tier::silver, "Silver"},
+                                       {tier::gold, "Gold"},
+                                       {tier::platinum, "Platinum"},
+                                   })
+[[nodiscard]] std::string to_string(tier t);
+// The tier a word names; none for a word that names none.
+[[nodiscard]] std::optional<tier> tier_from_string(std::string_view word) noexcept;
+// Platinum from 95, Gold from 85, Silver from 70, Bronze from 50, else Underperform; a critical
+// failure (auth bypass, instances left billing, ...) caps it at Bronze. No score: not graded.
+[[nodiscard]] tier tier_for(std::optional<double> score, bool critical_failure = false) noexcept;
 
 // Where the results come from. Every output states it.
 enum class result_source { unknown, emulated, live, replay };

@@ -61,7 +61,7 @@ struct trend_point {
   std::string run_id;
   std::string started_at;
   std::optional<bool> launch_succeeded;  // none: no developer_experience, or no launch attempted
-  int refused = 0;                       // launch attempts refused (capacity, quota, error)
+  int refused = 0;                       // launch attempts refused (capacity, quota, funds, error)
   std::optional<double> time_to_running_s, time_to_ssh_s, time_to_first_kernel_s;
 };
 
@@ -78,7 +78,7 @@ struct reliability {
   int launch_succeeded = 0;                   // of those, runs whose launch was accepted
   std::optional<double> launch_success_rate;  // launch_succeeded / launch_runs
   int launch_attempts = 0;                    // attempts over the launch runs
-  std::map<std::string, int> refused;         // capacity, quota, error -> attempts refused
+  std::map<std::string, int> refused;         // capacity, quota, funds, error -> attempts refused
   std::optional<double> refusal_rate;         // refused attempts / attempts
   int api_answered = 0;                       // runs in which the API answered at all
   std::optional<double> api_availability;     // api_answered / runs
