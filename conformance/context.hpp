@@ -73,10 +73,10 @@ struct context {
 
   // A duration from the spec, in seconds of provider time, as wall-clock time for this target.
   [[nodiscard]] std::chrono::milliseconds scaled(double seconds) const {
-    return std::chrono::milliseconds(static_cast<long long>(seconds * scale * 1000));
+    return provider_time(seconds, scale);
   }
   [[nodiscard]] std::chrono::milliseconds poll_interval() const {
-    return std::max(std::chrono::milliseconds(5), scaled(spec.timing.poll_interval_s));
+    return provider_time(spec.timing.poll_interval_s, scale, std::chrono::milliseconds(5));
   }
   // poll_until on the run's clock, a poll interval between looks (a stop request is noticed).
   template <class Look>
