@@ -70,7 +70,8 @@ class driver {
   // was tried and compared so far, when there is something): every check gets an outcome.
   void skip_all(outcome result, const std::string& reason) {
     if (!decided(capacity_id)) emit(judge_capacity(rec_, ""));
-    if (!decided(order_id)) emit(judge_matches_order(rec_, ctx_.spec, rec_.launch.order.key(), "the run ended before a second type was ordered"));
+    if (!decided(order_id))
+      emit(judge_matches_order(rec_, ctx_.spec, rec_.launch.order.key(), "the run ended before a second type was ordered"));
     for (const char* id : all_ids)
       if (!decided(id)) emit(rec_.run.spending_allowed ? make(id, result, reason) : *lifecycle_needs_unmet(id, ctx_.spec, rec_.run));
     billing_.finish(result, reason);
@@ -114,20 +115,21 @@ class driver {
   running_wait wait_running(const std::string& id, time_point since, int stopped_polls = undocumented_looks_allowed) {
     running_wait w;
     int stopped = 0;
-    const auto r = poll({.deadline = since + ctx_.scaled(ctx_.spec.timing.time_to_running_s), .undocumented_looks = undocumented_looks_allowed},
-                        [&](poll_look& l) -> std::optional<running_wait::end> {
-                          std::tie(w.seen, w.last) = observe(id);
-                          if (!w.seen) return std::nullopt;
-                          w.last_status = w.seen->provider_status;
-                          const auto state = w.seen->state;
-                          if (state == instance_state::running) return running_wait::end::running;
-                          if (state == instance_state::failed || state == instance_state::terminated) return running_wait::end::ended;
-                          l.undocumented_if(state == instance_state::unknown);
-                          w.after_s = ctx_.seconds_since(since);
-                          stopped = state == instance_state::stopped ? stopped + 1 : 0;
-                          if (stopped >= stopped_polls) return w.count = stopped, running_wait::end::stopped;
-                          return std::nullopt;
-                        });
+    const auto r =
+        poll({.deadline = since + ctx_.scaled(ctx_.spec.timing.time_to_running_s), .undocumented_looks = undocumented_looks_allowed},
+             [&](poll_look& l) -> std::optional<running_wait::end> {
+               std::tie(w.seen, w.last) = observe(id);
+               if (!w.seen) return std::nullopt;
+               w.last_status = w.seen->provider_status;
+               const auto state = w.seen->state;
+               if (state == instance_state::running) return running_wait::end::running;
+               if (state == instance_state::failed || state == instance_state::terminated) return running_wait::end::ended;
+               l.undocumented_if(state == instance_state::unknown);
+               w.after_s = ctx_.seconds_since(since);
+               stopped = state == instance_state::stopped ? stopped + 1 : 0;
+               if (stopped >= stopped_polls) return w.count = stopped, running_wait::end::stopped;
+               return std::nullopt;
+             });
     w.how = r.decided.value_or(r.end == poll_end::undocumented ? running_wait::end::undocumented : running_wait::end::deadline);
     if (w.how == running_wait::end::undocumented) w.count = r.undocumented;
     if (w.how != running_wait::end::undocumented && w.how != running_wait::end::stopped) w.after_s = ctx_.seconds_since(since);
@@ -143,7 +145,9 @@ class driver {
     auto id = client_.action_id(op, accepted);
     if (!id) return a.how = action_record::end::no_id, a;
     a.id = *id;
-    auto is = [](const std::vector<std::string>& words, const std::string& w) { return std::find(words.begin(), words.end(), w) != words.end(); };
+    auto is = [](const std::vector<std::string>& words, const std::string& w) {
+      return std::find(words.begin(), words.end(), w) != words.end();
+    };
     const auto r = poll({.deadline = since + ctx_.scaled(within_s)}, [&](poll_look&) -> std::optional<action_record::end> {
       a.last = client_.action_status(op, *id);
       a.after_s = ctx_.seconds_since(since);
@@ -386,25 +390,26 @@ class driver {
   // one left reads an undocumented word too often in a row.
   void await_terminated(many_record& m) {
     std::vector<std::string> alive = m.extra;
-    const auto r = poll({.deadline = ctx_.now() + ctx_.scaled(ctx_.spec.timing.time_to_gone_s), .undocumented_looks = undocumented_looks_allowed},
-                        [&](poll_look& l) -> std::optional<bool> {
-                          std::vector<std::string> still;
-                          bool all_undocumented = true;
-                          for (const auto& x : alive) {
-                            auto [seen, ev] = observe(x);
-                            m.last = ev;
-                            if (seen && seen->state != instance_state::terminated && seen->state != instance_state::stopping) {
-                              still.push_back(x);
-                              if (seen->state == instance_state::unknown) m.word = seen->provider_status;
-                              else
-                                all_undocumented = false;
-                            }
-                          }
-                          alive = std::move(still);
-                          if (alive.empty()) return true;
-                          l.undocumented_if(all_undocumented);
-                          return std::nullopt;
-                        });
+    const auto r =
+        poll({.deadline = ctx_.now() + ctx_.scaled(ctx_.spec.timing.time_to_gone_s), .undocumented_looks = undocumented_looks_allowed},
+             [&](poll_look& l) -> std::optional<bool> {
+               std::vector<std::string> still;
+               bool all_undocumented = true;
+               for (const auto& x : alive) {
+                 auto [seen, ev] = observe(x);
+                 m.last = ev;
+                 if (seen && seen->state != instance_state::terminated && seen->state != instance_state::stopping) {
+                   still.push_back(x);
+                   if (seen->state == instance_state::unknown) m.word = seen->provider_status;
+                   else
+                     all_undocumented = false;
+                 }
+               }
+               alive = std::move(still);
+               if (alive.empty()) return true;
+               l.undocumented_if(all_undocumented);
+               return std::nullopt;
+             });
     m.alive = alive.size();
     m.end = r.end;
     m.undocumented = r.undocumented;
@@ -542,7 +547,8 @@ class driver {
       if (!try_further_row(plan[i], i, second)) break;
     if (!decided(capacity_id)) emit(judge_capacity(rec_, fr.no_more));
     fr.orders = rec_.launch.order.key() + (fr.second_compared ? " and " + plan[*second].key() : "");
-    if (!decided(order_id)) emit(judge_matches_order(rec_, ctx_.spec, fr.orders, fr.second_compared ? "" : fr.one_type.empty() ? fr.no_more : fr.one_type));
+    if (!decided(order_id))
+      emit(judge_matches_order(rec_, ctx_.spec, fr.orders, fr.second_compared ? "" : fr.one_type.empty() ? fr.no_more : fr.one_type));
   }
 
   // Launches one further row (the second order when it is the first of another type); false when
@@ -607,8 +613,12 @@ class driver {
       rec_.further.one_type = "the instance of the other type (" + row.key() + ") could not be read";
       return false;
     }
-    rec_.compared.push_back(
-        {.got = *seen, .ordered = row, .name = name, .compare_region = names_region && !row.region.empty(), .evidence = last, .second = true});
+    rec_.compared.push_back({.got = *seen,
+                             .ordered = row,
+                             .name = name,
+                             .compare_region = names_region && !row.region.empty(),
+                             .evidence = last,
+                             .second = true});
     return true;
   }
 
@@ -645,18 +655,19 @@ class driver {
   // terminate_accepted_at) and does not wait the time to gone again.
   void await_gone(const std::string& id, time_point terminated_at) {
     auto& t = rec_.terminate;
-    const auto r = poll({.deadline = terminated_at + ctx_.scaled(ctx_.spec.timing.time_to_gone_s), .undocumented_looks = undocumented_looks_allowed},
-                        [&](poll_look& l) -> std::optional<bool> {
-                          gone_read g{.get = t.has_get ? client_.get(id) : typed_result<instance>{}, .list = client_.list(), .entry = {}};
-                          if (g.list.value)
-                            for (const auto& i : *g.list.value)
-                              if (i.id == id) g.entry = i;
-                          const auto s = read_after_terminate(g, ctx_.spec, t.has_get);
-                          t.last = std::move(g);
-                          if (s.running_again || s.gone) return true;
-                          l.undocumented_if(s.unreadable);
-                          return std::nullopt;
-                        });
+    const auto r =
+        poll({.deadline = terminated_at + ctx_.scaled(ctx_.spec.timing.time_to_gone_s), .undocumented_looks = undocumented_looks_allowed},
+             [&](poll_look& l) -> std::optional<bool> {
+               gone_read g{.get = t.has_get ? client_.get(id) : typed_result<instance>{}, .list = client_.list(), .entry = {}};
+               if (g.list.value)
+                 for (const auto& i : *g.list.value)
+                   if (i.id == id) g.entry = i;
+               const auto s = read_after_terminate(g, ctx_.spec, t.has_get);
+               t.last = std::move(g);
+               if (s.running_again || s.gone) return true;
+               l.undocumented_if(s.unreadable);
+               return std::nullopt;
+             });
     t.end = r.end;
     t.undocumented = r.undocumented;
     t.after_s = ctx_.seconds_since(terminated_at);
@@ -664,12 +675,12 @@ class driver {
 
   context& ctx_;
   provider_client& client_;
-  lifecycle_record rec_;         // what the run saw, for the judges
+  lifecycle_record rec_;           // what the run saw, for the judges
   std::set<std::string> decided_;  // the checks emitted, so that each is decided once
   std::string main_id_;            // the lifecycle's instance, whose reads the record keeps
   time_point launched_at_;
   enum class restart_phase { none, other, own } restarting_ = restart_phase::none;  // a restart was asked for
-  billing_watch billing_{ctx_};  // billing read before, during and after (issue 22)
+  billing_watch billing_{ctx_};                                                     // billing read before, during and after (issue 22)
 };
 
 }  // namespace

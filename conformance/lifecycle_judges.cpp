@@ -53,7 +53,8 @@ launch_verdict judge_launch(const launch_record& launch, const provider_spec& sp
     if (auto c = provider_condition(l.call, spec)) {
       // Refused for lack of funds is the provider's condition, unless the funds were there.
       if (*c == outcome::insufficient_funds && launch.funds_available) {
-        out.decided.push_back(make(launch_id, outcome::fail, "refused for lack of funds (" + l.call.describe() + "), yet " + *launch.funds_available,
+        out.decided.push_back(make(launch_id, outcome::fail,
+                                   "refused for lack of funds (" + l.call.describe() + "), yet " + *launch.funds_available,
                                    {launch.billing_before, l.call.evidence}));
         return rest(outcome::skipped, "depends on a successful launch");
       }
@@ -70,11 +71,12 @@ launch_verdict judge_launch(const launch_record& launch, const provider_spec& sp
     out.decided.push_back(make(launch_id, outcome::fail, l.problem, {l.call.evidence}));
     return rest(outcome::skipped, "depends on the launch returning an id");
   }
-  out.decided.push_back(make(launch_id, outcome::pass,
-                             "launched " + launch.order.key() + " as " + *l.value +
-                                 (launch.found_by_name ? " (found by its name in the list: the answer names no id, as the spec declares)" : "") +
-                                 (l.steps.empty() ? "" : " (with its follow-up steps)"),
-                             launch_evidence(launch)));
+  out.decided.push_back(
+      make(launch_id, outcome::pass,
+           "launched " + launch.order.key() + " as " + *l.value +
+               (launch.found_by_name ? " (found by its name in the list: the answer names no id, as the spec declares)" : "") +
+               (l.steps.empty() ? "" : " (with its follow-up steps)"),
+           launch_evidence(launch)));
   return out;
 }
 
@@ -132,9 +134,10 @@ check_outcome judge_reaches_running(const lifecycle_record& rec, const provider_
   if (w.how != running_wait::end::running) {
     const auto gave_up = running_gave_up(w);
     return make(running_id, outcome::fail,
-                !gave_up.empty() ? gave_up
-                                 : "status \"" + w.last_status + "\" after " + std::to_string(w.after_s) + " s; the spec expects running within " +
-                                       std::to_string(spec.timing.time_to_running_s * rec.run.scale) + " s",
+                !gave_up.empty()
+                    ? gave_up
+                    : "status \"" + w.last_status + "\" after " + std::to_string(w.after_s) + " s; the spec expects running within " +
+                          std::to_string(spec.timing.time_to_running_s * rec.run.scale) + " s",
                 {w.last});
   }
   auto o = make(running_id, outcome::pass, action.message + "running after " + std::to_string(w.after_s) + " s", {w.last});
@@ -196,7 +199,8 @@ check_outcome judge_underlying_provider(const order_compared& c, const provider_
 
 check_outcome judge_consistent(const consistency_record& c) {
   const std::vector<exchange> evidence{c.get.call.evidence, c.list.call.evidence};
-  if (!c.get.value || !c.entry) return make(consistent_id, outcome::errored, "the instance could not be read from both get and list", evidence);
+  if (!c.get.value || !c.entry)
+    return make(consistent_id, outcome::errored, "the instance could not be read from both get and list", evidence);
   const auto& got = *c.get.value;
   const auto& entry = *c.entry;
   std::vector<std::string> diffs;
@@ -216,7 +220,8 @@ std::vector<check_outcome> judge_isolation(const isolation_record& i, const prov
   if (i.has_get) {
     const auto& theirs = i.theirs;
     // A read answering "nothing here" (a 404, or Vast.ai's 200 with a null object) refuses.
-    if (answers_gone(spec, theirs)) out.push_back(make(iso_get_id, outcome::pass, "answered as absent: " + theirs.describe(), {theirs.evidence}));
+    if (answers_gone(spec, theirs))
+      out.push_back(make(iso_get_id, outcome::pass, "answered as absent: " + theirs.describe(), {theirs.evidence}));
     else if (theirs.success)
       out.push_back(make(iso_get_id, outcome::fail, "the second account read the first account's instance", {theirs.evidence}));
     else
@@ -232,7 +237,8 @@ std::vector<check_outcome> judge_isolation(const isolation_record& i, const prov
   }
   if (!i.listed.value) out.push_back(make(iso_list_id, outcome::errored, i.listed.call.describe(), {i.listed.call.evidence}));
   else if (i.listed_visible)
-    out.push_back(make(iso_list_id, outcome::fail, "the second account's list shows the first account's instance", {i.listed.call.evidence}));
+    out.push_back(
+        make(iso_list_id, outcome::fail, "the second account's list shows the first account's instance", {i.listed.call.evidence}));
   else
     out.push_back(make(iso_list_id, outcome::pass, "not listed for the second account", {i.listed.call.evidence}));
   if (i.has_restart) {
@@ -251,7 +257,8 @@ std::vector<check_outcome> judge_isolation(const isolation_record& i, const prov
 
 check_outcome judge_restart(const restart_record& r, const std::vector<instance_read>& reads, const provider_spec& spec) {
   if (!r.request.success)
-    return make(restart_id, r.request.response ? outcome::fail : outcome::errored, "restart failed: " + r.request.describe(), {r.request.evidence});
+    return make(restart_id, r.request.response ? outcome::fail : outcome::errored, "restart failed: " + r.request.describe(),
+                {r.request.evidence});
   const auto action = judge_action(r.action, spec, operation_id::restart, "the restart");
   if (action.result != outcome::pass) return make(restart_id, action.result, action.message, {r.request.evidence, action.last});
   std::vector<exchange> evidence{r.request.evidence};
@@ -272,7 +279,8 @@ check_outcome judge_restart(const restart_record& r, const std::vector<instance_
   }
   const auto gave_up = running_gave_up(r.wait);
   return make(restart_id, outcome::fail,
-              action.message + (!gave_up.empty() ? gave_up + " after the restart" : "status \"" + r.wait.last_status + "\" " + after + " after restart"),
+              action.message +
+                  (!gave_up.empty() ? gave_up + " after the restart" : "status \"" + r.wait.last_status + "\" " + after + " after restart"),
               evidence);
 }
 
@@ -294,7 +302,8 @@ check_outcome judge_no_illegal_transition(const std::vector<instance_read>& read
 
 check_outcome judge_terminate_many(const many_record& m) {
   if (!m.binds_array) return not_applicable(many_id, "terminate takes one id per request");
-  if (m.extra.size() < 2 && m.not_sent) return make(many_id, outcome::skipped, "two more instances are needed; the launch was " + *m.not_sent);
+  if (m.extra.size() < 2 && m.not_sent)
+    return make(many_id, outcome::skipped, "two more instances are needed; the launch was " + *m.not_sent);
   if (m.extra.size() < 2) return make(many_id, outcome::no_capacity, "two more instances could not be launched");
   const auto& t = m.terminate;
   if (!t.success) return make(many_id, t.response ? outcome::fail : outcome::errored, "terminate failed: " + t.describe(), {t.evidence});
@@ -327,9 +336,10 @@ std::vector<check_outcome> judge_pagination(const walk_record& w, const provider
   if (w.distinct != w.found)
     out.push_back(make(each_once_id, outcome::fail, "an instance appeared on more than one page" + tries, {paged.call.evidence}));
   else if (w.distinct < w.expected)
-    out.push_back(make(each_once_id, outcome::fail,
-                       std::to_string(w.distinct) + " instances found walking the pages, " + std::to_string(w.expected) + " expected" + tries,
-                       {paged.call.evidence}));
+    out.push_back(
+        make(each_once_id, outcome::fail,
+             std::to_string(w.distinct) + " instances found walking the pages, " + std::to_string(w.expected) + " expected" + tries,
+             {paged.call.evidence}));
   else
     out.push_back(make(each_once_id, outcome::pass,
                        std::to_string(w.distinct) + " instances over " + std::to_string(w.sizes.size()) + " pages" + tries,
@@ -444,8 +454,8 @@ check_outcome judge_page_metadata(const walk_record& w, const pagination_spec& p
   std::string what;
   for (const auto& c : checked) what += (what.empty() ? "" : ", ") + c;
   return make(page_metadata_id, outcome::pass,
-              what + ": as the walk found on all " + std::to_string(last + 1) + " page(s) of " + std::to_string(ids.size()) + " instance(s) (" +
-                  pg.metadata_source + ")",
+              what + ": as the walk found on all " + std::to_string(last + 1) + " page(s) of " + std::to_string(ids.size()) +
+                  " instance(s) (" + pg.metadata_source + ")",
               {pages[last].result.evidence});
 }
 
@@ -465,7 +475,8 @@ std::optional<check_outcome> judge_filter_tagged(const filter_record& f) {
   if (f.replaced.empty())
     for (const auto& id : f.ours)
       if (!f.selected.contains(id))
-        return make(filter_id, outcome::fail, "filtered by " + by + ", the list omits the run's instance " + id + ", launched with that tag",
+        return make(filter_id, outcome::fail,
+                    "filtered by " + by + ", the list omits the run's instance " + id + ", launched with that tag",
                     {f.tagged.evidence, f.all.call.evidence});
   return std::nullopt;
 }
@@ -481,11 +492,12 @@ check_outcome judge_filter(const filter_record& f) {
                                                 f.replaced + ": not judged, the document leaves it open";
   const auto none = f.tag + "-untagged";
   if (!f.untagged.success)
-    return make(filter_id, outcome::fail, "listing by " + f.param + "=" + none + " failed: " + f.untagged.describe(), {f.untagged.evidence});
+    return make(filter_id, outcome::fail, "listing by " + f.param + "=" + none + " failed: " + f.untagged.describe(),
+                {f.untagged.evidence});
   if (!f.untagged_ids.empty())
     return make(filter_id, outcome::fail,
-                "filtered by " + f.param + "=" + none + ", a tag no instance carries, the list shows " + std::to_string(f.untagged_ids.size()) +
-                    " instance(s): the filter is ignored",
+                "filtered by " + f.param + "=" + none + ", a tag no instance carries, the list shows " +
+                    std::to_string(f.untagged_ids.size()) + " instance(s): the filter is ignored",
                 {f.untagged.evidence});
   return make(filter_id, outcome::pass,
               "by the run's tag, " + (omitted == 0 ? "exactly the run's " + std::to_string(f.ours.size()) : std::string("only the run's")) +
@@ -510,7 +522,8 @@ nlohmann::json advertised_rows_launched(const lifecycle_record& rec) {
 }
 
 double capacity_refusal_rate(const lifecycle_record& rec) {
-  const auto refused = std::count_if(rec.rows.begin(), rec.rows.end(), [](const row_tried& r) { return !r.launched && r.refused_for_capacity; });
+  const auto refused =
+      std::count_if(rec.rows.begin(), rec.rows.end(), [](const row_tried& r) { return !r.launched && r.refused_for_capacity; });
   return static_cast<double>(refused) / static_cast<double>(rec.rows.size());
 }
 
@@ -604,8 +617,9 @@ check_outcome judge_gone(const terminate_record& t, const provider_spec& spec, d
   const auto after = std::to_string(t.after_s) + " s after terminate, the spec's time to gone being " +
                      std::to_string(std::lround(spec.timing.time_to_gone_s * scale)) + " s (" + s.note + ")";
   return make(gone_id, outcome::fail,
-              s.ghost.empty() ? "not gone " + after
-                              : "the list still shows the instance running (\"" + s.ghost + "\") " + after + ": a ghost that may still bill",
+              s.ghost.empty()
+                  ? "not gone " + after
+                  : "the list still shows the instance running (\"" + s.ghost + "\") " + after + ": a ghost that may still bill",
               s.evidence);
 }
 

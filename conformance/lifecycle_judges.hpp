@@ -48,7 +48,8 @@ inline constexpr const char* all_ids[] = {
 // The lifecycle's needs that this run or API does not meet, for check `id`: spending refused
 // (skipped), no second account, or an operation the API lacks (not applicable). The one place
 // these are decided; nullopt: the check can run.
-[[nodiscard]] std::optional<check_outcome> lifecycle_needs_unmet(const std::string& id, const provider_spec& spec, const lifecycle_run& run);
+[[nodiscard]] std::optional<check_outcome> lifecycle_needs_unmet(const std::string& id, const provider_spec& spec,
+                                                                 const lifecycle_run& run);
 
 // schema.*.matches_schema: the accepted answer against the operation's response schema.
 [[nodiscard]] check_outcome judge_response_schema(const char* id, const provider_spec& spec, operation_id op, const call_result& r);

@@ -50,7 +50,7 @@ struct instance_read {
   instance_state state = instance_state::unknown;
   std::string provider_status;
   exchange evidence;
-  bool restarting = false;  // a restart was asked for (by the run or by the second account)
+  bool restarting = false;   // a restart was asked for (by the run or by the second account)
   bool own_restart = false;  // during the run's own restart
 };
 
@@ -67,7 +67,7 @@ struct action_record {
 struct running_wait {
   enum class end { running, ended, undocumented, stopped, deadline };
   end how = end::deadline;
-  std::optional<instance> seen;       // the last read (running when how == running)
+  std::optional<instance> seen;  // the last read (running when how == running)
   std::string last_status = "unknown";
   exchange last;
   int count = 0;       // the undocumented or stopped reads in a row that ended it
@@ -119,14 +119,14 @@ struct restart_record {
 
 struct many_record {
   bool binds_array = false;
-  std::vector<std::string> extra;      // the two more instances launched
+  std::vector<std::string> extra;       // the two more instances launched
   std::optional<std::string> not_sent;  // the budget allowed no more: the launch as described
   call_result terminate;
-  bool waited = false;     // the terminate was accepted and the instances were read
+  bool waited = false;  // the terminate was accepted and the instances were read
   poll_end end = poll_end::deadline;
-  std::size_t alive = 0;   // instances still there at the end
+  std::size_t alive = 0;  // instances still there at the end
   int undocumented = 0;
-  std::string word;        // the undocumented status read
+  std::string word;  // the undocumented status read
   exchange last;
 };
 

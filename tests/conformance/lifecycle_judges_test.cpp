@@ -98,7 +98,8 @@ TEST(JudgeReachesRunning, AnUndocumentedWordAStoppedOneAndTheDeadlineFailEachWit
 }
 
 TEST(JudgeNoIllegalTransition, RunningBackToPendingFailsUnlessARestartWasAskedFor) {
-  std::vector<instance_read> reads{{instance_state::pending, "booting"}, {instance_state::running, "active"}, {instance_state::pending, "booting"}};
+  std::vector<instance_read> reads{
+      {instance_state::pending, "booting"}, {instance_state::running, "active"}, {instance_state::pending, "booting"}};
   auto o = judge_no_illegal_transition(reads);
   EXPECT_EQ(o.result, outcome::fail);
   EXPECT_TRUE(says(o, "back to \"booting\" without a restart")) << o.reason;
@@ -176,8 +177,10 @@ TEST(JudgeCapacity, ARowAdvertisedAndRefusedFailsOneTheCatalogueDoesNotAdvertise
   lifecycle_record rec;
   EXPECT_FALSE(judge_capacity(rec, ""));
   rec.rows.push_back({.key = "a", .launched = true});
-  rec.rows.push_back({.key = "b", .why = "refused for lack of capacity, which the catalogue does not advertise: not judged",
-                      .refused_for_capacity = true, .judged = false});
+  rec.rows.push_back({.key = "b",
+                      .why = "refused for lack of capacity, which the catalogue does not advertise: not judged",
+                      .refused_for_capacity = true,
+                      .judged = false});
   auto o = judge_capacity(rec, "no other row");
   ASSERT_TRUE(o);
   EXPECT_EQ(o->result, outcome::pass);

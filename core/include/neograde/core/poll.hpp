@@ -72,7 +72,9 @@ auto poll_until(run_clock& clock, const poll_limits& limits, Look&& look, Wait&&
 // The deadline alone, with a look that takes nothing: empty when undecided at the deadline.
 template <class Look, class Wait>
 auto poll_until(run_clock& clock, run_clock::time_point deadline, Look&& look, Wait&& wait) -> decltype(look()) {
-  return poll_until(clock, poll_limits{.deadline = deadline}, [&](poll_look&) { return look(); }, wait).decided;
+  return poll_until(
+             clock, poll_limits{.deadline = deadline}, [&](poll_look&) { return look(); }, wait)
+      .decided;
 }
 
 }  // namespace neograde
