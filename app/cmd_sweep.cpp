@@ -89,10 +89,8 @@ command add_sweep(CLI::App& app) {
     std::vector<std::string> unaged;  // found by name only, with --older-than
     teardown_options t;
     t.dry_run = o->dry_run;
-    t.confirm_within = std::max(std::chrono::milliseconds(1000),
-                                std::chrono::milliseconds(static_cast<long long>(spec.timing.time_to_gone_s * scale * 1000)));
-    t.poll = std::max(std::chrono::milliseconds(10),
-                      std::chrono::milliseconds(static_cast<long long>(spec.timing.poll_interval_s * scale * 1000)));
+    t.confirm_within = provider_time(spec.timing.time_to_gone_s, scale, std::chrono::milliseconds(1000));
+    t.poll = provider_time(spec.timing.poll_interval_s, scale, std::chrono::milliseconds(10));
     auto result = terminate_and_confirm(
         client, known,
         [&](const instance& i) {

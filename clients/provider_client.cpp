@@ -7,6 +7,7 @@
 #include <neograde/core/base64.hpp>
 #include <neograde/core/clock.hpp>
 #include <neograde/core/json_util.hpp>
+#include <neograde/core/poll.hpp>
 #include <neograde/core/provenance.hpp>
 #include <neograde/core/signing.hpp>
 #include <neograde/core/text.hpp>
@@ -940,22 +941,26 @@ typed_result<std::string> provider_client::launch(const launch_request& req) {
 typed_result<std::string> provider_client::id_by_name(typed_result<std::string> launched, const std::string& name) {
   const int reads = spec_.operation(operation_id::launch)->id_from_list_reads;
   // A poll interval between reads: a list may lag the launch by seconds (issue 36).
-  const auto poll =
-      std::chrono::milliseconds(static_cast<long long>(std::max(spec_.timing.poll_interval_s * target_time_scale(), 0.001) * 1000));
+  const auto poll = provider_time(spec_.timing.poll_interval_s, target_time_scale(), std::chrono::milliseconds(1));
   std::string last;
-  for (int i = 0; i < reads && !launched.value; ++i) {
-    if (i > 0) sleep_unless_stopped(clock != nullptr ? *clock : real_clock(), poll);
-    auto listed = list();
-    if (!listed.value) {
-      last = listed.call.describe() + (listed.problem.empty() ? "" : ": " + listed.problem);
-      continue;
-    }
-    std::vector<std::string> ids;
-    for (const auto& inst : *listed.value)
-      if (!name.empty() && inst.name == name && !inst.id.empty()) ids.push_back(inst.id);
-    if (ids.size() == 1) launched.value = ids.front();
-    last = ids.empty() ? "not in the list" : std::to_string(ids.size()) + " listed instances carry the name";
-  }
+  auto& clk = clock != nullptr ? *clock : real_clock();
+  if (reads > 0 && !launched.value)
+    (void)poll_until(
+        clk, poll_limits{.max_looks = reads},
+        [&](poll_look&) -> std::optional<bool> {
+          auto listed = list();
+          if (!listed.value) {
+            last = listed.call.describe() + (listed.problem.empty() ? "" : ": " + listed.problem);
+            return std::nullopt;
+          }
+          std::vector<std::string> ids;
+          for (const auto& inst : *listed.value)
+            if (!name.empty() && inst.name == name && !inst.id.empty()) ids.push_back(inst.id);
+          if (ids.size() == 1) launched.value = ids.front();
+          last = ids.empty() ? "not in the list" : std::to_string(ids.size()) + " listed instances carry the name";
+          return launched.value ? std::optional(true) : std::nullopt;
+        },
+        [&] { sleep_unless_stopped(clk, poll); });
   if (launched.value) ledger_->identified(name, *launched.value);
   else
     launched.problem = "the response names no instance (as the spec declares) and the instance named " + name + " was not found in " +
@@ -1046,14 +1051,18 @@ void provider_client::follow_launch_steps(typed_result<std::string>& out, templa
     auto r = send_step(step, vars);
     if (step.wait_for) {
       // Read again until the collection has an element, within the spec's time to running.
-      const auto deadline = clk.now() + std::chrono::milliseconds(static_cast<long long>(spec_.timing.time_to_running_s * scale * 1000));
-      const auto poll = std::chrono::milliseconds(static_cast<long long>(std::max(spec_.timing.poll_interval_s * scale, 0.001) * 1000));
-      for (;;) {
-        if (!r.success || !r.json) break;
-        if (!collection(*r.json, step.wait_for->items, false).empty() || clk.now() >= deadline) break;
-        sleep_unless_stopped(clk, poll);
-        r = send_step(step, vars);
-      }
+      const auto deadline = clk.now() + provider_time(spec_.timing.time_to_running_s, scale);
+      const auto poll = provider_time(spec_.timing.poll_interval_s, scale, std::chrono::milliseconds(1));
+      (void)poll_until(
+          clk, poll_limits{.deadline = deadline},
+          [&](poll_look&) -> std::optional<bool> {
+            if (!r.success || !r.json || !collection(*r.json, step.wait_for->items, false).empty()) return true;
+            return std::nullopt;
+          },
+          [&] {
+            sleep_unless_stopped(clk, poll);
+            r = send_step(step, vars);
+          });
     }
     std::string detail = "step " + step.name + " (" + step.method + " " + render_path(step.path, vars) + "): " + r.describe();
     if (r.success) out.steps.push_back(r.evidence);

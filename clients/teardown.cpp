@@ -35,17 +35,24 @@ patient_terminate terminate_after_minimum_runtime(provider_client& client, const
   const auto& m = *spec.timing.minimum_runtime;
   const double scale = client.target_time_scale();
   double waited_s = 0;  // provider seconds
-  while (refused_before_minimum_runtime(spec, out.result) && waited_s < 2 * m.seconds) {
-    double wait_s = m.seconds;
-    if (m.remaining && out.result.json)
-      if (const auto* left = find_pointer(*out.result.json, m.remaining->pointer); left != nullptr && left->is_number())
-        wait_s = left->get<double>() * m.remaining->scale + 1;
-    wait_s = std::clamp(wait_s, std::max(spec.timing.poll_interval_s, 1.0), m.seconds + 1);
-    out.early.push_back(std::move(out.result));
-    clock.sleep(std::chrono::milliseconds(static_cast<long long>(std::ceil(wait_s * scale * 1000))));
-    waited_s += wait_s;
-    out.result = client.terminate(id);
-  }
+  // Looks at the last answer; waits the time it says is left (or the whole minimum) and sends again.
+  (void)poll_until(
+      clock, poll_limits{},
+      [&](poll_look&) -> std::optional<bool> {
+        if (!refused_before_minimum_runtime(spec, out.result) || waited_s >= 2 * m.seconds) return true;
+        return std::nullopt;
+      },
+      [&] {
+        double wait_s = m.seconds;
+        if (m.remaining && out.result.json)
+          if (const auto* left = find_pointer(*out.result.json, m.remaining->pointer); left != nullptr && left->is_number())
+            wait_s = left->get<double>() * m.remaining->scale + 1;
+        wait_s = std::clamp(wait_s, std::max(spec.timing.poll_interval_s, 1.0), m.seconds + 1);
+        out.early.push_back(std::move(out.result));
+        clock.sleep(provider_time(wait_s, scale, std::chrono::milliseconds(0), true));
+        waited_s += wait_s;
+        out.result = client.terminate(id);
+      });
   return out;
 }
 

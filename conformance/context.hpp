@@ -12,6 +12,7 @@
 #include <neograde/core/poll.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
@@ -57,11 +58,11 @@ struct context {
   std::vector<std::pair<std::string, exchange>> status_words;  // every status word read, with where
   std::string ssh_key_name;                                    // the run's SSH key, when the API has SSH keys and spending is allowed
   std::string ssh_key_id;
-  std::string public_key;              // what register_key registers
-  std::string private_key;             // its private half's file, with --remote-exec
-  nlohmann::json* hardware = nullptr;  // run_report::hardware
-  spend_permission spend;              // may the run create instances and keys (the session's, after its pre-check)
-  run_clock& clock;                    // the session's: real, virtual (tests) or a replay's
+  const std::string& public_key;             // the session's: what register_key registers
+  const std::filesystem::path& private_key;  // the session's: its private half's file, with --remote-exec
+  nlohmann::json* hardware = nullptr;        // run_report::hardware
+  const spend_permission& spend;             // the session's: may the run create instances and keys (after its pre-check)
+  run_clock& clock;                          // the session's: real, virtual (tests) or a replay's
   // schema.instance.status_in_vocabulary failed the moment an undocumented word was read, so that
   // the finding stands even if the run is stopped before its end-of-run checks.
   bool vocabulary_failed = false;
@@ -81,11 +82,9 @@ struct context {
   [[nodiscard]] double seconds_since(run_clock::time_point t) const { return std::chrono::duration<double>(now() - t).count(); }
 
   // A duration from the spec, in seconds of provider time, as wall-clock time for this target.
-  [[nodiscard]] std::chrono::milliseconds scaled(double seconds) const {
-    return std::chrono::milliseconds(static_cast<long long>(seconds * scale * 1000));
-  }
+  [[nodiscard]] std::chrono::milliseconds scaled(double seconds) const { return provider_time(seconds, scale); }
   [[nodiscard]] std::chrono::milliseconds poll_interval() const {
-    return std::max(std::chrono::milliseconds(5), scaled(spec.timing.poll_interval_s));
+    return provider_time(spec.timing.poll_interval_s, scale, std::chrono::milliseconds(5));
   }
   // poll_until on the run's clock, a poll interval between looks (a stop request is noticed).
   template <class Look>

@@ -120,17 +120,17 @@ run_report run(session& s, const run_options& options) {
                       .emulated = client.target_is_emulator(),
                       .measurements = report.measurements,
                       .errors = error_oracle(spec),
+                      .public_key = s.public_key(),
+                      .private_key = s.private_key(),
+                      .hardware = &report.hardware,
+                      .spend = s.spend(),
                       .clock = clock};
-  // Spending: the session's rule, and live mode's pre-check before any create.
+  // Spending: the session's rule, and live mode's pre-check before any create (ctx.spend reads it).
   s.pre_check();
-  ctx.spend = s.spend();
   // What applies, decided once from the catalogue's needs: the checks ask before they run.
   const auto conditions = conditions_of(s, options, ctx.spend);
   for (const auto& d : catalogue())
     if (auto unmet = applicability(d, spec, conditions); unmet && unmet->certain) ctx.inapplicable.emplace(d.id, unmet->reason);
-  ctx.public_key = s.public_key();
-  ctx.private_key = s.private_key().string();
-  ctx.hardware = &report.hardware;
   client.observer = [&](operation_id op, const call_result& r) {
     // The scans read the parsed body, the status, the headers and the evidence, and of the raw
     // body only whether there was one: a prefix of it is kept, so that a run does not hold every

@@ -34,3 +34,15 @@ TEST(VirtualClock, SleepsFromSeveralThreadsAllCount) {
   for (auto& t : sleepers) t.join();
   EXPECT_EQ(c.now() - start, 4000ms);
 }
+
+// One conversion of provider seconds to run-clock time: cut to whole milliseconds (or rounded up),
+// never under its floor.
+TEST(ProviderTime, ScalesCutsAndFloors) {
+  using std::chrono::milliseconds;
+  EXPECT_EQ(provider_time(900, 0.01), milliseconds(9000));
+  EXPECT_EQ(provider_time(0.0015, 1.0), milliseconds(1));
+  EXPECT_EQ(provider_time(0.0015, 1.0, milliseconds(0), true), milliseconds(2));
+  EXPECT_EQ(provider_time(5, 0.0001, milliseconds(5)), milliseconds(5));
+  EXPECT_EQ(provider_time(5, 0.01, milliseconds(5)), milliseconds(50));
+  EXPECT_EQ(provider_time(0, 1.0, milliseconds(1000)), milliseconds(1000));
+}

@@ -46,3 +46,56 @@ TEST(PollUntil, LooksOnceWhenTheDeadlineHasPassedAndAtTheDeadlineLast) {
           waiting_on(clock)),
       true);
 }
+
+TEST(PollUntilLimits, StopsAtTheCountOfLooks) {
+  virtual_clock clock;
+  int looks = 0;
+  const auto r = poll_until(
+      clock, poll_limits{.max_looks = 4},
+      [&](poll_look&) -> std::optional<bool> {
+        ++looks;
+        return std::nullopt;
+      },
+      waiting_on(clock));
+  EXPECT_FALSE(r.decided.has_value());
+  EXPECT_EQ(r.end, poll_end::looks);
+  EXPECT_EQ(looks, 4);
+  EXPECT_EQ(r.looks, 4);
+}
+
+// Three undocumented reads in a row end the poll; a documented read starts the count again, and a
+// look that read nothing leaves it as it was.
+TEST(PollUntilLimits, GivesUpAfterThreeUndocumentedStatusesInARow) {
+  virtual_clock clock;
+  const auto start = clock.now();
+  // u u d u (nothing) u u: the sixth read is the third undocumented in a row.
+  const poll_look::read reads[] = {poll_look::read::undocumented, poll_look::read::undocumented, poll_look::read::documented,
+                                   poll_look::read::undocumented, poll_look::read::nothing,      poll_look::read::undocumented,
+                                   poll_look::read::undocumented, poll_look::read::documented};
+  int i = 0;
+  const auto r = poll_until(
+      clock, poll_limits{.deadline = start + 1s, .undocumented_looks = undocumented_looks_allowed},
+      [&](poll_look& l) -> std::optional<bool> {
+        l.status = reads[i++];
+        return std::nullopt;
+      },
+      waiting_on(clock));
+  EXPECT_EQ(r.end, poll_end::undocumented);
+  EXPECT_EQ(r.undocumented, 3);
+  EXPECT_EQ(i, 7);
+  EXPECT_EQ(clock.now() - start, 60ms);
+}
+
+TEST(PollUntilLimits, AnInterruptionEndsThePollBeforeTheNextWait) {
+  virtual_clock clock;
+  int looks = 0;
+  const auto r = poll_until(
+      clock, poll_limits{.deadline = clock.now() + 1s, .interrupted = [&] { return looks == 2; }},
+      [&](poll_look&) -> std::optional<bool> {
+        ++looks;
+        return std::nullopt;
+      },
+      waiting_on(clock));
+  EXPECT_EQ(r.end, poll_end::interrupted);
+  EXPECT_EQ(looks, 2);
+}

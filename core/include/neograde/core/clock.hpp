@@ -1,7 +1,9 @@
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -17,6 +19,18 @@ namespace neograde {
 // nullopt when the text does not match. Any year is safe: no conversion to a clock that could
 // overflow.
 [[nodiscard]] std::optional<long long> seconds_until_utc(const std::string& text, const char* format);
+
+// A duration the spec states in seconds of provider time, as run-clock time for a target that runs
+// `scale` times as fast (an emulator's time scale; 1 against a real provider): whole milliseconds,
+// cut down (or, `round_up`, up: a wait that must not end early), and at least `floor`. The one
+// conversion: the lifecycle's deadlines and poll intervals, the launch steps', the teardown's and
+// the minimum runtime's all go through it.
+[[nodiscard]] inline std::chrono::milliseconds provider_time(double seconds, double scale,
+                                                             std::chrono::milliseconds floor = std::chrono::milliseconds(0),
+                                                             bool round_up = false) {
+  const double ms = seconds * scale * 1000;
+  return std::max(floor, std::chrono::milliseconds(static_cast<long long>(round_up ? std::ceil(ms) : ms)));
+}
 
 // The time a run sees. Real by default; a replay drives it from a cassette's timestamps, so that
 // deadlines and measurements come out as they were recorded and nothing sleeps.

@@ -1,0 +1,265 @@
+// The lifecycle's checks judged from records written by hand (conformance/lifecycle_judges.hpp):
+// each verdict follows from what the driver saw and the spec alone, with no provider, emulator or
+// clock, so that each check is shown to pass and to fail on the record that decides it.
+
+#include <neograde/conformance/catalogue.hpp>
+#include <neograde/conformance/needs.hpp>
+
+#include "../../conformance/lifecycle_judges.hpp"
+
+#include "../support/specs.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace neograde;
+using namespace neograde::conformance::detail;
+using namespace neograde::conformance::detail::lifecycle;
+using neograde::conformance::applicability;
+using neograde::conformance::find_check;
+using neograde::conformance::run_conditions;
+
+namespace {
+
+call_result answered(int status, bool success, nlohmann::json body = nullptr) {
+  call_result r;
+  r.response = http::response{status, {}, body.is_null() ? std::string() : body.dump()};
+  if (!body.is_null()) r.json = std::move(body);
+  r.success = success;
+  return r;
+}
+
+instance read_as(instance_state state, std::string word) {
+  instance i;
+  i.id = "i-1";
+  i.state = state;
+  i.provider_status = std::move(word);
+  return i;
+}
+
+bool says(const check_outcome& o, const std::string& text) { return o.reason.find(text) != std::string::npos; }
+
+}  // namespace
+
+// The lifecycle's checks are skipped by the catalogue's needs, in the order the run asks them:
+// spending, then the second account, then the operations the API lacks.
+TEST(LifecycleNeeds, SpendingThenSecondAccountThenOperations) {
+  const auto& spec = test::spec("hyperbolic");  // no get, no restart
+  run_conditions run{.spend = {.allowed = false, .refusal = "--allow-spend was not given"}, .second_account = false};
+  auto why = [&](const char* id, const provider_spec& sp) { return applicability(*find_check(id), sp, run); };
+  auto o = why(get_id, spec);
+  ASSERT_TRUE(o);
+  EXPECT_TRUE(o->reason.find("launches an instance: --allow-spend was not given") != std::string::npos) << o->reason;
+  run.spend.allowed = true;
+  o = why(iso_get_id, spec);
+  ASSERT_TRUE(o);
+  EXPECT_TRUE(o->reason.find("needs a second account") != std::string::npos) << o->reason;
+  run.second_account = true;
+  ASSERT_TRUE(why(iso_get_id, spec));
+  EXPECT_TRUE(why(iso_get_id, spec)->reason.find("no get-by-id operation") != std::string::npos);
+  ASSERT_TRUE(why(restart_id, spec));
+  EXPECT_TRUE(why(restart_id, spec)->reason.find("no restart operation") != std::string::npos);
+  EXPECT_FALSE(why(iso_list_id, spec));
+  // With every operation, nothing is unmet.
+  EXPECT_FALSE(why(get_id, test::spec("lambda")));
+  EXPECT_FALSE(why(restart_id, test::spec("lambda")));
+}
+
+TEST(JudgeLaunch, AnIdPassesAnAnswerWithoutOneFailsAndTheRestIsSkipped) {
+  const auto& spec = test::spec("lambda");
+  launch_record l{.offer_found = true};
+  l.order.instance_type = "gpu_1x_h100";
+  l.result.call = answered(200, true, nlohmann::json::object());
+  l.result.value = "i-1";
+  auto v = judge_launch(l, spec);
+  EXPECT_FALSE(v.rest);
+  ASSERT_FALSE(v.decided.empty());
+  EXPECT_EQ(v.decided.back().check_id, launch_id);
+  EXPECT_EQ(v.decided.back().result, outcome::pass);
+  l.result.value.reset();
+  l.result.problem = "no id at /data/instance_ids/0";
+  v = judge_launch(l, spec);
+  EXPECT_EQ(v.decided.back().result, outcome::fail);
+  EXPECT_EQ(v.rest, outcome::skipped);
+  EXPECT_EQ(v.rest_reason, "depends on the launch returning an id");
+  l.offer_found = false;
+  v = judge_launch(l, spec);
+  EXPECT_TRUE(v.decided.empty());
+  EXPECT_EQ(v.rest, outcome::no_capacity);
+}
+
+TEST(JudgeReachesRunning, AnUndocumentedWordAStoppedOneAndTheDeadlineFailEachWithItsReason) {
+  const auto& spec = test::spec("lambda");
+  lifecycle_record rec;
+  rec.running = {.how = running_wait::end::running, .seen = read_as(instance_state::running, "active"), .after_s = 42};
+  auto o = judge_reaches_running(rec, spec);
+  EXPECT_EQ(o.result, outcome::pass);
+  EXPECT_EQ(o.measurements["time_to_running_s"], 42.0);
+  rec.running = {.how = running_wait::end::undocumented, .last_status = "hibernating", .count = 3, .after_s = 30};
+  o = judge_reaches_running(rec, spec);
+  EXPECT_EQ(o.result, outcome::fail);
+  EXPECT_TRUE(says(o, "status \"hibernating\" is not in the documented vocabulary and persisted over 3 polls")) << o.reason;
+  rec.running = {.how = running_wait::end::stopped, .last_status = "off", .count = 1, .after_s = 30};
+  EXPECT_TRUE(says(judge_reaches_running(rec, spec), "\"off\", documented as stopped, read 1 time(s) in a row"));
+  rec.running = {.how = running_wait::end::deadline, .last_status = "booting", .after_s = 600};
+  o = judge_reaches_running(rec, spec);
+  EXPECT_TRUE(says(o, "status \"booting\" after 600")) << o.reason;
+  EXPECT_TRUE(says(o, "the spec expects running within")) << o.reason;
+}
+
+TEST(JudgeNoIllegalTransition, RunningBackToPendingFailsUnlessARestartWasAskedFor) {
+  std::vector<instance_read> reads{
+      {instance_state::pending, "booting"}, {instance_state::running, "active"}, {instance_state::pending, "booting"}};
+  auto o = judge_no_illegal_transition(reads);
+  EXPECT_EQ(o.result, outcome::fail);
+  EXPECT_TRUE(says(o, "back to \"booting\" without a restart")) << o.reason;
+  reads.back().restarting = true;
+  EXPECT_EQ(judge_no_illegal_transition(reads).result, outcome::pass);
+  EXPECT_TRUE(ever_running(reads));
+  EXPECT_FALSE(ever_running({{instance_state::pending, "booting"}}));
+}
+
+TEST(JudgeRestart, RunningAgainPassesAndSaysWhetherADepartureWasSeen) {
+  const auto& spec = test::spec("lambda");
+  restart_record r{.request = answered(200, true), .action = {}, .wait = {.how = running_wait::end::running}, .after_s = 12};
+  std::vector<instance_read> reads{{.state = instance_state::running}};
+  auto o = judge_restart(r, reads, spec);
+  EXPECT_EQ(o.result, outcome::pass);
+  EXPECT_TRUE(says(o, "not seen leaving running")) << o.reason;
+  reads.push_back({.state = instance_state::pending, .own_restart = true});
+  o = judge_restart(r, reads, spec);
+  EXPECT_TRUE(says(o, "(seen leaving running)")) << o.reason;
+  EXPECT_EQ(o.measurements["departure_seen"], true);
+  r.wait = {.how = running_wait::end::deadline, .last_status = "rebooting"};
+  o = judge_restart(r, reads, spec);
+  EXPECT_EQ(o.result, outcome::fail);
+  EXPECT_TRUE(says(o, "status \"rebooting\" 12")) << o.reason;
+  r.request = answered(500, false);
+  EXPECT_EQ(judge_restart(r, reads, spec).result, outcome::fail);
+}
+
+TEST(JudgeTerminateMany, UndocumentedWordsAndInstancesLeftFail) {
+  many_record m{.binds_array = true, .extra = {"a", "b"}};
+  m.terminate = answered(200, true);
+  EXPECT_EQ(judge_terminate_many(m).result, outcome::pass);
+  m.alive = 2;
+  m.end = poll_end::undocumented;
+  m.undocumented = 3;
+  m.word = "zombie";
+  auto o = judge_terminate_many(m);
+  EXPECT_EQ(o.result, outcome::fail);
+  EXPECT_TRUE(says(o, "status \"zombie\" is not in the documented vocabulary and persisted over 3 polls")) << o.reason;
+  m.end = poll_end::deadline;
+  EXPECT_TRUE(says(judge_terminate_many(m), "2 of 2 instances still running"));
+  m.extra = {"a"};
+  EXPECT_EQ(judge_terminate_many(m).result, outcome::no_capacity);
+  m.binds_array = false;
+  EXPECT_TRUE(says(judge_terminate_many(m), "not applicable"));
+}
+
+TEST(JudgeGone, AGhostInTheListFailsAfterTheDeadlineAndAbsenceEverywherePasses) {
+  const auto& spec = test::spec("lambda");
+  terminate_record t{.has_get = true, .after_s = 300};
+  gone_read g;
+  g.get.call = answered(404, false);
+  g.list.call = answered(200, true);
+  g.list.value = std::vector<instance>{read_as(instance_state::running, "active")};
+  g.entry = g.list.value->front();
+  t.last = g;
+  auto o = judge_gone(t, spec, 1.0);
+  EXPECT_EQ(o.result, outcome::fail);
+  EXPECT_TRUE(says(o, "a ghost that may still bill")) << o.reason;
+  t.last->entry.reset();
+  t.last->list.value = std::vector<instance>{};
+  o = judge_gone(t, spec, 1.0);
+  EXPECT_EQ(o.result, outcome::pass) << o.reason;
+  EXPECT_EQ(o.measurements["time_to_gone_s"], 300.0);
+  t.last->get.call = answered(200, true);
+  t.last->get.value = read_as(instance_state::running, "active");
+  EXPECT_TRUE(says(judge_gone(t, spec, 1.0), "running again"));
+  t.last->get.value = read_as(instance_state::unknown, "zombie");
+  t.end = poll_end::undocumented;
+  t.undocumented = 3;
+  EXPECT_TRUE(says(judge_gone(t, spec, 1.0), "an undocumented status persisted over 3 polls"));
+}
+
+TEST(JudgeCapacity, ARowAdvertisedAndRefusedFailsOneTheCatalogueDoesNotAdvertiseIsNoted) {
+  lifecycle_record rec;
+  EXPECT_FALSE(judge_capacity(rec, ""));
+  rec.rows.push_back({.key = "a", .launched = true});
+  rec.rows.push_back({.key = "b",
+                      .why = "refused for lack of capacity, which the catalogue does not advertise: not judged",
+                      .refused_for_capacity = true,
+                      .judged = false});
+  auto o = judge_capacity(rec, "no other row");
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->result, outcome::pass);
+  EXPECT_TRUE(says(*o, "1 of 2 advertised row(s) tried launched")) << o->reason;
+  EXPECT_DOUBLE_EQ(capacity_refusal_rate(rec), 0.5);
+  rec.rows.back().judged = true;
+  o = judge_capacity(rec, "");
+  EXPECT_EQ(o->result, outcome::fail);
+  EXPECT_EQ(o->measurements["advertised_rows_launched"]["tried"], 2);
+}
+
+TEST(JudgeMatchesOrder, AnotherTypeDeliveredFails) {
+  const auto& spec = test::spec("lambda");
+  lifecycle_record rec;
+  EXPECT_FALSE(judge_matches_order(rec, spec, "x", ""));
+  order_compared c;
+  c.ordered.instance_type = "gpu_1x_h100";
+  c.got.instance_type = "gpu_1x_h100";
+  rec.compared.push_back(c);
+  EXPECT_EQ(judge_matches_order(rec, spec, "gpu_1x_h100", "")->result, outcome::pass);
+  rec.compared.front().got.instance_type = "gpu_1x_a10";
+  const auto o = judge_matches_order(rec, spec, "gpu_1x_h100", "");
+  EXPECT_EQ(o->result, outcome::fail);
+  EXPECT_TRUE(says(*o, "type \"gpu_1x_a10\" (ordered \"gpu_1x_h100\")")) << o->reason;
+}
+
+TEST(JudgeIsolation, ADifferentAnswerForAnotherAccountsInstanceLeaksItsExistence) {
+  const auto& spec = test::spec("lambda");
+  isolation_record i{.has_get = true, .theirs = answered(403, false), .missing = answered(404, false)};
+  i.listed.call = answered(200, true);
+  i.listed.value = std::vector<instance>{};
+  i.terminate = answered(403, false);
+  const auto out = judge_isolation(i, spec);
+  auto of = [&](const char* id) { return *std::find_if(out.begin(), out.end(), [&](auto& o) { return o.check_id == id; }); };
+  EXPECT_EQ(of(iso_get_id).result, outcome::pass);
+  EXPECT_EQ(of(iso_leak_id).result, outcome::fail);
+  EXPECT_EQ(of(iso_list_id).result, outcome::pass);
+  EXPECT_EQ(of(iso_terminate_id).result, outcome::pass);
+  i.terminate = answered(200, true);
+  EXPECT_TRUE(terminated_by_other(i));
+}
+
+TEST(JudgePageMetadata, ATotalThatDisagreesWithTheWalkFails) {
+  pagination_spec pg;
+  pg.metadata_source = "the provider's list document";
+  pg.total_pointer = "/total";
+  walk_record w;
+  w.pages.push_back({answered(200, true, {{"total", 2}}), {"a"}});
+  w.pages.push_back({answered(200, true, {{"total", 2}}), {"b"}});
+  EXPECT_EQ(judge_page_metadata(w, pg).result, outcome::pass);
+  w.pages[1].result.json = nlohmann::json{{"total", 5}};
+  const auto o = judge_page_metadata(w, pg);
+  EXPECT_EQ(o.result, outcome::fail);
+  EXPECT_TRUE(says(o, "page 2 of 2: the page states a total of 5")) << o.reason;
+}
+
+TEST(JudgeFilter, AnInstanceNotTheRunsOrAFilterIgnoredFails) {
+  filter_record f{.declared = true, .param = "tag_name", .source = "docs", .tag = "neograde-run"};
+  f.all.call = answered(200, true);
+  f.all.value = std::vector<instance>{};
+  f.ours = {"a"};
+  f.tagged = answered(200, true);
+  f.selected = {"a", "z"};
+  auto o = judge_filter_tagged(f);
+  ASSERT_TRUE(o);
+  EXPECT_TRUE(says(*o, "shows instance z, which is not one of the run's")) << o->reason;
+  f.selected = {"a"};
+  EXPECT_FALSE(judge_filter_tagged(f));
+  f.untagged = answered(200, true);
+  EXPECT_EQ(judge_filter(f).result, outcome::pass);
+  f.untagged_ids = {"a"};
+  EXPECT_TRUE(says(judge_filter(f), "the filter is ignored"));
+}
