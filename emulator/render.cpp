@@ -298,7 +298,7 @@ void provider_model::impl::render_ssh(nlohmann::json& obj, const emu_instance& i
 }
 
 nlohmann::json provider_model::impl::render_key(const emu_key& k) const {
-  nlohmann::json obj = nlohmann::json::object();
+  nlohmann::json obj = emu.ssh_key_template;
   write_field(obj, spec.ssh_key_fields, "id", k.id);
   write_field(obj, spec.ssh_key_fields, "name", k.name);
   write_field(obj, spec.ssh_key_fields, "public_key", k.public_key);

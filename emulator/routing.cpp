@@ -119,11 +119,17 @@ std::string percent_decoded(const std::string& text) {
   return out;
 }
 
-// Whether some operation, route or catalogue read serves this path (by any method).
+// Whether some operation (its action reads and launch steps included), route or catalogue read
+// serves this path, by any method.
 bool provider_model::impl::serves_path(const std::string& rel) const {
   std::map<std::string, std::string> p;
+  auto served = [&](const std::string& tmpl) { return matches(tmpl.substr(0, tmpl.find('?')), rel, p); };
   return std::any_of(spec.operations.begin(), spec.operations.end(),
-                     [&](const auto& o) { return matches(o.second.path.substr(0, o.second.path.find('?')), rel, p); }) ||
+                     [&](const auto& o) {
+                       const auto& op = o.second;
+                       return served(op.path) || (op.action && served(op.action->path)) ||
+                              std::any_of(op.then.begin(), op.then.end(), [&](const auto& step) { return served(step.path); });
+                     }) ||
          std::any_of(emu.routes.begin(), emu.routes.end(), [&](const auto& r) { return matches(r.path, rel, p); }) ||
          std::any_of(emu.offer_reads.begin(), emu.offer_reads.end(), [&](const auto& r) { return matches(r.path, rel, p); }) ||
          (spec.offer_availability && matches(spec.offer_availability->path, rel, p));
@@ -171,7 +177,8 @@ http::response provider_model::impl::dispatch(const http::request& req, header_l
   if (auto r = billing_read(req, rel, raw_query, acct, now)) return *r;
   if (req.method == "GET" || req.method == "HEAD")
     for (const auto& read : emu.offer_reads)
-      if (std::map<std::string, std::string> p; matches(read.path, rel, p)) return list_offers(*spec.operation(operation_id::list_offers), now, raw_query, &read);
+      if (std::map<std::string, std::string> p; matches(read.path, rel, p))
+        return list_offers(*spec.operation(operation_id::list_offers), now, raw_query, &read);
   if (std::map<std::string, std::string> p;
       spec.offer_availability && (req.method == "GET" || req.method == "HEAD") && matches(spec.offer_availability->path, rel, p))
     return availability(now);

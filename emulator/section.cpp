@@ -86,6 +86,7 @@ void read_section(const provider_spec& spec, emulator_section& s) {
   s.regions = e.at("regions").get<std::map<std::string, nlohmann::json>>();
   for (const auto& t : e.at("instance_types")) s.instance_types.push_back(instance_type_of(t));
   s.instance_template = e.value("instance_template", nlohmann::json::object());
+  s.ssh_key_template = e.value("ssh_key_template", nlohmann::json::object());
   s.phases = phases_of(e.at("phases"));
   s.boot_s = e.value("boot_s", 0.0);
   const auto steps = e.value("steps", nlohmann::json::object());

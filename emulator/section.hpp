@@ -98,6 +98,7 @@ struct emulator_section {
   std::map<std::string, nlohmann::json> regions;  // name -> the provider's region object
   std::vector<emu_instance_type> instance_types;
   nlohmann::json instance_template = nlohmann::json::object();
+  nlohmann::json ssh_key_template = nlohmann::json::object();  // static members of every SSH key object
   emu_phases phases;
   double boot_s = 0;
   double terminate_s = 0;

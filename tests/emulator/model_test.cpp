@@ -636,7 +636,8 @@ class PrimeIntellectModel : public ::testing::Test {
     o.now = [this] { return now_; };
     model_ = std::make_unique<provider_model>(spec_, o);
   }
-  http::response call(const std::string& method, const std::string& target, const std::string& body = {}, const std::string& key = "key-a") {
+  http::response call(const std::string& method, const std::string& target, const std::string& body = {},
+                      const std::string& key = "key-a") {
     http::request r{method, target, {}, body};
     if (!key.empty()) r.headers.emplace_back("Authorization", "Bearer " + key);
     return model_->handle(r);
@@ -793,6 +794,8 @@ TEST_F(PrimeIntellectModel, SshKeysAreAnAccountResource) {
   const auto key = json::parse(added.body);
   EXPECT_EQ(key["name"], "skypilot-1a2b3c4d");
   EXPECT_EQ(key["publicKey"], pub);
+  for (const char* member : {"id", "userId", "isPrimary", "isUserKey", "createdAt", "updatedAt"})  // APISSHKeyConfig's required
+    EXPECT_TRUE(key.contains(member)) << member << " in " << key;
   const auto listed = read("/api/v1/ssh_keys");
   ASSERT_EQ(listed["data"].size(), 1u) << listed;
   EXPECT_EQ(listed["data"][0]["publicKey"], pub);
