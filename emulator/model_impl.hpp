@@ -87,7 +87,6 @@ using query_list = std::vector<std::pair<std::string, std::string>>;
 [[nodiscard]] std::vector<std::string> all_strings(const nlohmann::json& v);
 [[nodiscard]] std::string parent_pointer(const std::string& ptr);
 [[nodiscard]] query_list parse_query(const std::string& q);
-[[nodiscard]] std::string percent_decoded(const std::string& text);
 [[nodiscard]] std::string header_of(const http::request& req, std::string_view name);
 // GraphQL: the operation a client's request runs, its root field that names the spec's
 // operation, and the variable the spec's own query passes as each argument of that field.

@@ -102,23 +102,6 @@ std::optional<http::response> provider_model::impl::static_route(const std::stri
   return std::nullopt;
 }
 
-// A query part as it was before URL encoding ('+' a space, as HTML forms and httpx encode one).
-std::string percent_decoded(const std::string& text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '+') {
-      out += ' ';
-    } else if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
-               std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
-      out += static_cast<char>(std::stoi(text.substr(i + 1, 2), nullptr, 16));
-      i += 2;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
-}
-
 // Whether some operation (its action reads and launch steps included), route or catalogue read
 // serves this path, by any method.
 bool provider_model::impl::serves_path(const std::string& rel) const {
@@ -297,14 +280,15 @@ http::response provider_model::impl::dispatch(const http::request& req, header_l
   return r;
 }
 
-// get_many: the ids its query names, once each, in the order named.
+// get_many: the ids its query names, once each, in the order named (as sent: the ids a provider
+// issues need no URL encoding).
 std::vector<std::string> provider_model::impl::ids_in_query(const operation_spec& op, const std::string& raw_query) {
   std::vector<std::string> ids;
   auto add = [&](const std::string& id) {
     if (!id.empty() && std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
   };
   for (const auto& [k, v] : parse_query(raw_query))
-    if (percent_decoded(k) == op.ids_query->param) add(percent_decoded(v));
+    if (k == op.ids_query->param) add(v);
   return ids;
 }
 
