@@ -54,6 +54,18 @@ teardown_result terminate_run_instances(context& ctx) {
       ctx.client, known, [&](const instance& i) { return i.name.starts_with(prefix) && i.state != instance_state::terminated; }, o);
 }
 
+std::optional<check_outcome> context::unmet(const std::string& id) const {
+  const auto it = inapplicable.find(id);
+  if (it == inapplicable.end()) return std::nullopt;
+  return make(id, outcome::skipped, it->second);
+}
+
+bool context::applies(const std::string& id) {
+  auto skip = unmet(id);
+  if (skip) emit(std::move(*skip));
+  return !skip;
+}
+
 check_outcome not_applicable(std::string id, const std::string& why) {
   return make(std::move(id), outcome::skipped, "not applicable: " + why);
 }

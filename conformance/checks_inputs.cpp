@@ -4,6 +4,8 @@
 
 #include "context.hpp"
 
+#include <neograde/conformance/needs.hpp>
+
 #include <neograde/core/json_util.hpp>
 #include <neograde/core/schema_mutations.hpp>
 
@@ -131,7 +133,6 @@ std::optional<std::string> no_spare_instance(const context& ctx) {
 // An operation whose body replaces the account's whole key set (the spec's replaces_key_set):
 // a broken body the provider accepted would replace the user's keys, so outside the emulator
 // it is not probed.
-constexpr const char* replaces_keys_why = "it replaces the account's whole SSH key set, so it is probed on the emulator only";
 bool replaces_account_keys(const context& ctx, const operation_spec& op) { return op.replaces_key_set && !ctx.emulated; }
 
 // errors.request.*: "A malformed / empty / wrongly typed body MUST be answered with 4xx", sent
@@ -144,13 +145,14 @@ void broken_bodies(context& ctx, std::vector<call_result>& samples) {
       {"errors.request.non_object_body_is_4xx", R"(["neograde"])", "a non-object JSON body"},
   };
   for (const auto& [id, body, what] : cases) {
+    if (!ctx.applies(id)) continue;  // no operation takes a body the run may send
     std::vector<probe> probes;
     std::vector<std::string> untried;
     bool key_made = false;
     for (const auto& [op_id, op] : ctx.spec.operations) {
       if (!op.body && !op.request_schema) continue;
       if (replaces_account_keys(ctx, op)) {
-        untried.push_back(name_of(op_id) + ", " + replaces_keys_why);
+        untried.push_back(name_of(op_id) + ", " + replaces_key_set_why);
         continue;
       }
       if (op_id == operation_id::launch && !ctx.spend.allowed) {
@@ -164,11 +166,7 @@ void broken_bodies(context& ctx, std::vector<call_result>& samples) {
       probes.push_back({.op = name_of(op_id), .what = {}, .r = std::move(r)});
     }
     if (key_made) forget_keys(ctx);
-    if (probes.empty())
-      ctx.emit(not_applicable(id, untried.empty() ? "the API has no operation that takes a JSON body"
-                                                  : "the only operation with a JSON body is the launch, and " + untried.front()));
-    else
-      ctx.emit(all_4xx(id, probes, untried));
+    ctx.emit(all_4xx(id, probes, untried));
   }
 }
 
@@ -190,7 +188,7 @@ void schema_constraints(context& ctx) {
     const auto& op = entry.second;
     if (!op.request_schema || !op.body) continue;
     if (replaces_account_keys(ctx, op)) {
-      untried.push_back(name_of(op_id) + ", " + replaces_keys_why);
+      untried.push_back(name_of(op_id) + ", " + replaces_key_set_why);
       continue;
     }
     // The variables of the i-th body: the client's own for a launch of the target row, a fresh

@@ -30,13 +30,12 @@ check_outcome credentials_rejected(context& ctx, const char* id, const call_resu
 // schema.offers.matches_schema: "The offers listing MUST match its documented schema."
 check_outcome offers_schema(context& ctx, const call_result& r) {
   const char* id = "schema.offers.matches_schema";
-  const auto* op = ctx.spec.operation(operation_id::list_offers);
   if (auto c = provider_condition(r, ctx.spec)) return make(id, *c, r.describe(), {r.evidence});
   if (!r.response) return make(id, outcome::errored, r.describe(), {r.evidence});
   if (!r.success) return make(id, outcome::fail, "listing offers failed: " + r.describe(), {r.evidence});
   if (!r.json) return make(id, outcome::fail, "the offers response is not JSON", {r.evidence});
-  if (!op->response_schema) return not_applicable(id, "the spec declares no response schema for list_offers");
-  auto violations = json_schema(*op->response_schema).validate(*r.json);
+  if (auto skip = ctx.unmet(id)) return *skip;
+  auto violations = json_schema(*ctx.spec.operation(operation_id::list_offers)->response_schema).validate(*r.json);
   if (violations.empty()) return make(id, outcome::pass, "the response matches the schema", {r.evidence});
   std::string reason = std::to_string(violations.size()) + " schema violation(s); first at \"" + violations.front().pointer +
                        "\": " + violations.front().message;
@@ -53,9 +52,7 @@ void offers_content(context& ctx) {
     ctx.emit(make(unique, outcome::errored, "offers could not be listed: " + offers.call.describe(), {offers.call.evidence}));
     return;
   }
-  if (!ctx.spec.offer_fields.contains("price_per_hour_usd")) {
-    ctx.emit(not_applicable(prices, "the spec maps no offer price"));
-  } else {
+  if (ctx.applies(prices)) {
     auto bad = std::find_if(offers.value->begin(), offers.value->end(),
                             [](const offer& o) { return !o.price_per_hour_usd || *o.price_per_hour_usd < 0; });
     if (bad == offers.value->end())
@@ -156,9 +153,7 @@ void head_and_options(context& ctx) {
 // auth.credentials.not_accepted_in_query: "Credentials MUST NOT be accepted in the query string."
 check_outcome key_in_query(context& ctx, const std::string& key) {
   const char* id = "auth.credentials.not_accepted_in_query";
-  for (const auto& m : ctx.spec.auth.schemes)
-    if (m.type == auth_scheme::query) return not_applicable(id, "the provider documents query-string keys (" + m.param + ")");
-  if (key.find(':') != std::string::npos) return not_applicable(id, "the credential is not a single key");
+  if (auto skip = ctx.unmet(id)) return *skip;
   const auto path = ctx.path_of(*ctx.spec.operation(operation_id::list));
   auto r = deliberately(ctx.client.raw("GET", path + (path.find('?') == std::string::npos ? "?" : "&") + "api_key=" + key + "&token=" + key,
                                        {}, {}, auth_mode::none),
@@ -178,9 +173,7 @@ check_outcome challenge(const call_result& r) {
 // auth.scheme.case_insensitive: "The auth scheme name SHOULD be matched case-insensitively."
 check_outcome scheme_case(context& ctx) {
   const char* id = "auth.scheme.case_insensitive";
-  const auto type = ctx.spec.auth.schemes.front().type;
-  if (type != auth_scheme::bearer && type != auth_scheme::basic_username && type != auth_scheme::oauth2_client_credentials)
-    return not_applicable(id, "the provider's credentials are not an Authorization scheme with a name");
+  if (auto skip = ctx.unmet(id)) return *skip;
   auto r = deliberately(ctx.client.call(operation_id::list, {}, auth_mode::lowercase_scheme), "a lower-case auth scheme name");
   if (r.success) return make(id, outcome::pass, "a lower-case scheme name is accepted", {r.evidence});
   return make(id, outcome::fail, "a lower-case scheme name got " + r.describe(), {r.evidence});
@@ -195,11 +188,7 @@ void unknown_targets(context& ctx) {
       {"errors.ssh_key.delete_unknown_is_4xx", operation_id::ssh_keys_delete, "deleting an unknown SSH key"},
   };
   for (const auto& [id, op, what] : cases) {
-    if (ctx.spec.operation(op) == nullptr) {
-      ctx.emit(not_applicable(id, "the API has no " + nlohmann::json(op).get<std::string>() + " operation"));
-      continue;
-    }
-    ctx.emit(expect_4xx(id, ctx.client.call(op, {{"id", none}}), what));
+    if (ctx.applies(id)) ctx.emit(expect_4xx(id, ctx.client.call(op, {{"id", none}}), what));
   }
 }
 
@@ -210,8 +199,9 @@ void validation(context& ctx) {
                        "validation.launch.missing_required_rejected",      "validation.launch.long_name_no_5xx",
                        "validation.launch.non_ascii_name_no_5xx",          "validation.launch.unknown_region_rejected",
                        "validation.launch.unknown_image_rejected",         "validation.launch.unknown_ssh_key_rejected"};
+  // Spending is the first need of each: without it nothing is sent, not even the offers read.
   if (!ctx.spend.allowed) {
-    for (const char* id : ids) ctx.emit(make(id, outcome::skipped, "sends launch requests: " + ctx.spend.refusal));
+    for (const char* id : ids) (void)ctx.applies(id);
     return;
   }
   auto target = launchable_offer(ctx);
@@ -227,19 +217,17 @@ void validation(context& ctx) {
     return r;
   };
   const auto name = ctx.prefix() + "val";
-  const auto* op = ctx.spec.operation(operation_id::launch);
-  if (!(op->body && template_pointers(*op->body).contains("instance_type"))) {
-    // The type is named elsewhere (Akash's SDL, a YAML string of its own): nothing to vary.
-    for (const char* id : {ids[0], ids[1], ids[2]}) ctx.emit(not_applicable(id, "the launch request names no instance type"));
-  } else {
+  // Where the launch names no instance type (Akash's SDL, a YAML string of its own), nothing to vary.
+  if (ctx.applies(ids[0]))
     ctx.emit(expect_4xx(
         ids[0], launch({{"instance_type", "neograde-no-such-type-" + ctx.session.run_id()}, {"name", name}, {"client_id", name + "1"}}),
         "a launch of an unknown instance type"));
+  if (ctx.applies(ids[1]))
     ctx.emit(expect_4xx(ids[1], launch({{"instance_type", 12345}, {"name", name}, {"client_id", name + "2"}}),
                         "a launch with a number for the instance type"));
-    // Without the instance type: the template rendered with every other variable.
+  // Without the instance type: the template rendered with every other variable.
+  if (ctx.applies(ids[2]))
     ctx.emit(expect_4xx(ids[2], launch({{"name", name}, {"client_id", name + "3"}}, "instance_type"), "a launch without an instance type"));
-  }
   auto no_5xx = [&](const char* id, const std::string& odd_name, const char* what) {
     // These launches are valid and create an instance: in live mode only with a spare one in the
     // budget, the first being the lifecycle's.
@@ -261,29 +249,20 @@ void validation(context& ctx) {
              "\xc3\xb1"
              "ame-\xe6\x97\xa5\xe6\x9c\xac-\xf0\x9f\x9a\x80",
          "a non-ASCII name");
-  if (!(op->body && template_pointers(*op->body).contains("region")))
-    ctx.emit(not_applicable(ids[5], "the launch request names no region"));
-  else
+  if (ctx.applies(ids[5]))
     ctx.emit(expect_4xx(ids[5], launch({{"region", "neograde-nowhere-1"}, {"name", name}, {"client_id", name + "4"}}),
                         "a launch in a region that does not exist"));
   // References that name nothing, where the launch sends them and the provider documents
   // refusing them (operations.launch.refuses_unknown, with its source): an image silently
   // replaced, or an instance nobody can log in to, is worse than a 4xx.
-  const auto* refused = find_pointer(ctx.spec.raw, "/operations/launch/refuses_unknown");
   const std::tuple<const char*, const char*, const char*> references[] = {
       {ids[6], "image", "a launch naming an image that does not exist"},
       {ids[7], "ssh_key_name", "a launch naming an SSH key the account does not have"},
   };
-  for (const auto& [id, var, what] : references) {
-    if (!(op->body && template_pointers(*op->body).contains(var)))
-      ctx.emit(not_applicable(id, std::string("the launch request sends no {{") + var + "}}"));
-    else if (refused == nullptr || !refused->contains(var))
-      ctx.emit(not_applicable(id, std::string("the spec cites no documentation that the provider refuses an unknown ") + var +
-                                      " (operations.launch.refuses_unknown)"));
-    else
+  for (const auto& [id, var, what] : references)
+    if (ctx.applies(id))
       ctx.emit(
           expect_4xx(id, launch({{var, "neograde-no-such-" + ctx.session.run_id()}, {"name", name}, {"client_id", name + var}}), what));
-  }
 }
 
 }  // namespace
@@ -305,13 +284,11 @@ void run_request_checks(context& ctx) {
   ctx.emit(offers_schema(ctx, ctx.client.call(operation_id::list_offers)));
   offers_content(ctx);
 
-  if (ctx.spec.operation(operation_id::get) != nullptr) {
+  if (ctx.applies("errors.instance.unknown_id_is_404")) {
     auto missing = deliberately(ctx.client.call(operation_id::get, {{"id", "neograde-no-such-instance-" + ctx.session.run_id()}}),
                                 "an instance id that names nothing");
     client_errors.push_back(missing);
     ctx.emit(unknown_id(missing));
-  } else {
-    ctx.emit(not_applicable("errors.instance.unknown_id_is_404", "the API has no get-by-id operation"));
   }
 
   // Not a sample of the envelope: the provider documents its envelope for the errors of its

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +66,14 @@ struct context {
   // the finding stands even if the run is stopped before its end-of-run checks.
   bool vocabulary_failed = false;
   dx_timeline dx;
+  // The checks whose needs this run does not meet (their catalogue rows, needs.hpp), with the
+  // skip's reason: decided once by the runner, before any check runs.
+  std::map<std::string, std::string> inapplicable;
+
+  // The skip of check `id` when the run does not meet its needs, else nullopt.
+  [[nodiscard]] std::optional<check_outcome> unmet(const std::string& id) const;
+  // Whether check `id` is to be judged; when not, its skip is emitted.
+  [[nodiscard]] bool applies(const std::string& id);
 
   [[nodiscard]] run_clock::time_point now() const { return clock.now(); }
   // Waits, noticing a stop request (SIGINT/SIGTERM) within a tenth of a second.

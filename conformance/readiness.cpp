@@ -1,5 +1,8 @@
 #include <neograde/conformance/readiness.hpp>
 
+#include <neograde/conformance/catalogue.hpp>
+#include <neograde/conformance/needs.hpp>
+
 #include <neograde/clients/provider_client.hpp>
 #include <neograde/clients/run_names.hpp>
 #include <neograde/clients/spend.hpp>
@@ -18,83 +21,21 @@ std::string usd(double x) {
   return buf;
 }
 
-// The checks a run with these options would skip, and why: predicted from the spec (operations
-// it lacks, deviations it declares) and the options (no second account, no spending).
+// The checks a run with these options would skip, and why: each check's needs (its catalogue row)
+// decided as the run decides them, then the deviations the spec declares.
 std::vector<std::pair<std::string, std::string>> predicted_skips(const session& s, const run_options& o, const spend_permission& spend) {
   const auto& spec = s.spec();
-  const bool emulated = s.emulated();
+  const auto run = conditions_of(s, o, spend);
   std::vector<std::pair<std::string, std::string>> out;
   std::set<std::string> seen;
-  auto skip = [&](const std::string& id, const std::string& why) {
-    if (seen.insert(id).second) out.emplace_back(id, why);
-  };
-  const bool has_get = spec.operation(operation_id::get) != nullptr;
-  const bool has_restart = spec.operation(operation_id::restart) != nullptr;
-  const bool has_keys = spec.operation(operation_id::ssh_keys_add) != nullptr && spec.operation(operation_id::ssh_keys_list) != nullptr;
+  for (const auto& check : catalogue())
+    if (auto unmet = applicability(check, spec, run)) {
+      seen.insert(check.id);
+      out.emplace_back(check.id, unmet->reason);
+    }
   for (const auto& d : spec.deviations)
-    skip(d.check_id, "known deviation, reported as skipped if it misses: " + d.reason + " (" + d.source + ")");
-  if (!spend.allowed) {
-    const std::string why = "creates instances or keys: " + spend.refusal;
-    for (const char* id : {"capacity.offers.advertised_is_launchable",
-                           "lifecycle.instance.launch_returns_id",
-                           "lifecycle.instance.visible_in_get",
-                           "lifecycle.instance.visible_in_list",
-                           "lifecycle.instance.filter_selects_exactly",
-                           "lifecycle.instance.reaches_running",
-                           "lifecycle.instance.running_has_address",
-                           "lifecycle.instance.matches_order",
-                           "transparency.instance.underlying_provider_as_listed",
-                           "lifecycle.instance.restart_returns_to_running",
-                           "lifecycle.instance.terminate_many",
-                           "lifecycle.instance.terminate_accepted",
-                           "lifecycle.instance.gone_after_terminate",
-                           "lifecycle.instance.terminate_idempotent",
-                           "lifecycle.instance.no_illegal_transition",
-                           "schema.launch.matches_schema",
-                           "schema.terminate.matches_schema",
-                           "schema.instance.consistent_across_endpoints",
-                           "pagination.list.each_once",
-                           "pagination.list.size_honoured",
-                           "pagination.list.metadata_truthful",
-                           "validation.launch.unknown_instance_type_rejected",
-                           "validation.launch.wrong_type_rejected",
-                           "validation.launch.missing_required_rejected",
-                           "validation.launch.long_name_no_5xx",
-                           "validation.launch.non_ascii_name_no_5xx",
-                           "validation.launch.unknown_region_rejected",
-                           "lifecycle.ssh_key.visible_after_add",
-                           "lifecycle.ssh_key.delete_removes",
-                           "validation.ssh_key.empty_name_rejected",
-                           "isolation.ssh_key.list_hidden",
-                           "isolation.instance.get_denied",
-                           "isolation.instance.list_hidden",
-                           "isolation.instance.terminate_denied",
-                           "isolation.instance.restart_denied",
-                           "isolation.instance.no_existence_leak"})
-      skip(id, why);
-  }
-  if (s.options().second_api_key.empty())
-    for (const char* id : {"isolation.instance.get_denied", "isolation.instance.list_hidden", "isolation.instance.terminate_denied",
-                           "isolation.instance.restart_denied", "isolation.instance.no_existence_leak", "isolation.ssh_key.list_hidden"})
-      skip(id, "needs a second account (--second-api-key)");
-  if (!has_get)
-    for (const char* id :
-         {"lifecycle.instance.visible_in_get", "schema.instance.consistent_across_endpoints", "errors.instance.unknown_id_is_404",
-          "isolation.instance.get_denied", "isolation.instance.no_existence_leak", "schema.instance.get_matches_schema"})
-      skip(id, "the API has no get-by-id operation");
-  if (!has_restart)
-    for (const char* id :
-         {"lifecycle.instance.restart_returns_to_running", "errors.instance.restart_unknown_is_4xx", "isolation.instance.restart_denied"})
-      skip(id, "the API has no restart operation");
-  if (!has_keys)
-    for (const char* id :
-         {"lifecycle.ssh_key.visible_after_add", "lifecycle.ssh_key.delete_removes", "validation.ssh_key.empty_name_rejected",
-          "isolation.ssh_key.list_hidden", "errors.ssh_key.delete_unknown_is_4xx"})
-      skip(id, "the API has no SSH key operations");
-  if (!o.probe_rate_limit && !emulated)
-    for (const char* id : {"ratelimit.response.has_retry_after", "ratelimit.response.has_envelope"})
-      skip(id,
-           "judged only on a 429 the run happens to meet: the rate-limit probe runs only with --probe-rate-limit against a real provider");
+    if (seen.insert(d.check_id).second)
+      out.emplace_back(d.check_id, "known deviation, reported as skipped if it misses: " + d.reason + " (" + d.source + ")");
   return out;
 }
 

@@ -1,4 +1,5 @@
 #include <neograde/conformance/catalogue.hpp>
+#include <neograde/conformance/needs.hpp>
 #include <neograde/conformance/runner.hpp>
 
 #include "context.hpp"
@@ -19,17 +20,13 @@ void register_key(detail::context& ctx) {
   const char* visible_id = "lifecycle.ssh_key.visible_after_add";
   const char* hidden_id = "isolation.ssh_key.list_hidden";
   const char* empty_id = "validation.ssh_key.empty_name_rejected";
-  const bool has_keys =
-      ctx.spec.operation(operation_id::ssh_keys_add) != nullptr && ctx.spec.operation(operation_id::ssh_keys_list) != nullptr;
-  if (!has_keys || !ctx.spend.allowed) {
-    const std::string why = !has_keys ? "not applicable: the API has no SSH key operations" : "registers an SSH key: " + ctx.spend.refusal;
-    for (const char* id : {visible_id, hidden_id, empty_id}) ctx.emit(detail::make(id, outcome::skipped, why));
+  // Without SSH key operations, or without spending (the first needs of all three), no key is made.
+  if (!ctx.applies(visible_id)) {
+    for (const char* id : {hidden_id, empty_id}) (void)ctx.applies(id);
     return;
   }
   // Keys without names (RunPod's account keys, a set of public keys): nothing to leave empty.
-  if (!ctx.spec.ssh_key_fields.contains("name")) {
-    ctx.emit(detail::not_applicable(empty_id, "the provider's SSH keys have no names"));
-  } else {
+  if (ctx.applies(empty_id)) {
     auto empty = ctx.client.add_ssh_key("", ctx.public_key);
     if (empty.value && !empty.value->id.empty()) (void)ctx.client.delete_ssh_key(empty.value->id);
     ctx.emit(detail::expect_4xx(empty_id, empty.call, "an SSH key with an empty name"));
@@ -49,7 +46,7 @@ void register_key(detail::context& ctx) {
                                                    [&](const ssh_key& k) { return k.name == ctx.ssh_key_name || k.id == ctx.ssh_key_id; });
   ctx.emit(present ? detail::make(visible_id, outcome::pass, "listed after add", {listed.call.evidence})
                    : detail::make(visible_id, outcome::fail, "the added key is missing from the key list", {listed.call.evidence}));
-  if (ctx.second == nullptr) return ctx.emit(detail::not_applicable(hidden_id, "needs a second account (--second-api-key)"));
+  if (!ctx.applies(hidden_id)) return;
   auto theirs = ctx.second->list_ssh_keys();
   const bool leaked =
       theirs.value && std::any_of(theirs.value->begin(), theirs.value->end(), [&](const ssh_key& k) { return k.name == ctx.ssh_key_name; });
@@ -62,7 +59,7 @@ void register_key(detail::context& ctx) {
 void delete_key(detail::context& ctx) {
   const char* id = "lifecycle.ssh_key.delete_removes";
   if (ctx.ssh_key_id.empty()) return ctx.emit(detail::make(id, outcome::skipped, "not applicable: no SSH key was registered"));
-  if (!ctx.client.deletes_ssh_keys()) return ctx.emit(detail::not_applicable(id, "the API has no SSH key delete operation"));
+  if (!ctx.applies(id)) return;
   auto d = ctx.client.delete_ssh_key(ctx.ssh_key_id);
   auto listed = ctx.client.list_ssh_keys();
   const bool still =
@@ -126,6 +123,10 @@ run_report run(session& s, const run_options& options) {
   // Spending: the session's rule, and live mode's pre-check before any create.
   s.pre_check();
   ctx.spend = s.spend();
+  // What applies, decided once from the catalogue's needs: the checks ask before they run.
+  const auto conditions = conditions_of(s, options, ctx.spend);
+  for (const auto& d : catalogue())
+    if (auto unmet = applicability(d, spec, conditions); unmet && unmet->certain) ctx.inapplicable.emplace(d.id, unmet->reason);
   ctx.public_key = s.public_key();
   ctx.private_key = s.private_key().string();
   ctx.hardware = &report.hardware;

@@ -445,7 +445,8 @@ nlohmann::json select(const nlohmann::json& data, const std::vector<field>& sele
   nlohmann::json out = nlohmann::json::object();
   for (const auto& f : selections) {
     if (f.name == "__typename") continue;
-    if (const auto it = data.find(f.name); it != data.end()) out[f.response_key()] = select(*it, f.selections);
+    const auto it = data.find(f.name);
+    out[f.response_key()] = it != data.end() ? select(*it, f.selections) : nlohmann::json(nullptr);
   }
   return out;
 }

@@ -218,8 +218,11 @@ nlohmann::json provider_model::impl::render_instance(const emu_instance& i, phas
   write_field(obj, f, "name", i.name);
   write_field(obj, f, "status", phase_word(p));
   const bool addressed = (p == phase::running || p == phase::restarting) && !has(quirk::no_address);
-  // Before it has one: null, or what the spec says the document requires there (Crusoe: a string).
-  write_field(obj, f, "ip", addressed ? nlohmann::json(i.ip) : emu.unaddressed);
+  // Before it has one: null, or what the spec says the document requires there (Crusoe: a string),
+  // at the address or at the object that holds it (RunPod's runtime, null unless RUNNING).
+  if (addressed || emu.unaddressed_at.empty()) write_field(obj, f, "ip", addressed ? nlohmann::json(i.ip) : emu.unaddressed);
+  else
+    set_pointer(obj, emu.unaddressed_at, emu.unaddressed);
   if (addressed && has(quirk::instance_schema_drift))
     if (auto it = f.find("ip"); it != f.end()) set_pointer(obj, it->second.pointer, 3325256714LL);  // an address as a number
   // A private address (the public one's last octet in 10.0.0.0/24) where clients index one.
@@ -295,6 +298,8 @@ void provider_model::impl::render_ssh(nlohmann::json& obj, const emu_instance& i
       put(obj, d.user, user);
     }
   }
+  // The ready-to-run invocation beside the parts (RunPod's PodSshEndpoint.command).
+  if (!emu.ssh_command.empty()) put(obj, emu.ssh_command, "ssh " + user + "@" + i.ip + " -p " + std::to_string(port));
 }
 
 nlohmann::json provider_model::impl::render_key(const emu_key& k) const {

@@ -120,6 +120,8 @@ void read_section(const provider_spec& spec, emulator_section& s) {
   if (const auto it = e.find("malformed_id"); it != e.end() && s.ids == id_style::integer)
     s.malformed_id = emu_malformed_id{it->value("kind", "invalid_parameters"), it->value("message", "")};
   s.unaddressed = e.value("unaddressed", nlohmann::json(nullptr));
+  s.unaddressed_at = e.value("unaddressed_at", "");
+  s.ssh_command = e.value("ssh_command", "");
   if (const auto it = e.find("published_ports"); it != e.end())
     s.published_ports = emu_published_ports{.from = it->at("from").get<std::string>(),
                                             .into = it->at("into").get<std::string>(),

@@ -117,6 +117,8 @@ struct emulator_section {
   bool absent_as_null = false;
   std::optional<emu_malformed_id> malformed_id;
   nlohmann::json unaddressed;  // what an instance without an address reports there (null)
+  std::string unaddressed_at;  // where it is written, if not at the address (RunPod's /runtime)
+  std::string ssh_command;     // where a running instance states `ssh user@host -p port`
   std::optional<emu_published_ports> published_ports;
   std::map<std::string, nlohmann::json> graphql_roots;  // root field -> its static data
   std::map<operation_id, std::vector<emu_graphql_filter>> graphql_filters;

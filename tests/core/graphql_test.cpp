@@ -82,12 +82,15 @@ TEST(GraphqlParse, DeepNestingIsAnErrorNotACrash) {
   EXPECT_FALSE(graphql::parse(selections + std::string(5000, '}')).doc.has_value());
 }
 
-// The emulator answers exactly the fields a client selects, under its aliases.
-TEST(GraphqlSelect, KeepsTheSelectedFieldsUnderTheirKeys) {
-  auto doc = parsed("{ pods { id gpu: machine { gpuTypeId } missing } }");
+// The emulator answers exactly the fields a client selects, under its aliases, every one of them:
+// one it has no value for is null (a GraphQL server answers every selected field), and so is
+// an object it has none for, whatever is selected inside it (RunPod's runtime before the pod runs).
+TEST(GraphqlSelect, AnswersEverySelectedFieldUnderItsKey) {
+  auto doc = parsed("{ pods { id gpu: machine { gpuTypeId gpuDisplayName } missing runtime { ports { ip } } } }");
   const auto& pods = doc.operations.front().selections.front();
-  json data = {{"id", "p"}, {"secret", "x"}, {"machine", {{"gpuTypeId", "A40"}, {"podHostId", "h"}}}};
+  json data = {{"id", "p"}, {"secret", "x"}, {"machine", {{"gpuTypeId", "A40"}, {"podHostId", "h"}}}, {"runtime", nullptr}};
   auto out = graphql::select(json::array({data, data}), pods.selections);
   ASSERT_EQ(out.size(), 2u);
-  EXPECT_EQ(out[0], (json{{"id", "p"}, {"gpu", {{"gpuTypeId", "A40"}}}}));  // "missing" is not invented
+  EXPECT_EQ(out[0],
+            (json{{"id", "p"}, {"gpu", {{"gpuTypeId", "A40"}, {"gpuDisplayName", nullptr}}}, {"missing", nullptr}, {"runtime", nullptr}}));
 }

@@ -527,6 +527,37 @@ TEST(ModelLeniency, CudoServesItsKeyEndpoints) {
   EXPECT_EQ(m.call("GET", "/v1/ssh-keys", {}, "").status, 401);
 }
 
+// Paperspace launches with the real template ids SkyPilot sends for each machine type
+// (skypilot-org/skypilot sky/provision/paperspace/constants.py:13-29 @a6558be INSTANCE_TO_TEMPLATEID;
+// finding PS-template-ids): the templates listed are those ids, and a template that does not list
+// the machine type is still refused.
+TEST(ModelLeniency, PaperspaceLaunchesWithTheTemplatesSkyPilotSends) {
+  bearer_model m(test::spec("paperspace"));
+  const auto base = m.model.base_path();
+  auto launch = [&](const std::string& type, const std::string& template_id) {
+    return m.call("POST", base + "/machines",
+                  json{{"name", "ps"},
+                       {"machineType", type},
+                       {"templateId", template_id},
+                       {"diskSize", 100},
+                       {"region", "ny2"},
+                       {"publicIpType", "dynamic"},
+                       {"startOnCreate", true}}
+                      .dump());
+  };
+  for (const auto& [type, template_id] : {std::pair{"A4000", "twnlo3zj"}, {"P4000", "twnlo3zj"}, {"H100", "tilqt47t"}}) {
+    auto r = launch(type, template_id);
+    EXPECT_EQ(r.status, 200) << type << " with " << template_id << ": " << r.body;
+  }
+  auto listed = m.call("GET", base + "/os-templates");
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  std::set<std::string> ids;
+  const auto templates = json::parse(listed.body);
+  for (const auto& t : templates["items"]) ids.insert(t["id"].get<std::string>());
+  EXPECT_EQ(ids, (std::set<std::string>{"twnlo3zj", "tilqt47t"})) << listed.body;
+  EXPECT_EQ(launch("H100", "twnlo3zj").status, 400);
+}
+
 // RunPod serves its gpuTypes catalogue query to anyone, and nothing else without a key
 // (finding RPG-noauth): the anonymous operation is told by the query it names.
 TEST(ModelLeniency, RunPodServesOnlyItsCatalogueQueryAnonymously) {
@@ -620,6 +651,113 @@ TEST(ModelGraphql, CatalogueRootsAndLowestPriceAsGpuhuntReadsThem) {
   // A root the spec does not serve is not answered as if it were a catalogue root.
   auto mixed = m.call("POST", m.model.base_path() + "/graphql", json{{"query", "query { dataCenters { id } myself { id } }"}}.dump(), "");
   EXPECT_EQ(mixed.status, 401) << mixed.body;
+}
+
+namespace {
+
+// A RunPod model on a clock the test moves, with one bearer key "key-a" (and "key-b").
+struct runpod_model {
+  explicit runpod_model(const std::string& spec) : model(test::spec(spec), options(this)) {}
+  static model_options options(runpod_model* self) {
+    model_options o;
+    o.api_keys = {"key-a", "key-b"};
+    o.instance_ssh_port = 34446;
+    o.now = [self] { return self->now; };
+    return o;
+  }
+  json call(const std::string& method, const std::string& path, const json& body = nullptr, const std::string& key = "key-a",
+            int status = 200) {
+    auto r = model.handle(http::request{method,
+                                        model.base_path() + path,
+                                        {{"Authorization", "Bearer " + key}, {"Content-Type", "application/json"}},
+                                        body.is_null() ? "" : body.dump()});
+    EXPECT_EQ(r.status, status) << method << " " << path << ": " << r.body;
+    return json::parse(r.body, nullptr, false);
+  }
+  clock::time_point now = clock::now();
+  provider_model model;
+};
+
+}  // namespace
+
+// A v2 pod's runtime is null unless RUNNING, and a running pod states its 22/tcp mapping in full
+// (PodRuntimePort {private, public, type, ip}) and ssh.direct {host, port, username, command},
+// as the official listPods example shows them (finding RPV2-address; RunPod's MCP server reads
+// them, runpod/docs api-reference-v2/openapi.json:4964-4994 @a900806).
+TEST(ModelRunPodV2, RuntimeNullUntilRunningThenTheSshMappingInFull) {
+  runpod_model m("runpod");
+  const auto created = m.call("POST", "/pods",
+                              {{"name", "p"},
+                               {"gpu", {{"id", "NVIDIA GeForce RTX 4090"}, {"count", 1}}},
+                               {"image", "runpod/pytorch:1.0.2-cu1281-torch280-ubuntu2404"},
+                               {"ports", {"22/tcp"}}},
+                              "key-a", 201);
+  ASSERT_TRUE(created.contains("id")) << created;
+  EXPECT_TRUE(created["runtime"].is_null()) << created;
+  EXPECT_TRUE(created["ssh"]["direct"].is_null()) << created;
+  const auto id = created["id"].get<std::string>();
+  EXPECT_TRUE(m.call("GET", "/pods/" + id)["runtime"].is_null());
+  m.now += 61s;
+  const auto pod = m.call("GET", "/pods/" + id);
+  ASSERT_EQ(pod["status"], "RUNNING") << pod;
+  ASSERT_TRUE(pod["runtime"].is_object()) << pod;
+  const auto ip = pod["runtime"]["ports"][0]["ip"];
+  ASSERT_TRUE(ip.is_string()) << pod;
+  EXPECT_EQ(pod["runtime"]["ports"], (json::array({{{"private", 22}, {"public", 34446}, {"type", "tcp"}, {"ip", ip}}})));
+  EXPECT_EQ(pod["ssh"]["direct"],
+            (json{{"host", ip}, {"port", 34446}, {"username", "root"}, {"command", "ssh root@" + ip.get<std::string>() + " -p 34446"}}));
+  EXPECT_EQ(m.call("GET", "/pods")["pods"][0]["ssh"]["direct"], pod["ssh"]["direct"]);  // listPods alike
+}
+
+// GET/PUT /v2/account/ssh-keys as RunPod's MCP server calls them (get-ssh-keys, update-ssh-keys:
+// @runpod/mcp-server 4.0.0; finding RPV2-sshkeys): the whole set replaced, per account.
+TEST(ModelRunPodV2, AccountSshKeysAreOneSetReplacedWhole) {
+  runpod_model m("runpod");
+  const std::string a = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHlngHXef6Ji0H/0TmcVoQz5Zr1GqDb+2RccHAdN1sRn a";
+  const std::string b = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAILXGDN/SclOozk1xsDztpmhGiKkkrfQB9SKoO8dSIQQZ me@example.com";
+  EXPECT_EQ(m.call("GET", "/account/ssh-keys"), (json{{"keys", json::array()}}));
+  EXPECT_EQ(m.call("PUT", "/account/ssh-keys", {{"keys", {a, b}}}), (json{{"keys", {a, b}}}));
+  EXPECT_EQ(m.call("PUT", "/account/ssh-keys", {{"keys", {b}}}), (json{{"keys", {b}}}));  // a replaced, not merged
+  EXPECT_EQ(m.call("GET", "/account/ssh-keys"), (json{{"keys", {b}}}));
+  EXPECT_EQ(m.call("GET", "/account/ssh-keys", nullptr, "key-b"), (json{{"keys", json::array()}}));  // another account's set
+  (void)m.call("PUT", "/account/ssh-keys", {{"keys", {"not a key"}}}, "key-a", 400);
+  EXPECT_EQ(m.call("PUT", "/account/ssh-keys", {{"keys", json::array()}}), (json{{"keys", json::array()}}));
+  EXPECT_EQ(m.call("GET", "/account/ssh-keys"), (json{{"keys", json::array()}}));
+}
+
+// GraphQL runtime is null until the pod has initialised (dstack waits for runtime != null), then
+// lists the 22/tcp mapping with every field runpod-python and dstack select, one entry public
+// (finding RPG-runtime-ports); runpod-python's whole pod query is answered field for field
+// (runpod/runpod-python runpod/api/queries/pods.py generate_pod_query @6e0cec0).
+TEST(ModelRunPodGraphql, RuntimeNullUntilInitialisedThenEverySelectedPortField) {
+  runpod_model m("runpod-graphql");
+  auto post = [&](const std::string& query) { return m.call("POST", "/graphql", {{"query", query}})["data"]; };
+  const auto created = post(R"(mutation { podFindAndDeployOnDemand(input: {cloudType: SECURE, gpuCount: 1, name: "rp",
+      imageName: "runpod/pytorch:x", gpuTypeId: "NVIDIA GeForce RTX 4090", ports: "22/tcp", supportPublicIp: true})
+      { id desiredStatus runtime { ports { ip isIpPublic privatePort publicPort type } } } })")["podFindAndDeployOnDemand"];
+  ASSERT_TRUE(created.contains("id")) << created;
+  EXPECT_EQ(created["desiredStatus"], "RUNNING");
+  EXPECT_TRUE(created.contains("runtime") && created["runtime"].is_null()) << created;
+  const auto id = created["id"].get<std::string>();
+  const std::string query = "query pod { pod(input: {podId: \"" + id +
+                            "\"}) { id containerDiskInGb costPerHr desiredStatus dockerArgs dockerId env gpuCount imageName "
+                            "lastStatusChange machineId memoryInGb name podType port ports uptimeSeconds vcpuCount volumeInGb "
+                            "volumeMountPath runtime { ports { ip isIpPublic privatePort publicPort type } } machine { "
+                            "gpuDisplayName gpuAvailable maintenanceStart maintenanceEnd maintenanceNote } } }";
+  auto pod = post(query)["pod"];
+  EXPECT_EQ(pod.size(), 22u) << "every selected field: " << pod;
+  EXPECT_TRUE(pod["runtime"].is_null()) << pod;
+  m.now += 61s;
+  pod = post(query)["pod"];
+  ASSERT_TRUE(pod["runtime"].is_object()) << pod;
+  EXPECT_EQ(pod["machine"].size(), 5u) << pod;
+  std::size_t public_ssh = 0;
+  for (const auto& port : pod["runtime"]["ports"]) {
+    EXPECT_EQ(port.size(), 5u) << port;
+    for (const auto* field : {"ip", "isIpPublic", "privatePort", "publicPort", "type"}) EXPECT_FALSE(port[field].is_null()) << port;
+    if (port["isIpPublic"] == true && port["privatePort"] == 22 && port["type"] == "tcp" && port["publicPort"] == 34446) ++public_ssh;
+  }
+  EXPECT_EQ(public_ssh, 1u) << pod["runtime"];
 }
 
 namespace {

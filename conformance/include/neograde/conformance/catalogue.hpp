@@ -1,6 +1,7 @@
 #pragma once
-// The check catalogue: every check neograde runs, with its requirement, severity, source and
-// the emulator quirk that proves it can fail.
+// The check catalogue: every check neograde runs, with its requirement, severity, source, the
+// emulator quirk that proves it can fail, and what it needs to be judged (needs.hpp decides it,
+// for the run and for preflight's prediction alike).
 
 #include <neograde/core/finding.hpp>
 

@@ -1,6 +1,7 @@
 #pragma once
 // Checks, their outcomes and the evidence behind them. A failed check is data, not an exception.
 
+#include <neograde/core/check_needs.hpp>
 #include <neograde/core/evidence.hpp>
 #include <neograde/core/http_message.hpp>
 
@@ -63,6 +64,9 @@ struct check_descriptor {
   std::string requirement_text;
   std::string source;  // RFC section, provider doc, or the incident it comes from
   std::string quirk;   // the emulator quirk that makes it fail
+  // What it needs to be judged, in the order the run asks (the first unmet one is the skip's
+  // reason): conformance/needs.hpp decides them. Not serialised: a property of the catalogue.
+  std::vector<check_need> needs;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(check_descriptor, id, category, level, requirement, description, requirement_text, source, quirk)
 

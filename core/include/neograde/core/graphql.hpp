@@ -50,8 +50,8 @@ struct parse_result {
 
 // `data` cut down to `selections`: each selected field under its response key (alias), nested
 // selections applied to objects and to each element of arrays. A selected field `data` lacks is
-// left out: an emulator that has no value for it does not invent a null. `data` that is not an
-// object is returned as it is.
+// answered null, as a GraphQL server answers every selected field (a client reading
+// pod["costPerHr"] gets None, not a KeyError). `data` that is not an object is returned as it is.
 [[nodiscard]] nlohmann::json select(const nlohmann::json& data, const std::vector<field>& selections);
 
 }  // namespace neograde::graphql
