@@ -1,12 +1,13 @@
 #include <neograde/core/clock.hpp>
 
+#include <algorithm>
 #include <ctime>
 #include <thread>
 
 namespace neograde {
 namespace {
-std::string utc_now(const char* format) {
-  std::time_t t = std::time(nullptr);
+std::string utc_now(const char* format, long long seconds_ago = 0) {
+  std::time_t t = std::time(nullptr) - static_cast<std::time_t>(seconds_ago);
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[64];
@@ -16,6 +17,8 @@ std::string utc_now(const char* format) {
 }  // namespace
 
 std::string utc_now_iso8601() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }
+
+std::string utc_iso8601_ago(long long seconds) { return utc_now("%Y-%m-%dT%H:%M:%SZ", std::max(seconds, 0LL)); }
 
 std::string http_date_now() { return utc_now("%a, %d %b %Y %H:%M:%S GMT"); }
 

@@ -231,6 +231,11 @@ provider_spec build(const nlohmann::json& doc) {
       op.tag_filter = tag_filter_spec{
           .param = f.at("param").get<std::string>(), .alone = f.value("alone", false), .source = f.at("source").get<std::string>()};
     }
+    if (const auto q = o.find("ids_query"); q != o.end()) {
+      if (op.id != operation_id::get_many) throw spec_fault(at + "/ids_query", "only get_many names its instances in the query");
+      op.ids_query = ids_query_spec{.param = q->at("param").get<std::string>(), .source = q->at("source").get<std::string>()};
+    }
+    if (op.id == operation_id::get_many && !op.ids_query) throw spec_fault(at, "get_many needs ids_query");
     if (o.contains("action")) {
       const auto& a = o.at("action");
       action_spec act;

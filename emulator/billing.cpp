@@ -9,6 +9,7 @@
 #include <neograde/core/clock.hpp>
 #include <neograde/core/json_util.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -42,6 +43,18 @@ double provider_model::impl::instance_charge(const emu_instance& i, clock::time_
   const double real_s = std::chrono::duration<double>(end - start).count();
   // Without delays (time scale 0) provider time cannot be told; real time stands in for it.
   return billed_usd(b, price, opts.time_scale > 0 ? real_s / opts.time_scale : real_s);
+}
+
+// What the instance has been charged by `now`: under the spec's billing rules where it declares
+// them, else its type's hourly price for the provider time from the launch request to the
+// terminate.
+double provider_model::impl::charged_usd(const emu_instance& i, clock::time_point now) const {
+  if (emu.billing) return instance_charge(i, now);
+  const auto end = i.terminated_at ? std::min(now, *i.terminated_at) : now;
+  const auto* type = emu.find_type(i.type);
+  if (end <= i.requested || type == nullptr || !type->price_per_hour_usd.is_number()) return 0;
+  const double real_s = std::chrono::duration<double>(end - i.requested).count();
+  return type->price_per_hour_usd.get<double>() * (opts.time_scale > 0 ? real_s / opts.time_scale : real_s) / 3600;
 }
 
 // USD per hour the account is billed at `now`: its instances between their start and terminate.

@@ -308,6 +308,31 @@ http::response provider_model::impl::list(const operation_spec& op, account& acc
   return page_of(op, std::move(items), raw_query);
 }
 
+// The instances a list of ids names, each the account has (and has not seen gone) once, in the
+// order named; an id it does not have is left out.
+http::response provider_model::impl::get_many(const operation_spec& op, account& acct, const std::vector<std::string>& ids,
+                                              clock::time_point now) {
+  nlohmann::json items = nlohmann::json::array();
+  for (const auto& id : ids)
+    if (const auto* inst = find_instance(acct, id, now, has(quirk::cross_tenant_read)))
+      items.push_back(render_instance(*inst, phase_of(*inst, now), operation_id::get_many));
+  nlohmann::json body = response_template(op);
+  set_pointer(body, op.items.value_or(""), std::move(items));
+  return json_response(op.success_status.front(), body);
+}
+
+// The account's terminated instances, the latest terminated first, also once they have left the
+// list and the get.
+http::response provider_model::impl::history(const operation_spec& op, account& acct, clock::time_point now, const std::string& raw_query) {
+  std::vector<const emu_instance*> ended;
+  for (const auto& i : acct.instances)
+    if (i.terminated_at) ended.push_back(&i);
+  std::stable_sort(ended.begin(), ended.end(), [](const auto* a, const auto* b) { return *a->terminated_at > *b->terminated_at; });
+  nlohmann::json items = nlohmann::json::array();
+  for (const auto* i : ended) items.push_back(render_instance(*i, phase_of(*i, now), operation_id::history));
+  return page_of(op, std::move(items), raw_query);
+}
+
 // terminate and restart share the shape: ids from the body or the path, all must exist.
 http::response provider_model::impl::act(const operation_spec& op, account& acct, const std::vector<std::string>& ids, bool terminate,
                                          clock::time_point now) {

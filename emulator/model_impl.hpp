@@ -147,6 +147,9 @@ struct provider_model::impl {
   [[nodiscard]] bool anonymous_operation(const http::request& req, const std::string& rel) const;
   [[nodiscard]] bool body_selects(const operation_spec& op, const std::optional<nlohmann::json>& body) const;
   [[nodiscard]] std::optional<http::response> static_route(const std::string& method, const std::string& rel, bool anonymous) const;
+  [[nodiscard]] bool serves_path(const std::string& rel) const;
+  [[nodiscard]] std::optional<http::response> slash_redirect(const std::string& rel, const std::string& raw_query) const;
+  [[nodiscard]] static std::vector<std::string> ids_in_query(const operation_spec& op, const std::string& raw_query);
   http::response serve(const operation_spec& op, account& acct, template_vars& vars, clock::time_point now, const std::string& raw_query);
   [[nodiscard]] http::response unknown_path() const;
 
@@ -186,6 +189,8 @@ struct provider_model::impl {
   [[nodiscard]] std::optional<http::response> malformed(const std::string& id) const;
   http::response get(const operation_spec& op, account& acct, const std::string& id, clock::time_point now);
   http::response list(const operation_spec& op, account& acct, clock::time_point now, const std::string& raw_query);
+  http::response get_many(const operation_spec& op, account& acct, const std::vector<std::string>& ids, clock::time_point now);
+  http::response history(const operation_spec& op, account& acct, clock::time_point now, const std::string& raw_query);
   http::response act(const operation_spec& op, account& acct, const std::vector<std::string>& ids, bool terminate, clock::time_point now);
   // The launch's follow-up steps (steps.cpp): the answer to a request one of them addresses.
   std::optional<http::response> serve_step(const std::string& method, const std::string& rel, const std::string& raw_query,
@@ -197,7 +202,9 @@ struct provider_model::impl {
 
   // ---- offers.cpp ----
   std::vector<emu_row> offer_rows(const emu_instance_type& t, clock::time_point now);
-  http::response list_offers(const operation_spec& op, clock::time_point now, const std::string& raw_query);
+  // `read`: one of emulator.offer_reads, answered with its types; none: list_offers, without them.
+  http::response list_offers(const operation_spec& op, clock::time_point now, const std::string& raw_query,
+                             const emu_offer_read* read = nullptr);
   [[nodiscard]] http::response availability(clock::time_point now) const;
 
   // ---- rate_limit.cpp ----
@@ -207,6 +214,7 @@ struct provider_model::impl {
 
   // ---- billing.cpp ----
   [[nodiscard]] double instance_charge(const emu_instance& i, clock::time_point now) const;
+  [[nodiscard]] double charged_usd(const emu_instance& i, clock::time_point now) const;
   [[nodiscard]] double spend_rate(const account& acct, clock::time_point now) const;
   // The billing answer, when the request is the spec's billing read (a REST path); GraphQL
   // answers get the figures written in by with_billing.

@@ -83,7 +83,13 @@ std::vector<emu_row> provider_model::impl::offer_rows(const emu_instance_type& t
   return rows;
 }
 
-http::response provider_model::impl::list_offers(const operation_spec& op, clock::time_point now, const std::string& raw_query) {
+http::response provider_model::impl::list_offers(const operation_spec& op, clock::time_point now, const std::string& raw_query,
+                                                 const emu_offer_read* read) {
+  // A type a further read names is listed there alone (Prime Intellect's multi-node clusters).
+  auto listed = [&](const emu_instance_type& t) {
+    auto named = [&](const emu_offer_read& r) { return std::find(r.types.begin(), r.types.end(), t.name) != r.types.end(); };
+    return read != nullptr ? named(*read) : std::none_of(emu.offer_reads.begin(), emu.offer_reads.end(), named);
+  };
   nlohmann::json collection = op.items_are_object_values ? nlohmann::json::object() : nlohmann::json::array();
   const auto rows_field = spec.offer_fields.find("rows");
   // With `rows`, catalogue items enclose their rows, grouped by the enclosing item's fields
@@ -99,6 +105,7 @@ http::response provider_model::impl::list_offers(const operation_spec& op, clock
     }
   };
   for (const auto& t : emu.instance_types) {
+    if (!listed(t)) continue;
     for (auto& row : offer_rows(t, now)) {
       if (rows_field == spec.offer_fields.end()) {
         add(std::move(row.object), t.name);

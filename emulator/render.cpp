@@ -3,6 +3,7 @@
 
 #include "model_impl.hpp"
 
+#include <neograde/core/clock.hpp>
 #include <neograde/core/json_util.hpp>
 
 #include <openssl/evp.h>
@@ -203,7 +204,10 @@ nlohmann::json provider_model::impl::render_instance(const emu_instance& i, phas
   // without a restart: counted per instance, so what one client sees does not depend on what
   // others read in between.
   if (p == phase::running && has(quirk::flapping) && (++i.running_reads % 2 == 0)) p = phase::booting;
-  nlohmann::json obj = emu.instance_template;
+  // An operation that answers its own shape of the instance (emulator.instance_templates: Prime
+  // Intellect's status and history objects) starts from its template and keeps its members only.
+  const auto own = emu.instance_templates.find(from);
+  nlohmann::json obj = own != emu.instance_templates.end() ? own->second : emu.instance_template;
   if (!i.members.empty()) {
     auto vars = instance_vars(i);
     vars["status"] = phase_word(p);
@@ -244,6 +248,14 @@ nlohmann::json provider_model::impl::render_instance(const emu_instance& i, phas
     for (const auto& port : i.ports) map[port] = nlohmann::json::array({{{"HostIp", "0.0.0.0"}, {"HostPort", std::to_string(host++)}}});
     set_pointer(obj, ports->into, std::move(map));
   }
+  // When it was terminated (null before), as ISO 8601 UTC; what it has been charged so far.
+  const auto seconds_since = [&](clock::time_point t) {
+    return static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(opts.now() - t).count());
+  };
+  write_field(obj, f, "terminated_at", i.terminated_at ? nlohmann::json(utc_iso8601_ago(seconds_since(*i.terminated_at))) : nullptr);
+  if (f.contains("billed_usd")) write_field(obj, f, "billed_usd", std::round(charged_usd(i, opts.now()) * 100) / 100);
+  if (own != emu.instance_templates.end())
+    for (auto it = obj.begin(); it != obj.end();) it = own->second.contains(it.key()) ? std::next(it) : obj.erase(it);
   return obj;
 }
 
@@ -291,7 +303,7 @@ void provider_model::impl::render_ssh(nlohmann::json& obj, const emu_instance& i
 }
 
 nlohmann::json provider_model::impl::render_key(const emu_key& k, operation_id from) const {
-  nlohmann::json obj = nlohmann::json::object();
+  nlohmann::json obj = emu.ssh_key_template;
   const auto f = spec.ssh_key_fields_of(from);
   write_field(obj, f, "id", k.id);
   write_field(obj, f, "name", k.name);

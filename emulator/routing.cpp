@@ -102,6 +102,34 @@ std::optional<http::response> provider_model::impl::static_route(const std::stri
   return std::nullopt;
 }
 
+// Whether some operation (its action reads and launch steps included), route or catalogue read
+// serves this path, by any method.
+bool provider_model::impl::serves_path(const std::string& rel) const {
+  std::map<std::string, std::string> p;
+  auto served = [&](const std::string& tmpl) { return matches(tmpl.substr(0, tmpl.find('?')), rel, p); };
+  return std::any_of(spec.operations.begin(), spec.operations.end(),
+                     [&](const auto& o) {
+                       const auto& op = o.second;
+                       return served(op.path) || (op.action && served(op.action->path)) ||
+                              std::any_of(op.then.begin(), op.then.end(), [&](const auto& step) { return served(step.path); });
+                     }) ||
+         std::any_of(emu.routes.begin(), emu.routes.end(), [&](const auto& r) { return matches(r.path, rel, p); }) ||
+         std::any_of(emu.offer_reads.begin(), emu.offer_reads.end(), [&](const auto& r) { return matches(r.path, rel, p); }) ||
+         (spec.offer_availability && matches(spec.offer_availability->path, rel, p));
+}
+
+// emulator.redirect_slashes: a path no one serves that a served one is with its trailing slash
+// added or removed is answered 307 to that one, the query kept, whatever the method and before
+// credentials are read: FastAPI's router (Starlette's redirect_slashes, on by default) does so
+// before any endpoint's security dependency runs
+// (encode/starlette starlette/routing.py @00584f28a1774a23134d18282a25ff9c3ccd1bb3, Router.__call__).
+std::optional<http::response> provider_model::impl::slash_redirect(const std::string& rel, const std::string& raw_query) const {
+  if (!emu.redirect_slashes || rel == "/" || serves_path(rel)) return std::nullopt;
+  const auto other = rel.back() == '/' ? rel.substr(0, rel.size() - 1) : rel + "/";
+  if (!serves_path(other)) return std::nullopt;
+  return http::response{307, {{"Location", base_path + other + (raw_query.empty() ? "" : "?" + raw_query)}}, {}};
+}
+
 http::response provider_model::impl::dispatch(const http::request& req, header_list& advertised) {
   const auto now = opts.now();
   const auto qpos = req.url.find('?');
@@ -114,6 +142,7 @@ http::response provider_model::impl::dispatch(const http::request& req, header_l
   for (const auto& m : spec.auth.schemes)
     if (m.type == auth_scheme::oauth2_client_credentials && rel == m.token_path && req.method == "POST") return issue_token(req, now);
 
+  if (auto r = slash_redirect(rel, raw_query)) return *r;
   if (auto r = static_route(req.method, rel, true)) return *r;
   if (auto r = static_graphql(req, rel)) return *r;
   auto tenant_index = authenticate(req, rel, raw_query, now);
@@ -129,6 +158,10 @@ http::response provider_model::impl::dispatch(const http::request& req, header_l
   }
   auto& acct = accounts.at(*tenant_index);
   if (auto r = billing_read(req, rel, raw_query, acct, now)) return *r;
+  if (req.method == "GET" || req.method == "HEAD")
+    for (const auto& read : emu.offer_reads)
+      if (std::map<std::string, std::string> p; matches(read.path, rel, p))
+        return list_offers(*spec.operation(operation_id::list_offers), now, raw_query, &read);
   if (std::map<std::string, std::string> p;
       spec.offer_availability && (req.method == "GET" || req.method == "HEAD") && matches(spec.offer_availability->path, rel, p))
     return availability(now);
@@ -154,6 +187,10 @@ http::response provider_model::impl::dispatch(const http::request& req, header_l
     allowed.insert(candidate.method);
     if (candidate.method == method) candidates.emplace_back(&candidate, std::move(p));
   }
+  // A literal path before a template that also matches it (OpenAPI 3.1 Paths Object: "concrete
+  // (non-templated) paths would be matched before their templated counterparts"): GET
+  // /pods/status is the status read, not the pod named "status".
+  std::stable_sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
   // A path or method no operation serves may be a documented endpoint served statically.
   if (candidates.empty() && req.method != "OPTIONS")
     if (auto r = static_route(req.method, rel, false)) return *r;
@@ -243,6 +280,18 @@ http::response provider_model::impl::dispatch(const http::request& req, header_l
   return r;
 }
 
+// get_many: the ids its query names, once each, in the order named (as sent: the ids a provider
+// issues need no URL encoding).
+std::vector<std::string> provider_model::impl::ids_in_query(const operation_spec& op, const std::string& raw_query) {
+  std::vector<std::string> ids;
+  auto add = [&](const std::string& id) {
+    if (!id.empty() && std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  };
+  for (const auto& [k, v] : parse_query(raw_query))
+    if (k == op.ids_query->param) add(v);
+  return ids;
+}
+
 http::response provider_model::impl::serve(const operation_spec& op, account& acct, template_vars& vars, clock::time_point now,
                                            const std::string& raw_query) {
   switch (op.id) {
@@ -255,6 +304,8 @@ http::response provider_model::impl::serve(const operation_spec& op, account& ac
     case operation_id::ssh_keys_list: return list_keys(op, acct, raw_query);
     case operation_id::ssh_keys_add: return add_key(op, acct, vars);
     case operation_id::ssh_keys_delete: return delete_key(op, acct, first_string(vars["id"]));
+    case operation_id::get_many: return get_many(op, acct, ids_in_query(op, raw_query), now);
+    case operation_id::history: return history(op, acct, now, raw_query);
     case operation_id::unknown: break;
   }
   return error_response("internal");

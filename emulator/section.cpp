@@ -86,6 +86,7 @@ void read_section(const provider_spec& spec, emulator_section& s) {
   s.regions = e.at("regions").get<std::map<std::string, nlohmann::json>>();
   for (const auto& t : e.at("instance_types")) s.instance_types.push_back(instance_type_of(t));
   s.instance_template = e.value("instance_template", nlohmann::json::object());
+  s.ssh_key_template = e.value("ssh_key_template", nlohmann::json::object());
   s.phases = phases_of(e.at("phases"));
   s.boot_s = e.value("boot_s", 0.0);
   const auto steps = e.value("steps", nlohmann::json::object());
@@ -104,6 +105,7 @@ void read_section(const provider_spec& spec, emulator_section& s) {
   for (const auto& [id, op] : spec.operations) {
     const auto name = nlohmann::json(id).get<std::string>();
     if (templates.contains(name)) s.response_templates.emplace(id, templates.at(name));
+    if (const auto* t = find_pointer(e, "/instance_templates/" + name); t != nullptr) s.instance_templates.emplace(id, *t);
     const auto* filters = find_pointer(spec.raw, "/operations/" + name + "/graphql/filters");
     if (filters == nullptr || !filters->is_object()) continue;
     auto& out = s.graphql_filters[id];
@@ -111,6 +113,9 @@ void read_section(const provider_spec& spec, emulator_section& s) {
   }
   for (const auto& r : e.value("routes", nlohmann::json::array())) s.routes.push_back(route_of(r));
   s.trailing_slash_optional = e.value("trailing_slash_optional", false);
+  s.redirect_slashes = e.contains("redirect_slashes");
+  for (const auto& r : e.value("offer_reads", nlohmann::json::array()))
+    s.offer_reads.push_back({r.at("path").get<std::string>(), r.at("types").get<std::vector<std::string>>()});
   s.absent_as_null = e.value("absent_as_null", false);
   if (const auto it = e.find("malformed_id"); it != e.end() && s.ids == id_style::integer)
     s.malformed_id = emu_malformed_id{it->value("kind", "invalid_parameters"), it->value("message", "")};

@@ -68,6 +68,13 @@ struct emu_route {
   bool anonymous = false;
 };
 
+// A further catalogue read (emulator.offer_reads: Prime Intellect's multi-node availability),
+// answered like list_offers with the instance types it names.
+struct emu_offer_read {
+  std::string path;
+  std::vector<std::string> types;
+};
+
 // A GraphQL list filter: the argument at `argument` (input.id, split at the dots) must equal the
 // member at `pointer` in each item kept.
 struct emu_graphql_filter {
@@ -91,6 +98,7 @@ struct emulator_section {
   std::map<std::string, nlohmann::json> regions;  // name -> the provider's region object
   std::vector<emu_instance_type> instance_types;
   nlohmann::json instance_template = nlohmann::json::object();
+  nlohmann::json ssh_key_template = nlohmann::json::object();  // static members of every SSH key object
   emu_phases phases;
   double boot_s = 0;
   double terminate_s = 0;
@@ -101,6 +109,11 @@ struct emulator_section {
   std::map<operation_id, nlohmann::json> response_templates;
   std::vector<emu_route> routes;
   bool trailing_slash_optional = false;
+  bool redirect_slashes = false;  // a path missing (or adding) a served one's trailing slash: 307 to it (FastAPI)
+  // Per operation, the static members of the instance objects it answers, in place of
+  // instance_template; those objects carry only the members it has.
+  std::map<operation_id, nlohmann::json> instance_templates;
+  std::vector<emu_offer_read> offer_reads;
   bool absent_as_null = false;
   std::optional<emu_malformed_id> malformed_id;
   nlohmann::json unaddressed;  // what an instance without an address reports there (null)

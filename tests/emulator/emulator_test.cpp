@@ -150,3 +150,25 @@ TEST_F(EmulatorFraming, ClientReadsHeadThenGet) {
   EXPECT_EQ(get->status, 200);
   EXPECT_EQ(head->header("Content-Length"), std::to_string(get->body.size()));
 }
+
+// FastAPI's answer to a path without the document's trailing slash, on the wire (Prime
+// Intellect's CLI lists pods at /api/v1/pods, prime_cli api/pods.py:172 @66fb4b7): a 307 whose
+// Location is the slashed path with the query, no content, and the slashed path served on the
+// same connection.
+TEST(EmulatorRedirect, AMissingTrailingSlashIs307ToTheSlashedPath) {
+  emulator::model_options m;
+  m.api_keys = {"key-a"};
+  m.time_scale = 0;
+  emulator::emulator emu(test::spec("primeintellect"), m);
+  emu.start();
+  const auto wire = raw_exchange(
+      emu.port(), request("GET", "/api/v1/pods?offset=0&limit=100") + request("GET", "/api/v1/pods/?offset=0&limit=100", true));
+  const auto responses = split(wire, {false, false});
+  ASSERT_TRUE(responses.has_value()) << wire;
+  const auto& redirect = (*responses)[0];
+  EXPECT_EQ(redirect.head.rfind("HTTP/1.1 307 ", 0), 0u) << redirect.head;
+  EXPECT_EQ(field(redirect.head, "Location"), "/api/v1/pods/?offset=0&limit=100") << redirect.head;
+  EXPECT_TRUE(redirect.body.empty());
+  EXPECT_EQ((*responses)[1].head.rfind("HTTP/1.1 200 ", 0), 0u) << (*responses)[1].head;
+  EXPECT_NE((*responses)[1].body.find("\"total_count\""), std::string::npos) << (*responses)[1].body;
+}

@@ -835,3 +835,200 @@ TEST(ModelRunPodGraphql, RuntimeNullUntilInitialisedThenEverySelectedPortField) 
   }
   EXPECT_EQ(public_ssh, 1u) << pod["runtime"];
 }
+
+namespace {
+
+// Prime Intellect's emulator as its own CLI (PrimeIntellect-ai/prime packages/prime/src/prime_cli
+// @66fb4b7) and SkyPilot (sky/provision/primeintellect/utils.py @eb021ac) call it: paths without
+// the trailing slash the document has, followed through FastAPI's 307, and the reads beside the
+// lifecycle (status of many pods, history, SSH keys, multi-node availability).
+class PrimeIntellectModel : public ::testing::Test {
+ protected:
+  PrimeIntellectModel() {
+    model_options o;
+    o.api_keys = {"key-a", "key-b"};
+    o.now = [this] { return now_; };
+    model_ = std::make_unique<provider_model>(spec_, o);
+  }
+  http::response call(const std::string& method, const std::string& target, const std::string& body = {},
+                      const std::string& key = "key-a") {
+    http::request r{method, target, {}, body};
+    if (!key.empty()) r.headers.emplace_back("Authorization", "Bearer " + key);
+    return model_->handle(r);
+  }
+  static std::string location(const http::response& r) {
+    for (const auto& [k, v] : r.headers)
+      if (k == "Location") return v;
+    return {};
+  }
+  // What httpx (follow_redirects=True) and requests do with a 307: the same method and body to
+  // the Location.
+  http::response followed(const std::string& method, const std::string& target, const std::string& body = {},
+                          const std::string& key = "key-a") {
+    auto r = call(method, target, body, key);
+    for (int hops = 0; r.status == 307 && hops < 3; ++hops) r = call(method, location(r), body, key);
+    return r;
+  }
+  // prime pods create's body (commands/pods.py:808-835), for the A100 offer.
+  std::string launch(const std::string& key = "key-a") {
+    const json pod = {{"pod",
+                       {{"name", "neograde-pi"},
+                        {"cloudId", "NVIDIA A100 80GB PCIe"},
+                        {"gpuType", "A100_80GB"},
+                        {"socket", "PCIe"},
+                        {"gpuCount", 1},
+                        {"diskSize", 120},
+                        {"vcpus", 14},
+                        {"memory", 125},
+                        {"image", "ubuntu_22_cuda_12"},
+                        {"dataCenterId", "US-KS-2"},
+                        {"maxPrice", nullptr},
+                        {"country", nullptr},
+                        {"security", nullptr},
+                        {"jupyterPassword", nullptr},
+                        {"autoRestart", false},
+                        {"customTemplateId", nullptr},
+                        {"envVars", nullptr}}},
+                      {"provider", {{"type", "runpod"}}},
+                      {"disks", nullptr},
+                      {"team", nullptr}};
+    auto r = followed("POST", "/api/v1/pods", pod.dump(), key);  // PodsClient.create, pods.py:207
+    EXPECT_EQ(r.status, 200) << r.body;
+    return r.status == 200 ? json::parse(r.body)["id"].get<std::string>() : "";
+  }
+  json read(const std::string& target, const std::string& key = "key-a") {
+    auto r = followed("GET", target, {}, key);
+    EXPECT_EQ(r.status, 200) << target << ": " << r.body;
+    return r.status == 200 ? json::parse(r.body) : json();
+  }
+
+  const provider_spec& spec_ = test::spec("primeintellect");
+  clock::time_point now_ = clock::now();
+  std::unique_ptr<provider_model> model_;
+};
+
+}  // namespace
+
+// FastAPI's redirect_slashes: a path lacking the document's trailing slash is answered 307 to the
+// slashed path with the query kept, before credentials are read; the slashed path is served.
+TEST_F(PrimeIntellectModel, AMissingTrailingSlashIsRedirectedWithItsQuery) {
+  for (const auto* key : {"key-a", ""}) {
+    auto r = call("GET", "/api/v1/pods?offset=0&limit=100", {}, key);  // PodsClient.list, pods.py:172
+    EXPECT_EQ(r.status, 307) << r.body;
+    EXPECT_EQ(location(r), "/api/v1/pods/?offset=0&limit=100");
+    EXPECT_TRUE(r.body.empty());
+  }
+  EXPECT_EQ(location(call("POST", "/api/v1/pods", "{}")), "/api/v1/pods/");
+  EXPECT_EQ(location(call("GET", "/api/v1/ssh_keys")), "/api/v1/ssh_keys/");  // SkyPilot utils.py:299-303
+  // ...and a slash the served path does not have is taken away, as Starlette's router does.
+  EXPECT_EQ(location(call("GET", "/api/v1/pods/status/?pod_ids=x")), "/api/v1/pods/status?pod_ids=x");
+  EXPECT_EQ(call("GET", "/api/v1/pods/?offset=0&limit=100").status, 200);
+  EXPECT_EQ(call("GET", "/api/v1/pods/", {}, "").status, 401);  // the served path still needs credentials
+  EXPECT_EQ(call("GET", "/api/v1/nothing-here").status, 404);   // no served path is one slash away
+  const auto listed = read("/api/v1/pods?offset=0&limit=100");
+  EXPECT_EQ(listed["total_count"], 0) << listed;
+  EXPECT_FALSE(launch().empty());
+}
+
+// GET /pods/status?pod_ids=a&pod_ids=b (pods.py:179-188, httpx repeating the list parameter) is the
+// status read of those pods, not the pod named "status": each agrees with its single read, and
+// sshConnection is null until the pod is ACTIVE, then root@<ip> -p 22 (what prime pods connect
+// waits for, commands/pods.py:1052-1068).
+TEST_F(PrimeIntellectModel, StatusOfManyPodsAgreesWithSingleReads) {
+  const auto a = launch();
+  const auto b = launch();
+  const auto theirs = launch("key-b");
+  const auto target = "/api/v1/pods/status?pod_ids=" + a + "&pod_ids=" + b + "&pod_ids=" + theirs + "&pod_ids=unknown";
+  auto status = read(target);
+  ASSERT_EQ(status["data"].size(), 2u) << status;  // another account's pod and an unknown id are left out
+  EXPECT_EQ(status["data"][0]["podId"], a);
+  EXPECT_EQ(status["data"][1]["podId"], b);
+  EXPECT_EQ(status["data"][0]["status"], "PROVISIONING");
+  EXPECT_TRUE(status["data"][0]["sshConnection"].is_null());
+  now_ += 121s;
+  status = read(target);
+  ASSERT_EQ(status["data"].size(), 2u) << status;
+  for (const auto& s : status["data"]) {
+    const auto pod = read("/api/v1/pods/" + s["podId"].get<std::string>());
+    EXPECT_EQ(s["status"], "ACTIVE");
+    EXPECT_EQ(s["status"], pod["status"]);
+    EXPECT_EQ(s["ip"], pod["ip"]);
+    EXPECT_EQ(s["providerType"], pod["providerType"]);
+    ASSERT_TRUE(s["sshConnection"].is_string()) << s;
+    EXPECT_EQ(s["sshConnection"], "root@" + pod["ip"].get<std::string>() + " -p 22");
+    EXPECT_EQ(s["sshConnection"], pod["sshConnection"]);
+    std::set<std::string> members;
+    for (const auto& [k, _] : s.items()) members.insert(k);
+    EXPECT_EQ(members, (std::set<std::string>{"podId", "providerType", "status", "sshConnection", "ip", "installationStatus",
+                                              "installationFailure", "installationProgress"}))
+        << s;  // APIPodStatusResponse's members, not the pod's
+  }
+  EXPECT_EQ(read("/api/v1/pods/status")["data"], json::array());
+}
+
+// GET /pods/history?offset=0&limit=100 (pods.py:227-240) lists terminated pods with terminatedAt,
+// also once they have left the list and the get; a running pod and another account's are not in it.
+TEST_F(PrimeIntellectModel, HistoryListsTerminatedPodsAfterTheyAreGone) {
+  const auto ended = launch();
+  const auto running = launch();
+  const auto theirs = launch("key-b");
+  now_ += 3721s;
+  EXPECT_EQ(read("/api/v1/pods/history?offset=0&limit=100")["data"], json::array());
+  EXPECT_TRUE(read("/api/v1/pods/" + ended)["terminatedAt"].is_null());
+  ASSERT_EQ(call("DELETE", "/api/v1/pods/" + ended).status, 200);
+  ASSERT_EQ(call("DELETE", "/api/v1/pods/" + theirs, {}, "key-b").status, 200);
+  EXPECT_TRUE(read("/api/v1/pods/" + ended)["terminatedAt"].is_string());
+  now_ += 61s;
+  EXPECT_EQ(call("GET", "/api/v1/pods/" + ended).status, 404);
+  const auto history = read("/api/v1/pods/history?offset=0&limit=100");
+  EXPECT_EQ(history["total_count"], 1) << history;
+  ASSERT_EQ(history["data"].size(), 1u) << history;
+  const auto& h = history["data"][0];
+  EXPECT_EQ(h["id"], ended);
+  EXPECT_EQ(h["name"], "neograde-pi");
+  EXPECT_EQ(h["type"], "Instance");
+  EXPECT_EQ(h["gpuName"], "A100_80GB");
+  EXPECT_EQ(h["providerType"], "runpod");
+  ASSERT_TRUE(h["terminatedAt"].is_string()) << h;
+  EXPECT_EQ(h["terminatedAt"].get<std::string>().size(), 20u) << h;  // 2026-12-03T17:00:00Z
+  EXPECT_NEAR(h["totalBilledPrice"].get<double>(), 1.6568 * 3721 / 3600, 0.01) << h;
+  EXPECT_FALSE(h.contains("status")) << h;  // HistoryObj has none
+  EXPECT_FALSE(h.contains("walletId")) << h;
+  (void)running;
+  EXPECT_EQ(read("/api/v1/pods/history", "key-b")["data"][0]["id"], theirs);
+}
+
+// SkyPilot's get_or_add_ssh_key (utils.py:299-322): list, add one named skypilot-<suffix>, each
+// without the trailing slash; the key is the account's own until deleted.
+TEST_F(PrimeIntellectModel, SshKeysAreAnAccountResource) {
+  EXPECT_EQ(read("/api/v1/ssh_keys")["data"], json::array());
+  const std::string pub = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPrimeIntellectTestKey user@host";
+  auto added = followed("POST", "/api/v1/ssh_keys", json{{"name", "skypilot-1a2b3c4d"}, {"publicKey", pub}}.dump());
+  ASSERT_EQ(added.status, 200) << added.body;
+  const auto key = json::parse(added.body);
+  EXPECT_EQ(key["name"], "skypilot-1a2b3c4d");
+  EXPECT_EQ(key["publicKey"], pub);
+  for (const char* member : {"id", "userId", "isPrimary", "isUserKey", "createdAt", "updatedAt"})  // APISSHKeyConfig's required
+    EXPECT_TRUE(key.contains(member)) << member << " in " << key;
+  const auto listed = read("/api/v1/ssh_keys");
+  ASSERT_EQ(listed["data"].size(), 1u) << listed;
+  EXPECT_EQ(listed["data"][0]["publicKey"], pub);
+  EXPECT_EQ(listed["total_count"], 1);
+  EXPECT_EQ(read("/api/v1/ssh_keys", "key-b")["data"], json::array());
+  EXPECT_EQ(followed("POST", "/api/v1/ssh_keys", json{{"name", "k"}}.dump()).status, 422);  // publicKey is required
+  EXPECT_EQ(call("DELETE", "/api/v1/ssh_keys/" + key["id"].get<std::string>(), {}, "key-b").status, 404);
+  EXPECT_EQ(call("DELETE", "/api/v1/ssh_keys/" + key["id"].get<std::string>()).status, 200);
+  EXPECT_EQ(read("/api/v1/ssh_keys")["data"], json::array());
+}
+
+// AvailabilityClient.get reads /availability/gpus and /availability/multi-node page by page
+// (availability.py:109-128, 165-166): the multi-node read has the catalogue's shape and lists
+// the emulator's multi-node offers, of which it sells none.
+TEST_F(PrimeIntellectModel, MultiNodeAvailabilityIsTheCataloguesMultiNodeOffers) {
+  const auto single = read("/api/v1/availability/gpus?page=1&page_size=100");
+  EXPECT_EQ(single["items"].size(), 3u) << single;
+  EXPECT_EQ(single["totalCount"], 3);
+  const auto multi = read("/api/v1/availability/multi-node?page=1&page_size=100");
+  EXPECT_EQ(multi["items"], json::array()) << multi;
+  EXPECT_EQ(multi["totalCount"], 0) << multi;
+}

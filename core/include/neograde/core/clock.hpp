@@ -11,6 +11,8 @@ namespace neograde {
 
 // Now as ISO 8601 UTC to the second: "2026-11-29T15:04:05Z".
 [[nodiscard]] std::string utc_now_iso8601();
+// As ISO 8601 UTC the time that many seconds ago (none: now).
+[[nodiscard]] std::string utc_iso8601_ago(long long seconds);
 
 // Now as an HTTP date (RFC 9110 §5.6.7 IMF-fixdate): "Sun, 29 Nov 2026 15:04:05 GMT".
 [[nodiscard]] std::string http_date_now();

@@ -122,7 +122,20 @@ struct error_spec {
   std::vector<std::string> configuration_messages;
 };
 
-enum class operation_id { unknown, list_offers, launch, get, list, terminate, restart, ssh_keys_list, ssh_keys_add, ssh_keys_delete };
+enum class operation_id {
+  unknown,
+  list_offers,
+  launch,
+  get,
+  list,
+  terminate,
+  restart,
+  ssh_keys_list,
+  ssh_keys_add,
+  ssh_keys_delete,
+  get_many,  // the instances named by a list of ids, in one read (Prime Intellect's /pods/status?pod_ids=)
+  history,   // the account's terminated instances (Prime Intellect's /pods/history)
+};
 NLOHMANN_JSON_SERIALIZE_ENUM(operation_id, {
                                                {operation_id::unknown, "unknown"},
                                                {operation_id::list_offers, "list_offers"},
@@ -134,6 +147,8 @@ NLOHMANN_JSON_SERIALIZE_ENUM(operation_id, {
                                                {operation_id::ssh_keys_list, "ssh_keys_list"},
                                                {operation_id::ssh_keys_add, "ssh_keys_add"},
                                                {operation_id::ssh_keys_delete, "ssh_keys_delete"},
+                                               {operation_id::get_many, "get_many"},
+                                               {operation_id::history, "history"},
                                            })
 
 // How a list walks its pages. page: page number and size; offset: offset and limit; token: a
@@ -184,6 +199,13 @@ struct tag_filter_spec {
   std::string source;
 };
 
+// get_many: the query parameter that names the instances to read, an array in OpenAPI's
+// default form style (exploded): repeated, `pod_ids=a&pod_ids=b`.
+struct ids_query_spec {
+  std::string param;
+  std::string source;
+};
+
 // A follow-up request of a multi-step create (the launch's `then`, docs/spec-format.md): Akash's
 // bids, read until one arrives and chosen, then the lease that accepts it. Path and body are
 // templates over the launch's variables, the instance id ({id}) and every variable bound so far.
@@ -225,6 +247,7 @@ struct operation_spec {
   std::optional<pagination_spec> pagination;
   std::optional<action_spec> action;          // the request is accepted now and completes later
   std::optional<tag_filter_spec> tag_filter;  // list: a filter by tag the provider documents
+  std::optional<ids_query_spec> ids_query;    // get_many: the query parameter that names the instances
   bool anonymous = false;                     // the live API serves it without credentials (Vast.ai's and Cudo's catalogues)
   bool empty_response = false;                // success answers carry no body at all (io.net's deploy)
   // ssh_keys_add only: the body carries the account's whole key set ({{public_keys}}: RunPod's
