@@ -4,6 +4,7 @@
 #include <neograde/core/measurements.hpp>
 #include <neograde/core/template.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -14,6 +15,7 @@ namespace {
 constexpr const char* stops_id = "billing.instance.stops_after_terminate";
 constexpr const char* duration_id = "billing.instance.duration_consistent";
 constexpr const char* deposit_id = "billing.deposit.released_after_teardown";
+constexpr const char* ids[] = {stops_id, duration_id, deposit_id};
 // Longest wait after teardown for an amount to show a charge, in provider seconds.
 constexpr double longest_wait_s = 900;
 
@@ -33,15 +35,13 @@ void billing_watch::emit(check_outcome o) {
   ctx_.emit(std::move(o));
 }
 
-// Why a check cannot be judged at all on this provider or target, if it cannot.
-std::optional<std::string> billing_watch::not_judged(bool duration) const {
-  if (!spec_)
-    return billing_of(ctx_.spec) ? "the spec declares billing rules (an increment, minimums) but no billing read"
-                                 : "the spec declares no billing";
-  if (ctx_.emulated && ctx_.scale <= 0) return "the emulator runs without delays (time scale 0): billed time cannot be told";
-  if (duration && !spec_->amount) return "the billing read carries no amount, only a spend rate";
-  if (duration && !spec_->increment_s) return "the spec declares no billing increment, so the billed time cannot be bounded";
-  return std::nullopt;
+// The skip of `id` where the run does not meet the needs its catalogue row declares (a billing
+// read, delays, an amount and an increment, a deposit and a balance, spending), emitted; true when
+// so. The runner decided them once (needs.hpp), as preflight predicts them.
+bool billing_watch::unmet(const char* id) {
+  auto o = ctx_.unmet(id);
+  if (o) emit(std::move(*o));
+  return o.has_value();
 }
 
 billing_watch::reading billing_watch::read(const std::string& phase) {
@@ -64,7 +64,7 @@ billing_watch::reading billing_watch::read(const std::string& phase) {
 }
 
 double billing_watch::provider_seconds(time_point from, time_point to) const {
-  return std::chrono::duration<double>(to - from).count() / (ctx_.scale > 0 ? ctx_.scale : 1.0);
+  return std::chrono::duration<double>(to - from).count() / (ctx_.scale() > 0 ? ctx_.scale() : 1.0);
 }
 
 // Twice the step the amount is written in: two roundings separate any two readings.
@@ -107,25 +107,17 @@ std::optional<std::string> billing_watch::funds_were_available(const offer& orde
 }
 
 void billing_watch::before_terminate() {
-  if (!deposit_not_judged() && price_) before_terminate_ = read("before_terminate");
+  if (!ctx_.unmet(deposit_id) && price_) before_terminate_ = read("before_terminate");
 }
 
 void billing_watch::terminating(time_point sent) { terminate_sent_ = sent; }
-
-// Why the deposit's return cannot be judged on this provider or target, if it cannot.
-std::optional<std::string> billing_watch::deposit_not_judged() const {
-  if (auto why = not_judged(false)) return why;
-  if (!spec_->deposit) return "the spec declares no deposit";
-  if (!spec_->reads_balance()) return "the billing read carries no account balance, where a deposit held and returned shows";
-  return std::nullopt;
-}
 
 // billing.deposit.released_after_teardown: across the teardown the balance rises by the deposit
 // the instance held, less what the run's instances can have been charged meanwhile (each at the
 // highest price listed, over the time between the readings and one increment more).
 void billing_watch::deposit_returned(const reading& after) {
   if (decided_.contains(deposit_id)) return;
-  if (auto why = deposit_not_judged()) return emit(not_applicable(deposit_id, *why));
+  if (unmet(deposit_id)) return;
   if (!price_) return emit(not_applicable(deposit_id, "the offer launched lists no hourly price"));
   if (!before_terminate_ || !before_terminate_->problem.empty())
     return emit(
@@ -175,7 +167,7 @@ std::optional<std::string> billing_watch::generated_before_terminate(const readi
 // declares none), each started increment whole.
 void billing_watch::duration_at(const reading& r, const std::string& when) {
   if (decided_.contains(duration_id)) return;
-  if (auto why = not_judged(true)) return emit(not_applicable(duration_id, *why));
+  if (unmet(duration_id)) return;
   if (!r.problem.empty())
     return emit(make(duration_id, outcome::errored, "the billing read " + when + " failed: " + r.problem, {r.evidence}));
   if (!price_) return emit(not_applicable(duration_id, "the offer launched lists no hourly price"));
@@ -212,7 +204,7 @@ void billing_watch::duration_at(const reading& r, const std::string& when) {
 // The spend rate back to its level before the launch, or the amount still once the instance is
 // gone (over two increments, or as long as a charge takes to show in the amount's resolution).
 void billing_watch::stops(const reading& after) {
-  if (auto why = not_judged(false)) return emit(not_applicable(stops_id, *why));
+  if (unmet(stops_id)) return;
   if (!after.problem.empty())
     return emit(make(stops_id, outcome::errored, "the billing read after teardown failed: " + after.problem, {after.evidence}));
   const double tol = tolerance();
@@ -239,10 +231,7 @@ void billing_watch::stops(const reading& after) {
                          " s after the instance was gone (" + usd(base) + " USD/h before the launch)",
                      {before_->evidence, last.evidence}));
   }
-  if (!spec_->increment_s)
-    return emit(not_applicable(stops_id,
-                               "the spec declares neither a spend rate nor a billing increment: a charge after terminate "
-                               "cannot be told from a last increment billed whole"));
+  // An amount without a spend rate: the catalogue's billing_stop_signal need holds an increment.
   double wait_s = std::max(2 * *spec_->increment_s, 1.0);
   if (price_ && *price_ > 0 && spec_->amount->resolution > 0) wait_s = std::max(wait_s, 3 * spec_->amount->resolution / *price_ * 3600);
   if (wait_s > longest_wait_s)
@@ -278,7 +267,8 @@ void billing_watch::others_gone() { (void)terminate_run_instances(ctx_); }
 void billing_watch::torn_down() {
   if (!spec_) return;
   if (!terminate_sent_) return finish(outcome::skipped, "terminate was not accepted");
-  if (auto why = not_judged(false)) return finish(outcome::skipped, *why);
+  if (std::all_of(std::begin(ids), std::end(ids), [this](const char* id) { return ctx_.unmet(id).has_value(); }))
+    return finish(outcome::skipped, "no billing check applies");
   if (!spec_->per_instance) others_gone();
   const auto after = read("after_teardown");
   deposit_returned(after);
@@ -287,12 +277,8 @@ void billing_watch::torn_down() {
 }
 
 void billing_watch::finish(outcome result, const std::string& reason) {
-  for (const char* id : {stops_id, duration_id, deposit_id}) {
-    if (decided_.contains(id)) continue;
-    if (auto why = std::string(id) == deposit_id ? deposit_not_judged() : not_judged(std::string(id) == duration_id))
-      emit(not_applicable(id, *why));
-    else
-      emit(make(id, result, reason));
+  for (const char* id : ids) {
+    if (!decided_.contains(id) && !unmet(id)) emit(make(id, result, reason));
   }
   if (!spec_ || readings_.empty()) return;
   measurement::billing m{.scope = spec_->per_instance ? "instance" : "account",

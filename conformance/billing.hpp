@@ -55,11 +55,10 @@ class billing_watch {
   [[nodiscard]] double charged_between(const reading& from, const reading& to) const;
   [[nodiscard]] double provider_seconds(time_point from, time_point to) const;
   [[nodiscard]] double tolerance() const;
-  [[nodiscard]] std::optional<std::string> not_judged(bool duration) const;
+  bool unmet(const char* id);
   [[nodiscard]] std::optional<std::string> generated_before_terminate(const reading& r) const;
   void others_gone();
   void stops(const reading& after);
-  [[nodiscard]] std::optional<std::string> deposit_not_judged() const;
   void deposit_returned(const reading& after);
   void duration_at(const reading& r, const std::string& when);
   void emit(check_outcome o);

@@ -49,7 +49,7 @@ teardown_result terminate_run_instances(context& ctx) {
   for (const auto& c : ctx.client.ledger().instances())
     if (!c.deleted) known.push_back({c.id, c.name});
   teardown_options o;
-  o.confirm_within = provider_time(ctx.spec.timing.time_to_gone_s, ctx.scale, std::chrono::milliseconds(1000));
+  o.confirm_within = provider_time(ctx.spec.timing.time_to_gone_s, ctx.scale(), std::chrono::milliseconds(1000));
   o.poll = ctx.poll_interval();
   o.time_to_gone = ctx.scaled(ctx.spec.timing.time_to_gone_s);
   o.clock = &ctx.clock;

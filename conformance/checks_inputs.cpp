@@ -133,7 +133,7 @@ std::optional<std::string> no_spare_instance(const context& ctx) {
 // An operation whose body replaces the account's whole key set (the spec's replaces_key_set):
 // a broken body the provider accepted would replace the user's keys, so outside the emulator
 // it is not probed.
-bool replaces_account_keys(const context& ctx, const operation_spec& op) { return op.replaces_key_set && !ctx.emulated; }
+bool replaces_account_keys(const context& ctx, const operation_spec& op) { return op.replaces_key_set && !ctx.emulated(); }
 
 // errors.request.*: "A malformed / empty / wrongly typed body MUST be answered with 4xx", sent
 // to every operation that takes a body; the launch only when the run may spend (a broken body

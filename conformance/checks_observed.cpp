@@ -8,6 +8,7 @@
 
 #include <neograde/core/billing.hpp>
 #include <neograde/core/json_schema.hpp>
+#include <neograde/core/json_util.hpp>
 #include <neograde/core/measurements.hpp>
 #include <neograde/core/template.hpp>
 #include <neograde/core/text.hpp>
@@ -20,6 +21,8 @@
 
 namespace neograde::conformance::detail {
 namespace {
+
+constexpr const char* vocab_id = "schema.instance.status_in_vocabulary";
 
 std::vector<const exchange*> exchanges(context& ctx) {
   std::vector<const exchange*> out;
@@ -205,7 +208,6 @@ void scan_schemas(context& ctx) {
       ctx.emit(make(id, outcome::pass, std::to_string(checked) + " responses match the schema"));
   }
 
-  const char* vocab_id = "schema.instance.status_in_vocabulary";
   if (ctx.vocabulary_failed) return;  // decided when the word was read
   if (ctx.status_words.empty()) return ctx.emit(not_applicable(vocab_id, "no instance status was observed"));
   std::set<std::string> distinct;
@@ -235,7 +237,7 @@ void latency(context& ctx) {
   auto pct = [&](double p) { return ms[std::min(ms.size() - 1, static_cast<std::size_t>(p * static_cast<double>(ms.size())))]; };
   const double p50 = pct(0.50), p95 = pct(0.95), p99 = pct(0.99);
   ctx.measurements["latency_read_ms"] = {{"p50", p50}, {"p95", p95}, {"p99", p99}, {"count", ms.size()}};
-  const auto limit = static_cast<double>(latency_threshold(ctx.spec, ctx.scale).count());
+  const auto limit = static_cast<double>(latency_threshold(ctx.spec, ctx.scale()).count());
   auto o = make(id, p95 <= limit ? outcome::pass : outcome::fail,
                 "p50 " + std::to_string(p50) + " ms, p95 " + std::to_string(p95) + " ms, p99 " + std::to_string(p99) + " ms over " +
                     std::to_string(ms.size()) + " reads (expectation: p95 within " + std::to_string(limit) + " ms)",
@@ -311,7 +313,7 @@ void run_rate_limit_probe(context& ctx) {
   const char* envelope_id = "ratelimit.response.has_envelope";
   auto all = met_in_traffic(ctx);
   const auto in_traffic = all.size();
-  const bool probed = ctx.opts.probe_rate_limit || (ctx.emulated && ctx.opts.probe_emulator);
+  const bool probed = ctx.opts.probe_rate_limit || (ctx.emulated() && ctx.opts.probe_emulator);
   bool probe_met = false;
   if (probed)
     if (auto e = probe_for_429(ctx)) {
@@ -352,6 +354,24 @@ void run_rate_limit_probe(context& ctx) {
     return ctx.emit(not_applicable(envelope_id, "no 429 answered a declared operation (" + judged + ", to requests no document lists)"));
   ctx.emit(
       make(envelope_id, outcome::pass, "every 429 of a declared operation carries the error envelope: " + judged, {last_declared->seen}));
+}
+
+void read_statuses(context& ctx, operation_id op, const call_result& r) {
+  if (!r.success || !r.json) return;
+  const auto* spec_op = ctx.spec.operation(op);
+  const auto before = ctx.status_words.size();
+  if (op == operation_id::get && spec_op->item) {
+    if (const auto* obj = find_pointer(*r.json, *spec_op->item); obj != nullptr && obj->is_object())
+      ctx.status_words.emplace_back(ctx.client.to_instance(*obj).provider_status, r.evidence);
+  } else if (op == operation_id::list) {
+    for (const auto& item : ctx.client.collection(*r.json, spec_op->items.value_or(""), spec_op->items_are_object_values))
+      ctx.status_words.emplace_back(ctx.client.to_instance(item, operation_id::list).provider_status, r.evidence);
+  }
+  for (auto i = before; i < ctx.status_words.size() && !ctx.vocabulary_failed; ++i)
+    if (auto problem = undocumented_status(ctx.spec, ctx.status_words[i].first)) {
+      ctx.vocabulary_failed = true;
+      ctx.emit(make(vocab_id, outcome::fail, *problem, {ctx.status_words[i].second}));
+    }
 }
 
 void run_observed_checks(context& ctx) {

@@ -11,6 +11,8 @@
 #include <neograde/core/json_schema.hpp>
 #include <neograde/core/poll.hpp>
 
+#include "lifecycle_record.hpp"
+
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -49,8 +51,6 @@ struct context {
   const run_options& opts;
   provider_client& client;
   provider_client* second = nullptr;  // the second account, when --second-api-key was given
-  double scale = 1.0;                 // the emulator's time scale; 1 against real providers
-  bool emulated = false;
   std::function<void(check_outcome)> emit;
   nlohmann::json& measurements;
   error_oracle errors;                                         // the spec's error conventions, compiled once
@@ -67,6 +67,7 @@ struct context {
   // the finding stands even if the run is stopped before its end-of-run checks.
   bool vocabulary_failed = false;
   dx_timeline dx;
+  lifecycle_record lifecycle;  // what the lifecycle's driver saw, step by step (its checks' only input)
   // The checks whose needs this run does not meet (their catalogue rows, needs.hpp), with the
   // skip's reason: decided once by the runner, before any check runs.
   std::map<std::string, std::string> inapplicable;
@@ -76,15 +77,19 @@ struct context {
   // Whether check `id` is to be judged; when not, its skip is emitted.
   [[nodiscard]] bool applies(const std::string& id);
 
+  // The emulator's time scale (1 against real providers), and whether the target is an emulator:
+  // the session's, read where they are.
+  [[nodiscard]] double scale() const { return session.time_scale(); }
+  [[nodiscard]] bool emulated() const { return session.emulated(); }
   [[nodiscard]] run_clock::time_point now() const { return clock.now(); }
   // Waits, noticing a stop request (SIGINT/SIGTERM) within a tenth of a second.
   void sleep(std::chrono::milliseconds d) const { sleep_unless_stopped(clock, d); }
   [[nodiscard]] double seconds_since(run_clock::time_point t) const { return std::chrono::duration<double>(now() - t).count(); }
 
   // A duration from the spec, in seconds of provider time, as wall-clock time for this target.
-  [[nodiscard]] std::chrono::milliseconds scaled(double seconds) const { return provider_time(seconds, scale); }
+  [[nodiscard]] std::chrono::milliseconds scaled(double seconds) const { return provider_time(seconds, scale()); }
   [[nodiscard]] std::chrono::milliseconds poll_interval() const {
-    return provider_time(spec.timing.poll_interval_s, scale, std::chrono::milliseconds(5));
+    return provider_time(spec.timing.poll_interval_s, scale(), std::chrono::milliseconds(5));
   }
   // poll_until on the run's clock, a poll interval between looks (a stop request is noticed).
   template <class Look>
@@ -156,5 +161,8 @@ void run_request_checks(context& ctx);
 void run_lifecycle(context& ctx);
 void run_rate_limit_probe(context& ctx);
 void run_observed_checks(context& ctx);
+// Keeps the status words a declared get or list answered, and decides
+// schema.instance.status_in_vocabulary the moment an undocumented one is read.
+void read_statuses(context& ctx, operation_id op, const call_result& r);
 
 }  // namespace neograde::conformance::detail

@@ -8,12 +8,15 @@
 #include "context.hpp"
 #include "lifecycle_judges.hpp"
 
+#include <neograde/conformance/catalogue.hpp>
+
 #include <neograde/clients/stop.hpp>
 #include <neograde/clients/teardown.hpp>
 #include <neograde/core/json_util.hpp>
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 
 namespace neograde::conformance::detail {
 namespace {
@@ -23,10 +26,10 @@ using time_point = run_clock::time_point;
 
 class driver {
  public:
-  explicit driver(context& ctx) : ctx_(ctx), client_(ctx.client) {
+  explicit driver(context& ctx) : ctx_(ctx), client_(ctx.client), rec_(ctx.lifecycle) {
     rec_.run = {.prefix = ctx.prefix(),
                 .ssh_key_name = ctx.ssh_key_name,
-                .scale = ctx.scale,
+                .scale = ctx.scale(),
                 .second_account = ctx.second != nullptr,
                 .spending_allowed = ctx.spend.allowed,
                 .spending_refusal = ctx.spend.refusal};
@@ -45,6 +48,9 @@ class driver {
 
  private:
   void emit(check_outcome o) {
+    // The lifecycle decides the checks of its stage, and only those (skip_all relies on it).
+    if (const auto* d = find_check(o.check_id); d == nullptr || d->stage != check_stage::lifecycle)
+      throw std::logic_error(o.check_id + " is decided by the lifecycle, but its catalogue row is not of the lifecycle's stage");
     if (o.check_id == capacity_id || o.check_id == running_id || o.check_id == gone_id)
       for (const char* m : {"advertised_rows_launched", "time_to_running_s", "time_to_gone_s"})
         if (o.measurements.contains(m)) ctx_.measurements[m] = o.measurements[m];
@@ -73,10 +79,11 @@ class driver {
     if (!decided(capacity_id)) emit(judge_capacity(rec_, ""));
     if (!decided(order_id))
       emit(judge_matches_order(rec_, ctx_.spec, rec_.launch.order.key(), "the run ended before a second type was ordered"));
-    for (const char* id : all_ids)
-      if (!decided(id)) {
-        auto unmet = rec_.run.spending_allowed ? std::nullopt : ctx_.unmet(id);
-        emit(unmet ? std::move(*unmet) : make(id, result, reason));
+    // A check whose needs the run does not meet says so, whatever step the lifecycle ended at.
+    for (const auto& d : catalogue())
+      if (d.stage == check_stage::lifecycle && !decided(d.id.c_str())) {
+        auto unmet = ctx_.unmet(d.id);
+        emit(unmet ? std::move(*unmet) : make(d.id, result, reason));
       }
     billing_.finish(result, reason);
   }
@@ -648,7 +655,7 @@ class driver {
     if (t.patient.result.success)
       t.action = await_action(operation_id::terminate, t.patient.result, terminated_at, ctx_.spec.timing.time_to_gone_s);
     if (judge_action(t.action, ctx_.spec, operation_id::terminate, "").result == outcome::pass) await_gone(id, terminated_at);
-    emit(judge_gone(t, ctx_.spec, ctx_.scale));
+    emit(judge_gone(t, ctx_.spec, ctx_.scale()));
   }
 
   // gone_after_terminate: terminated or 404 in get, not running in list, never running again,
@@ -679,7 +686,7 @@ class driver {
 
   context& ctx_;
   provider_client& client_;
-  lifecycle_record rec_;           // what the run saw, for the judges
+  lifecycle_record& rec_;          // what the run saw, for the judges (the context's)
   std::set<std::string> decided_;  // the checks emitted, so that each is decided once
   std::string main_id_;            // the lifecycle's instance, whose reads the record keeps
   time_point launched_at_;

@@ -40,12 +40,6 @@ inline constexpr const char* terminate_schema_id = "schema.terminate.matches_sch
 inline constexpr const char* gone_id = "lifecycle.instance.gone_after_terminate";
 inline constexpr const char* idempotent_id = "lifecycle.instance.terminate_idempotent";
 inline constexpr const char* transition_id = "lifecycle.instance.no_illegal_transition";
-// Every check of the lifecycle: each gets an outcome, whatever step the run ends at.
-inline constexpr const char* all_ids[] = {
-    launch_id,     capacity_id,   launch_schema_id, get_id,      list_id,          running_id,          address_id,
-    order_id,      consistent_id, iso_get_id,       iso_list_id, iso_terminate_id, iso_restart_id,      iso_leak_id,
-    restart_id,    each_once_id,  page_size_id,     many_id,     terminate_id,     terminate_schema_id, gone_id,
-    idempotent_id, transition_id, page_metadata_id, filter_id,   underlying_id};
 
 // schema.*.matches_schema: the accepted answer against the operation's response schema.
 [[nodiscard]] check_outcome judge_response_schema(const char* id, const provider_spec& spec, operation_id op, const call_result& r);

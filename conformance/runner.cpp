@@ -116,8 +116,6 @@ run_report run(session& s, const run_options& options) {
                       .opts = options,
                       .client = client,
                       .second = s.second(),
-                      .scale = report.time_scale,
-                      .emulated = client.target_is_emulator(),
                       .measurements = report.measurements,
                       .errors = error_oracle(spec),
                       .public_key = s.public_key(),
@@ -142,22 +140,7 @@ run_report run(session& s, const run_options& options) {
     }
     ctx.seen.push_back({op, std::move(kept)});
     if (r.response) ctx.dx.api_answered = true;
-    if (!r.success || !r.json) return;
-    const auto* spec_op = spec.operation(op);
-    const auto before = ctx.status_words.size();
-    if (op == operation_id::get && spec_op->item) {
-      if (const auto* obj = find_pointer(*r.json, *spec_op->item); obj != nullptr && obj->is_object())
-        ctx.status_words.emplace_back(client.to_instance(*obj).provider_status, r.evidence);
-    } else if (op == operation_id::list) {
-      for (const auto& item : client.collection(*r.json, spec_op->items.value_or(""), spec_op->items_are_object_values))
-        ctx.status_words.emplace_back(client.to_instance(item, operation_id::list).provider_status, r.evidence);
-    }
-    // An undocumented status word is a finding the moment it is read.
-    for (auto i = before; i < ctx.status_words.size() && !ctx.vocabulary_failed; ++i)
-      if (auto problem = detail::undocumented_status(spec, ctx.status_words[i].first)) {
-        ctx.vocabulary_failed = true;
-        ctx.emit(detail::make("schema.instance.status_in_vocabulary", outcome::fail, *problem, {ctx.status_words[i].second}));
-      }
+    read_statuses(ctx, op, r);
   };
   // A check's duration is the time since the previous outcome was decided.
   auto last = clock.now();

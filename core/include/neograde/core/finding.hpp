@@ -103,6 +103,10 @@ NLOHMANN_JSON_SERIALIZE_ENUM(result_source, {
                                                 {result_source::replay, "replay"},
                                             })
 
+// Which step of the run decides a check. The lifecycle decides every check of its stage whatever
+// step it ends at (each gets an outcome); the others are decided by their own step.
+enum class check_stage { own_step, lifecycle };
+
 struct check_descriptor {
   std::string id;  // <area>.<resource>.<behaviour>, never reused
   std::string category;
@@ -115,6 +119,7 @@ struct check_descriptor {
   // What it needs to be judged, in the order the run asks (the first unmet one is the skip's
   // reason): conformance/needs.hpp decides them. Not serialised: a property of the catalogue.
   std::vector<check_need> needs;
+  check_stage stage = check_stage::own_step;  // not serialised either
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(check_descriptor, id, category, level, requirement, description, requirement_text, source, quirk)
 
