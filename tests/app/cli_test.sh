@@ -306,6 +306,30 @@ case "$case_name" in
     "$neograde" checks --format json >checks.json || fail "neograde checks --format json failed"
     grep -q '"quirk"' checks.json || fail "the JSON catalogue lacks quirks"
     ;;
+  demo_busy)
+    # The demo's rate-limit verdicts do not depend on the machine's speed: the same with two busy
+    # loops beside it (issue 39: the emulator's bucket refills on the run's clock, not the wall's).
+    ratelimit_verdicts() {
+      grep '"check_id":"ratelimit\.' "$1/results.jsonl" |
+        sed -E 's/.*"check_id":"([^"]*)".*"outcome":"([^"]*)","provider":"([^"]*)","reason":"(([^"\\]|\\.)*)".*/\3 \1 \2 \4/' | sort
+    }
+    "$neograde" demo --out calm >calm.txt 2>calm.err || { cat calm.err >&2; fail "the calm demo failed"; }
+    busy=""
+    for _ in 1 2; do
+      (while :; do :; done) &
+      busy="$busy $!"
+    done
+    # shellcheck disable=SC2086
+    trap 'kill $busy 2>/dev/null' EXIT
+    "$neograde" demo --out loaded >loaded.txt 2>loaded.err || { cat loaded.err >&2; fail "the loaded demo failed"; }
+    # shellcheck disable=SC2086
+    kill $busy
+    trap - EXIT
+    ratelimit_verdicts calm >calm.verdicts
+    ratelimit_verdicts loaded >loaded.verdicts
+    grep -q ' pass every 429 says when to retry' calm.verdicts || { cat calm.verdicts >&2; fail "no provider's probe met a 429"; }
+    diff -u calm.verdicts loaded.verdicts >&2 || fail "the rate-limit verdicts changed under load"
+    ;;
   report_diff)
     # Two demo runs that differ by one quirk: diff names the regression, report merges both.
     "$neograde" demo --out a --only lambda --only vastai >a.txt 2>a.err || { cat a.err >&2; fail "demo a failed"; }
