@@ -360,12 +360,19 @@ void read_statuses(context& ctx, operation_id op, const call_result& r) {
   if (!r.success || !r.json) return;
   const auto* spec_op = ctx.spec.operation(op);
   const auto before = ctx.status_words.size();
+  auto keep = [&](const instance& i) {
+    ctx.status_words.emplace_back(i.provider_status, r.evidence);
+    auto& rec = ctx.lifecycle;
+    if (rec.instance_id.empty() || i.id != rec.instance_id) return;
+    using phase = lifecycle_record::restart_phase;
+    rec.reads.push_back(
+        {i.state, i.provider_status, r.evidence, rec.restarting != phase::none, rec.restarting == phase::own, op == operation_id::list});
+  };
   if (op == operation_id::get && spec_op->item) {
-    if (const auto* obj = find_pointer(*r.json, *spec_op->item); obj != nullptr && obj->is_object())
-      ctx.status_words.emplace_back(ctx.client.to_instance(*obj).provider_status, r.evidence);
+    if (const auto* obj = find_pointer(*r.json, *spec_op->item); obj != nullptr && obj->is_object()) keep(ctx.client.to_instance(*obj));
   } else if (op == operation_id::list) {
     for (const auto& item : ctx.client.collection(*r.json, spec_op->items.value_or(""), spec_op->items_are_object_values))
-      ctx.status_words.emplace_back(ctx.client.to_instance(item, operation_id::list).provider_status, r.evidence);
+      keep(ctx.client.to_instance(item, operation_id::list));
   }
   for (auto i = before; i < ctx.status_words.size() && !ctx.vocabulary_failed; ++i)
     if (auto problem = undocumented_status(ctx.spec, ctx.status_words[i].first)) {

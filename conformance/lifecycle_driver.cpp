@@ -73,10 +73,16 @@ class driver {
     return o.has_value();
   }
 
+  // The checks of the rows tried, once no more will be: capacity, and the form of the refusals.
+  void judge_rows(const std::string& note) {
+    if (!decided(capacity_id)) emit(judge_capacity(rec_, note));
+    if (!decided(refusal_form_id) && !unmet(refusal_form_id)) emit(judge_refusal_form(rec_));
+  }
+
   // Decides every check of the lifecycle not yet decided (the capacity and order checks by what
   // was tried and compared so far, when there is something): every check gets an outcome.
   void skip_all(outcome result, const std::string& reason) {
-    if (!decided(capacity_id)) emit(judge_capacity(rec_, ""));
+    judge_rows("");
     if (!decided(order_id))
       emit(judge_matches_order(rec_, ctx_.spec, rec_.launch.order.key(), "the run ended before a second type was ordered"));
     // A check whose needs the run does not meet says so, whatever step the lifecycle ended at.
@@ -96,7 +102,7 @@ class driver {
   }
 
   // The instance as get reports it, or as the list reports it when get does not work. Every
-  // read of the lifecycle's instance is recorded for the transition watch.
+  // read of the lifecycle's instance is recorded for the transition watch by read_statuses.
   std::pair<std::optional<instance>, exchange> observe(const std::string& id) {
     auto got = client_.get(id);
     std::optional<instance> seen;
@@ -107,14 +113,13 @@ class driver {
       for (const auto& i : *listed.value)
         if (i.id == id) seen = i, ev = listed.call.evidence;
     }
-    if (seen && id == main_id_) {
-      if (!ever_running(rec_.reads) && seen->state != instance_state::running)
-        billing_.not_running(ctx_.now() -
-                             std::chrono::duration_cast<time_point::duration>(std::chrono::duration<double, std::milli>(ev.duration_ms)));
-      rec_.reads.push_back({seen->state, seen->provider_status, ev, restarting_ != restart_phase::none, restarting_ == restart_phase::own});
-    }
+    if (seen && id == rec_.instance_id && !ever_running(rec_.reads) && seen->state != instance_state::running)
+      billing_.not_running(ctx_.now() -
+                           std::chrono::duration_cast<time_point::duration>(std::chrono::duration<double, std::milli>(ev.duration_ms)));
     return {seen, ev};
   }
+
+  static constexpr int settle_reads = 4;
 
   // Polls until the instance runs, within the spec's time to running from `since` (looking at
   // least once: with no delays the deadline is now). A status that says the instance will not run
@@ -215,10 +220,18 @@ class driver {
       }
       const auto condition = provider_condition(l.result.call, ctx_.spec);
       count_refusal(condition);
-      if (condition != outcome::no_capacity) break;
+      // A refusal of this row, not of the account or the run (funds, quota, a rate limit, the
+      // run's configuration, the network), moves on to the next row, as the further rows do: a
+      // capacity refusal answered 500 must not end the lifecycle (issue 39).
+      const bool row_refused =
+          condition == outcome::no_capacity || (!condition && l.result.call.response && !blames_configuration(l.result.call, ctx_.spec));
+      if (!row_refused) break;
       refused.push_back(target->key());
-      rec_.rows.push_back(
-          {.key = target->key(), .why = "refused for lack of capacity", .refused_for_capacity = true, .evidence = l.result.call.evidence});
+      const bool capacity = condition == outcome::no_capacity;
+      rec_.rows.push_back({.key = target->key(),
+                           .why = capacity ? "refused for lack of capacity" : "failed: " + l.result.call.describe(),
+                           .refused_for_capacity = capacity,
+                           .evidence = l.result.call.evidence});
     }
   }
 
@@ -245,7 +258,7 @@ class driver {
   void steps() {
     if (!launch()) return;
     const std::string id = *rec_.launch.result.value;
-    main_id_ = id;
+    rec_.instance_id = id;
     visible(id);
     // A launch answered with an operation (Crusoe) is done when the operation is: its failure or
     // its never ending is the launch's, whatever the instance reads meanwhile.
@@ -276,6 +289,12 @@ class driver {
     const auto& running = *rec_.running.seen;
     billing_.running(id, rec_.launch.order, launched_at_);
     emit(judge_running_has_address(rec_.running));
+    // A few more reads, a poll interval apart, for the transition watch: a status that goes back
+    // now and then (every third read) is seen by reads, not by the one that found it running.
+    for (int i = 0; i < settle_reads; ++i) {
+      sleep();
+      (void)observe(id);
+    }
     rec_.compared.push_back({.got = running,
                              .ordered = rec_.launch.order,
                              .name = ctx_.prefix() + "lc",
@@ -336,7 +355,7 @@ class driver {
     i.listed_visible = i.listed.value && std::any_of(i.listed.value->begin(), i.listed.value->end(), [&](auto& x) { return x.id == id; });
     if (i.has_restart) {
       i.restart = other.restart(id);
-      if (i.restart.success) restarting_ = restart_phase::other;
+      if (i.restart.success) rec_.restarting = lifecycle_record::restart_phase::other;
     }
     i.terminate = other.terminate(id);
     std::tie(i.after, i.after_evidence) = observe(id);
@@ -351,7 +370,7 @@ class driver {
       return emit(make(restart_id, outcome::skipped, "the instance was terminated by another account"));
     restart_record r{.request = client_.restart(id), .action = {}, .wait = {}};
     if (r.request.success) {
-      restarting_ = restart_phase::own;
+      rec_.restarting = lifecycle_record::restart_phase::own;
       const auto since = ctx_.now();
       // An accepted action must complete before the instance's state means anything.
       r.action = await_action(operation_id::restart, r.request, since, ctx_.spec.timing.time_to_running_s);
@@ -360,7 +379,7 @@ class driver {
         r.wait = wait_running(id, since, r.action.how == action_record::end::none ? undocumented_looks_allowed : 1);
         r.after_s = ctx_.seconds_since(since);
       }
-      restarting_ = restart_phase::none;
+      rec_.restarting = lifecycle_record::restart_phase::none;
     }
     emit(judge_restart(r, rec_.reads, ctx_.spec));
   }
@@ -556,7 +575,7 @@ class driver {
     std::optional<std::size_t> second;  // the row of the second order, once launched
     for (std::size_t i = 0; i < plan.size(); ++i)
       if (!try_further_row(plan[i], i, second)) break;
-    if (!decided(capacity_id)) emit(judge_capacity(rec_, fr.no_more));
+    judge_rows(fr.no_more);
     fr.orders = rec_.launch.order.key() + (fr.second_compared ? " and " + plan[*second].key() : "");
     if (!decided(order_id))
       emit(judge_matches_order(rec_, ctx_.spec, fr.orders, fr.second_compared ? "" : fr.one_type.empty() ? fr.no_more : fr.one_type));
@@ -688,10 +707,8 @@ class driver {
   provider_client& client_;
   lifecycle_record& rec_;          // what the run saw, for the judges (the context's)
   std::set<std::string> decided_;  // the checks emitted, so that each is decided once
-  std::string main_id_;            // the lifecycle's instance, whose reads the record keeps
   time_point launched_at_;
-  enum class restart_phase { none, other, own } restarting_ = restart_phase::none;  // a restart was asked for
-  billing_watch billing_{ctx_};                                                     // billing read before, during and after (issue 22)
+  billing_watch billing_{ctx_};  // billing read before, during and after (issue 22)
 };
 
 }  // namespace

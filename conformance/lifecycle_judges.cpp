@@ -4,6 +4,7 @@
 
 #include <neograde/clients/teardown.hpp>
 #include <neograde/core/json_util.hpp>
+#include <neograde/core/text.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -282,12 +283,15 @@ bool ever_running(const std::vector<instance_read>& reads) {
   return std::any_of(reads.begin(), reads.end(), [](const instance_read& i) { return i.state == instance_state::running; });
 }
 
-// Running must not fall back to pending unless a restart was asked for.
+// Running must not fall back to pending unless a restart was asked for. The get's reads and the
+// list's are watched apart: a list that lags the get (nothing promises read-after-write on a list)
+// reads pending after the get read running, yet goes forward in its own order.
 check_outcome judge_no_illegal_transition(const std::vector<instance_read>& reads) {
-  bool was_running = false;
+  bool was_running[2] = {false, false};
   for (const auto& i : reads) {
-    if (i.state == instance_state::running) was_running = true;
-    else if (i.state == instance_state::pending && was_running && !i.restarting)
+    auto& ran = was_running[i.listed ? 1 : 0];
+    if (i.state == instance_state::running) ran = true;
+    else if (i.state == instance_state::pending && ran && !i.restarting)
       return make(transition_id, outcome::fail, "the instance went from running back to \"" + i.provider_status + "\" without a restart",
                   {i.evidence});
   }
@@ -541,6 +545,31 @@ std::optional<check_outcome> judge_capacity(const lifecycle_record& rec, const s
                                  std::move(evidence));
   o.measurements[measurement::advertised_rows::key] = advertised_rows_launched(rec);
   return o;
+}
+
+// A launch refused with a 5xx or with a body that is not JSON cannot be told from an outage by a
+// client (or a scheduler moving on to the next row): the refusal's documented form is the
+// requirement, whatever the words say ("no capacity" in a text/plain 500).
+check_outcome judge_refusal_form(const lifecycle_record& rec) {
+  std::size_t refused = 0;
+  const exchange* first = nullptr;
+  for (const auto& r : rec.rows) {
+    if (r.launched || r.evidence.status == 0) continue;
+    ++refused;
+    if (first == nullptr) first = &r.evidence;
+    std::string type;
+    for (const auto& [k, v] : r.evidence.response_headers)
+      if (iequals(k, "Content-Type")) type = v;
+    const bool json = type.find("json") != std::string::npos;
+    if (r.evidence.status >= 500 || !json)
+      return make(refusal_form_id, outcome::fail,
+                  "the launch of " + r.key + " was refused with HTTP " + std::to_string(r.evidence.status) +
+                      (json ? "" : " and a " + (type.empty() ? std::string("body without a content type") : type + " body")) +
+                      ": a refusal MUST be the documented 4xx error, so that a client can tell it from an outage",
+                  {r.evidence});
+  }
+  if (first == nullptr) return not_applicable(refusal_form_id, "no launch of an advertised row was refused");
+  return make(refusal_form_id, outcome::pass, std::to_string(refused) + " refusal(s), each a 4xx with a JSON body", {*first});
 }
 
 bool terminate_accepted(const terminate_record& t) { return t.patient.result.success || t.by_other; }

@@ -52,6 +52,7 @@ struct instance_read {
   exchange evidence;
   bool restarting = false;   // a restart was asked for (by the run or by the second account)
   bool own_restart = false;  // during the run's own restart
+  bool listed = false;       // read in the list, which may lag the get: each is a sequence of its own
 };
 
 // Following the action an accepted operation answered with (the spec's `action`).
@@ -197,7 +198,12 @@ struct lifecycle_record {
   running_wait running;
   std::vector<order_compared> compared;
   std::optional<isolation_record> isolation;
-  std::vector<instance_read> reads;  // of the lifecycle's instance, in order
+  // The lifecycle's instance once launched, and whether a restart of it was asked for: every read
+  // of it the run makes (get or list, by the driver or by any other check) is kept in `reads`, in
+  // order (read_statuses, checks_observed.cpp), so that the transition watch sees them all.
+  std::string instance_id;
+  enum class restart_phase { none, other, own } restarting = restart_phase::none;
+  std::vector<instance_read> reads;
   further_record further;
   terminate_record terminate;
 };

@@ -155,6 +155,11 @@ http::response provider_model::impl::launch(const operation_spec& op, account& a
   // partial_capacity: capacity listed everywhere, but only the first row launched launches again.
   const auto row = type_name + "@" + region;
   if (has(quirk::partial_capacity) && first_row && *first_row != row) return error_response("insufficient_capacity");
+  // capacity_refusal_500: the first row a launch names is out of capacity, said as a server failure.
+  if (has(quirk::capacity_refusal_500) && (!row_refused_500 || *row_refused_500 == row)) {
+    row_refused_500 = row;
+    return http::response{500, {{"Content-Type", "text/plain"}}, "No capacity available for " + row};
+  }
   // Funds (where the spec declares the refusal): refused with the balance there, with the quirk.
   if (has(quirk::funds_refused_with_balance) && spec.errors.kinds.contains("insufficient_funds"))
     return error_response("insufficient_funds");

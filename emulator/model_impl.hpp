@@ -122,6 +122,7 @@ struct provider_model::impl {
   // The first row launched ("type@region") and type delivered: what partial_capacity and
   // fixed_type_delivered keep to, whatever later launches order.
   std::optional<std::string> first_row, first_type;
+  std::optional<std::string> row_refused_500;  // capacity_refusal_500: the row refused
   unsigned long slow_counter = 0;
   long long next_integer_id = 31'415'900;
   // Actions that complete later (an operation's `action`): the account, the completion time and

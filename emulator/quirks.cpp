@@ -60,7 +60,7 @@ constexpr std::array<quirk_info, quirk_count> quirks{{
     {quirk::negative_price, "negative_price", "offers carry negative prices"},
     {quirk::duplicate_offers, "duplicate_offers", "every offer is listed twice"},
     {quirk::wrong_type_delivered, "wrong_type_delivered", "the instance delivered is another type than the one ordered"},
-    {quirk::flapping, "flapping", "a running instance reads as booting on every other read, without a restart"},
+    {quirk::flapping, "flapping", "a running instance reads as booting on every third read, without a restart"},
     {quirk::restart_stuck, "restart_stuck", "a restarted instance never comes back to running"},
     {quirk::action_never_completes, "action_never_completes",
      "an accepted action (a restart; a create or delete answered with an operation) reports in progress forever, whatever the instance "
@@ -69,6 +69,9 @@ constexpr std::array<quirk_info, quirk_count> quirks{{
     {quirk::key_not_listed, "key_not_listed", "added SSH keys never appear in the key list"},
     {quirk::key_delete_ignored, "key_delete_ignored", "deleting an SSH key answers success but keeps the key"},
     {quirk::phantom_capacity, "phantom_capacity", "offers advertise capacity, yet every launch is refused for lack of capacity"},
+    {quirk::capacity_refusal_500, "capacity_refusal_500",
+     "the first row launched has no capacity after all, and every launch of it is refused with HTTP 500 and a text/plain body "
+     "instead of the documented capacity error"},
     {quirk::partial_capacity, "partial_capacity",
      "offers advertise capacity in every row, yet only the first (type, region) row launched can launch again; every other launch "
      "is refused for lack of capacity"},

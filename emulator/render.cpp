@@ -200,10 +200,10 @@ std::string provider_model::impl::documented_phase_word(phase p) const {
 
 // `from`: the operation that returns the object (its own fields override the spec's).
 nlohmann::json provider_model::impl::render_instance(const emu_instance& i, phase p, operation_id from) {
-  // flapping: a running instance reads as booting on every other read of it (get or list),
+  // flapping: a running instance reads as booting on every third read of it (get or list),
   // without a restart: counted per instance, so what one client sees does not depend on what
   // others read in between.
-  if (p == phase::running && has(quirk::flapping) && (++i.running_reads % 2 == 0)) p = phase::booting;
+  if (p == phase::running && has(quirk::flapping) && (++i.running_reads % 3 == 0)) p = phase::booting;
   // An operation that answers its own shape of the instance (emulator.instance_templates: Prime
   // Intellect's status and history objects) starts from its template and keeps its members only.
   const auto own = emu.instance_templates.find(from);

@@ -118,6 +118,23 @@ TEST(JudgeNoIllegalTransition, RunningBackToPendingFailsUnlessARestartWasAskedFo
   EXPECT_FALSE(ever_running({{instance_state::pending, "booting"}}));
 }
 
+// A list that lags the get reads booting after the get read active, yet goes forward in its own
+// order: not a transition. Booting again in the list's own order is one.
+TEST(JudgeNoIllegalTransition, ALaggingListIsASequenceOfItsOwn) {
+  instance_read got{instance_state::running, "active"};
+  instance_read listed_booting{instance_state::pending, "booting"};
+  listed_booting.listed = true;
+  instance_read listed_active{instance_state::running, "active"};
+  listed_active.listed = true;
+  std::vector<instance_read> reads{got, listed_booting, listed_active};
+  EXPECT_EQ(judge_no_illegal_transition(reads).result, outcome::pass);
+  reads.push_back(listed_booting);
+  EXPECT_EQ(judge_no_illegal_transition(reads).result, outcome::fail);
+  reads.pop_back();
+  reads.push_back({instance_state::pending, "booting"});
+  EXPECT_EQ(judge_no_illegal_transition(reads).result, outcome::fail);
+}
+
 TEST(JudgeRestart, RunningAgainPassesAndSaysWhetherADepartureWasSeen) {
   const auto& spec = test::spec("lambda");
   restart_record r{.request = answered(200, true), .action = {}, .wait = {.how = running_wait::end::running}, .after_s = 12};

@@ -67,6 +67,7 @@ enum class quirk {
   key_not_listed,
   key_delete_ignored,
   phantom_capacity,
+  capacity_refusal_500,
   partial_capacity,
   fixed_type_delivered,
   validation_500,
