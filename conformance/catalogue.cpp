@@ -181,16 +181,17 @@ const std::vector<check_descriptor>& catalogue() {
        .source = "RFC 9110 §15.5.1 (400); Schemathesis negative_data_rejection",
        .quirk = "malformed_json_500",
        .needs = {body_operation}},
-      {.id = "errors.launch.refusal_is_documented_4xx",
+      {.id = "errors.launch.refusal_is_documented_error",
        .category = "errors",
        .level = medium,
        .requirement = must,
        .description = "Judges every launch of an advertised row that was refused (the lifecycle's rows, and the further rows): each "
-                      "must be a 4xx with a JSON body; the run moves on to the next row after a refusal either way.",
-       .requirement_text = "A launch refused (no capacity, a row that cannot be built) MUST be answered with the documented 4xx "
-                           "error and its JSON body, never 5xx or text, so that a client can tell a refusal from an outage.",
-       .source = "RFC 9110 §15.5 and §15.6 (4xx: the client's request cannot be served; 5xx: the server failed); issue 39 (a "
-                 "capacity refusal answered 500 text/plain)",
+                      "must take the documented form of the provider's errors; the run moves on to the next row either way.",
+       .requirement_text = "A launch refused (no capacity, a row that cannot be built) MUST be answered in the provider's documented "
+                           "error form (its error envelope, and a 4xx unless the provider documents another status for the refusal), "
+                           "never an undocumented 5xx or a text body, so that a client can tell a refusal from an outage.",
+       .source = "RFC 9110 §15.5 and §15.6 (4xx: the client's request cannot be served; 5xx: the server failed); the provider's "
+                 "documented error envelope (the spec's errors section)",
        .quirk = "capacity_refusal_500",
        .needs = {launches},
        .stage = lifecycle},

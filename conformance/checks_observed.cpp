@@ -365,8 +365,8 @@ void read_statuses(context& ctx, operation_id op, const call_result& r) {
     auto& rec = ctx.lifecycle;
     if (rec.instance_id.empty() || i.id != rec.instance_id) return;
     using phase = lifecycle_record::restart_phase;
-    rec.reads.push_back(
-        {i.state, i.provider_status, r.evidence, rec.restarting != phase::none, rec.restarting == phase::own, op == operation_id::list});
+    rec.reads.push_back({i.state, i.provider_status, r.evidence, rec.restarting != phase::none, rec.restarting == phase::own,
+                         op == operation_id::list, rec.restarts_asked});
   };
   if (op == operation_id::get && spec_op->item) {
     if (const auto* obj = find_pointer(*r.json, *spec_op->item); obj != nullptr && obj->is_object()) keep(ctx.client.to_instance(*obj));

@@ -227,12 +227,33 @@ class driver {
           condition == outcome::no_capacity || (!condition && l.result.call.response && !blames_configuration(l.result.call, ctx_.spec));
       if (!row_refused) break;
       refused.push_back(target->key());
-      const bool capacity = condition == outcome::no_capacity;
-      rec_.rows.push_back({.key = target->key(),
-                           .why = capacity ? "refused for lack of capacity" : "failed: " + l.result.call.describe(),
-                           .refused_for_capacity = capacity,
-                           .evidence = l.result.call.evidence});
+      rec_.rows.push_back(refused_row(*target, l.result.call));
     }
+  }
+
+  // A launch of `row` the provider refused, as a row tried: why, and whether the refusal took the
+  // documented form of its errors. `advertises`: whether the catalogue says which rows have
+  // capacity (a capacity refusal of a row it says nothing of contradicts nothing: not judged).
+  row_tried refused_row(const offer& row, const call_result& call, bool advertises = true) const {
+    const bool capacity = provider_condition(call, ctx_.spec) == outcome::no_capacity;
+    return {.key = row.key(),
+            .why = !capacity    ? "failed: " + call.describe()
+                   : advertises ? "refused for lack of capacity"
+                                : "refused for lack of capacity, which the catalogue does not advertise: not judged",
+            .refused_for_capacity = capacity,
+            .judged = advertises || !capacity,
+            .evidence = call.evidence,
+            .form_problem = refusal_form_problem(call)};
+  }
+
+  // Why a refusal is not in the form the provider documents: a 5xx that no documented error kind
+  // has (Verda documents its capacity refusal as 503), or a body outside its error envelope.
+  std::optional<std::string> refusal_form_problem(const call_result& call) const {
+    const int status = call.status();
+    const auto& kinds = ctx_.spec.errors.kinds;
+    if (status >= 500 && std::none_of(kinds.begin(), kinds.end(), [&](const auto& k) { return k.second.status == status; }))
+      return "a server failure, a status the provider documents for no refusal";
+    return ctx_.errors.envelope_problem(call);
   }
 
   // The launch and what billing knew before it; false when the lifecycle cannot go on.
@@ -355,7 +376,7 @@ class driver {
     i.listed_visible = i.listed.value && std::any_of(i.listed.value->begin(), i.listed.value->end(), [&](auto& x) { return x.id == id; });
     if (i.has_restart) {
       i.restart = other.restart(id);
-      if (i.restart.success) rec_.restarting = lifecycle_record::restart_phase::other;
+      if (i.restart.success) rec_.restarting = lifecycle_record::restart_phase::other, ++rec_.restarts_asked;
     }
     i.terminate = other.terminate(id);
     std::tie(i.after, i.after_evidence) = observe(id);
@@ -371,6 +392,7 @@ class driver {
     restart_record r{.request = client_.restart(id), .action = {}, .wait = {}};
     if (r.request.success) {
       rec_.restarting = lifecycle_record::restart_phase::own;
+      ++rec_.restarts_asked;
       const auto since = ctx_.now();
       // An accepted action must complete before the instance's state means anything.
       r.action = await_action(operation_id::restart, r.request, since, ctx_.spec.timing.time_to_running_s);
@@ -608,14 +630,7 @@ class driver {
         if (!second && fr.one_type.empty()) fr.one_type = "the launch of another type was " + l.call.describe();
         return false;
       }
-      const bool capacity = condition == outcome::no_capacity;
-      rec_.rows.push_back({.key = row.key(),
-                           .why = !capacity    ? "failed: " + l.call.describe()
-                                  : advertises ? "refused for lack of capacity"
-                                               : "refused for lack of capacity, which the catalogue does not advertise: not judged",
-                           .refused_for_capacity = capacity,
-                           .judged = advertises || !capacity,
-                           .evidence = l.call.evidence});
+      rec_.rows.push_back(refused_row(row, l.call, advertises));
       if (is_second) fr.one_type = "the launch of the other type " + row.key() + " did not succeed (see " + std::string(capacity_id) + ")";
       return true;
     }

@@ -4,7 +4,6 @@
 
 #include <neograde/clients/teardown.hpp>
 #include <neograde/core/json_util.hpp>
-#include <neograde/core/text.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -285,13 +284,15 @@ bool ever_running(const std::vector<instance_read>& reads) {
 
 // Running must not fall back to pending unless a restart was asked for. The get's reads and the
 // list's are watched apart: a list that lags the get (nothing promises read-after-write on a list)
-// reads pending after the get read running, yet goes forward in its own order.
+// reads pending after the get read running, yet goes forward in its own order; and a list that lags
+// a restart reads it after the restart is over, so a read goes back only from a running read made
+// since the last restart asked for.
 check_outcome judge_no_illegal_transition(const std::vector<instance_read>& reads) {
-  bool was_running[2] = {false, false};
+  std::optional<int> ran_since[2];  // per sequence (get, list): the restarts asked before its last running read
   for (const auto& i : reads) {
-    auto& ran = was_running[i.listed ? 1 : 0];
-    if (i.state == instance_state::running) ran = true;
-    else if (i.state == instance_state::pending && ran && !i.restarting)
+    auto& ran = ran_since[i.listed ? 1 : 0];
+    if (i.state == instance_state::running) ran = i.restarts_before;
+    else if (i.state == instance_state::pending && ran == i.restarts_before && !i.restarting)
       return make(transition_id, outcome::fail, "the instance went from running back to \"" + i.provider_status + "\" without a restart",
                   {i.evidence});
   }
@@ -547,9 +548,10 @@ std::optional<check_outcome> judge_capacity(const lifecycle_record& rec, const s
   return o;
 }
 
-// A launch refused with a 5xx or with a body that is not JSON cannot be told from an outage by a
-// client (or a scheduler moving on to the next row): the refusal's documented form is the
-// requirement, whatever the words say ("no capacity" in a text/plain 500).
+// A launch refused with a 5xx the provider documents for no refusal, or with a body that is not its
+// error envelope, cannot be told from an outage by a client (or a scheduler moving on to the next
+// row): the refusal's documented form is the requirement, whatever the words say ("no capacity" in
+// a text/plain 500). The driver decides each refusal's form as it records the row.
 check_outcome judge_refusal_form(const lifecycle_record& rec) {
   std::size_t refused = 0;
   const exchange* first = nullptr;
@@ -557,19 +559,15 @@ check_outcome judge_refusal_form(const lifecycle_record& rec) {
     if (r.launched || r.evidence.status == 0) continue;
     ++refused;
     if (first == nullptr) first = &r.evidence;
-    std::string type;
-    for (const auto& [k, v] : r.evidence.response_headers)
-      if (iequals(k, "Content-Type")) type = v;
-    const bool json = type.find("json") != std::string::npos;
-    if (r.evidence.status >= 500 || !json)
+    if (r.form_problem)
       return make(refusal_form_id, outcome::fail,
-                  "the launch of " + r.key + " was refused with HTTP " + std::to_string(r.evidence.status) +
-                      (json ? "" : " and a " + (type.empty() ? std::string("body without a content type") : type + " body")) +
-                      ": a refusal MUST be the documented 4xx error, so that a client can tell it from an outage",
+                  "the launch of " + r.key + " was refused with HTTP " + std::to_string(r.evidence.status) + ": " + *r.form_problem +
+                      "; a refusal MUST take the documented form of the provider's errors, so that a client can tell it from an outage",
                   {r.evidence});
   }
   if (first == nullptr) return not_applicable(refusal_form_id, "no launch of an advertised row was refused");
-  return make(refusal_form_id, outcome::pass, std::to_string(refused) + " refusal(s), each a 4xx with a JSON body", {*first});
+  return make(refusal_form_id, outcome::pass, std::to_string(refused) + " refusal(s), each in the documented form of the provider's errors",
+              {*first});
 }
 
 bool terminate_accepted(const terminate_record& t) { return t.patient.result.success || t.by_other; }

@@ -16,7 +16,7 @@ namespace neograde::conformance::detail::lifecycle {
 
 inline constexpr const char* launch_id = "lifecycle.instance.launch_returns_id";
 inline constexpr const char* capacity_id = "capacity.offers.advertised_is_launchable";
-inline constexpr const char* refusal_form_id = "errors.launch.refusal_is_documented_4xx";
+inline constexpr const char* refusal_form_id = "errors.launch.refusal_is_documented_error";
 inline constexpr const char* launch_schema_id = "schema.launch.matches_schema";
 inline constexpr const char* get_id = "lifecycle.instance.visible_in_get";
 inline constexpr const char* list_id = "lifecycle.instance.visible_in_list";
@@ -109,7 +109,7 @@ struct action_verdict {
 [[nodiscard]] measurement::advertised_rows advertised_rows_launched(const lifecycle_record& rec);
 [[nodiscard]] double capacity_refusal_rate(const lifecycle_record& rec);
 [[nodiscard]] std::optional<check_outcome> judge_capacity(const lifecycle_record& rec, const std::string& note);
-// errors.launch.refusal_is_documented_4xx over the rows tried: each refusal a 4xx with a JSON body.
+// errors.launch.refusal_is_documented_error over the rows tried: each refusal a 4xx with a JSON body.
 [[nodiscard]] check_outcome judge_refusal_form(const lifecycle_record& rec);
 
 [[nodiscard]] bool terminate_accepted(const terminate_record& t);

@@ -33,6 +33,9 @@ struct row_tried {
   bool refused_for_capacity = false;
   bool judged = true;  // a refusal of a row whose capacity the catalogue does not advertise is not
   exchange evidence;
+  // Why a refusal is not in the form the provider documents for its refusals (a 5xx it documents
+  // for none, a body that is not its JSON error envelope); nothing when it is, or when launched.
+  std::optional<std::string> form_problem;
 };
 
 // The main launch: the row ordered, the answer, and what billing knew before.
@@ -53,6 +56,7 @@ struct instance_read {
   bool restarting = false;   // a restart was asked for (by the run or by the second account)
   bool own_restart = false;  // during the run's own restart
   bool listed = false;       // read in the list, which may lag the get: each is a sequence of its own
+  int restarts_before = 0;   // restarts asked for before this read (a list lagging a restart is no transition)
 };
 
 // Following the action an accepted operation answered with (the spec's `action`).
@@ -203,6 +207,7 @@ struct lifecycle_record {
   // order (read_statuses, checks_observed.cpp), so that the transition watch sees them all.
   std::string instance_id;
   enum class restart_phase { none, other, own } restarting = restart_phase::none;
+  int restarts_asked = 0;
   std::vector<instance_read> reads;
   further_record further;
   terminate_record terminate;

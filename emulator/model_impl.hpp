@@ -232,6 +232,7 @@ struct provider_model::impl {
                    const nlohmann::json& value) const;
   [[nodiscard]] std::string phase_word(phase p) const;
   [[nodiscard]] std::string documented_phase_word(phase p) const;
+  [[nodiscard]] std::string pending_word() const;
   nlohmann::json render_instance(const emu_instance& i, phase p, operation_id from = operation_id::get);
   void render_ssh(nlohmann::json& obj, const emu_instance& i) const;
   [[nodiscard]] nlohmann::json render_key(const emu_key& k, operation_id from) const;

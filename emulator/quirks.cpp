@@ -60,7 +60,8 @@ constexpr std::array<quirk_info, quirk_count> quirks{{
     {quirk::negative_price, "negative_price", "offers carry negative prices"},
     {quirk::duplicate_offers, "duplicate_offers", "every offer is listed twice"},
     {quirk::wrong_type_delivered, "wrong_type_delivered", "the instance delivered is another type than the one ordered"},
-    {quirk::flapping, "flapping", "a running instance reads as booting on every third read, without a restart"},
+    {quirk::flapping, "flapping",
+     "a running instance reads as booting (a documented word of a pending instance) on every third read, without a restart"},
     {quirk::restart_stuck, "restart_stuck", "a restarted instance never comes back to running"},
     {quirk::action_never_completes, "action_never_completes",
      "an accepted action (a restart; a create or delete answered with an operation) reports in progress forever, whatever the instance "

@@ -198,25 +198,47 @@ std::string provider_model::impl::documented_phase_word(phase p) const {
   return {};
 }
 
+// A documented word of a pending instance: the booting word where it is one, else the first such
+// word the spec documents (the booting word where there is none).
+std::string provider_model::impl::pending_word() const {
+  auto pending = [&](const std::string& w) {
+    const auto it = spec.states.find(w);
+    return it != spec.states.end() && it->second == instance_state::pending;
+  };
+  const auto booting = phase_word(phase::booting);
+  if (pending(booting)) return booting;
+  const auto it = std::find_if(spec.states.begin(), spec.states.end(), [](const auto& w) { return w.second == instance_state::pending; });
+  return it != spec.states.end() ? it->first : booting;
+}
+
 // `from`: the operation that returns the object (its own fields override the spec's).
 nlohmann::json provider_model::impl::render_instance(const emu_instance& i, phase p, operation_id from) {
   // flapping: a running instance reads as booting on every third read of it (get or list),
   // without a restart: counted per instance, so what one client sees does not depend on what
-  // others read in between.
-  if (p == phase::running && has(quirk::flapping) && (++i.running_reads % 3 == 0)) p = phase::booting;
+  // others read in between. Booting in a documented word that means it: where the API boots in its
+  // running word (RunPod's GraphQL RUNNING, Voltage Park's Running), another documented word of a
+  // pending instance (CREATED, Relocating); an API that documents none cannot go back.
+  // Running is what the status word says: RunPod's GraphQL reads RUNNING while the pod boots.
+  auto status = phase_word(p);
+  const auto state = spec.states.find(status);
+  const bool reads_running = p == phase::running || (state != spec.states.end() && state->second == instance_state::running);
+  if (reads_running && has(quirk::flapping) && (++i.running_reads % 3 == 0)) {
+    p = phase::booting;
+    status = pending_word();
+  }
   // An operation that answers its own shape of the instance (emulator.instance_templates: Prime
   // Intellect's status and history objects) starts from its template and keeps its members only.
   const auto own = emu.instance_templates.find(from);
   nlohmann::json obj = own != emu.instance_templates.end() ? own->second : emu.instance_template;
   if (!i.members.empty()) {
     auto vars = instance_vars(i);
-    vars["status"] = phase_word(p);
+    vars["status"] = status;
     for (const auto& [pointer, tmpl] : i.members) set_pointer(obj, pointer, render_body(tmpl, vars));
   }
   const auto f = spec.instance_fields_of(from);
   write_field(obj, f, "id", i.id);
   write_field(obj, f, "name", i.name);
-  write_field(obj, f, "status", phase_word(p));
+  write_field(obj, f, "status", status);
   const bool addressed = (p == phase::running || p == phase::restarting) && !has(quirk::no_address);
   // Before it has one: null, or what the spec says the document requires there (Crusoe: a string),
   // at the address or at the object that holds it (RunPod's runtime, null unless RUNNING).

@@ -135,6 +135,21 @@ TEST(JudgeNoIllegalTransition, ALaggingListIsASequenceOfItsOwn) {
   EXPECT_EQ(judge_no_illegal_transition(reads).result, outcome::fail);
 }
 
+// A list that lags a restart reads it once the restart is over: no transition, since its running
+// read came before the restart was asked for; booting again after a running read made since is one.
+TEST(JudgeNoIllegalTransition, AListLaggingARestartIsNoTransition) {
+  instance_read listed_active{.state = instance_state::running, .provider_status = "active", .listed = true};
+  instance_read listed_restarting{.state = instance_state::pending, .provider_status = "rebooting", .listed = true, .restarts_before = 1};
+  std::vector<instance_read> reads{listed_active, listed_restarting};
+  EXPECT_EQ(judge_no_illegal_transition(reads).result, outcome::pass) << judge_no_illegal_transition(reads).reason;
+  listed_active.restarts_before = 1;
+  reads.push_back(listed_active);
+  reads.push_back(listed_restarting);
+  const auto o = judge_no_illegal_transition(reads);
+  EXPECT_EQ(o.result, outcome::fail);
+  EXPECT_TRUE(says(o, "back to \"rebooting\"")) << o.reason;
+}
+
 TEST(JudgeRestart, RunningAgainPassesAndSaysWhetherADepartureWasSeen) {
   const auto& spec = test::spec("lambda");
   restart_record r{.request = answered(200, true), .action = {}, .wait = {.how = running_wait::end::running}, .after_s = 12};
@@ -216,6 +231,29 @@ TEST(JudgeCapacity, ARowAdvertisedAndRefusedFailsOneTheCatalogueDoesNotAdvertise
   o = judge_capacity(rec, "");
   EXPECT_EQ(o->result, outcome::fail);
   EXPECT_EQ(o->measurements["advertised_rows_launched"]["tried"], 2);
+}
+
+// A refusal is judged by the form the driver found it in: none refused is not applicable; a
+// refusal in the provider's documented form passes; one that is not (a text/plain 500) fails.
+TEST(JudgeRefusalForm, ARefusalOutsideTheDocumentedFormFails) {
+  lifecycle_record rec;
+  rec.rows.push_back({.key = "a", .launched = true});
+  auto o = judge_refusal_form(rec);
+  EXPECT_EQ(o.result, outcome::skipped);
+  EXPECT_TRUE(o.reason.starts_with("not applicable: ")) << o.reason;
+  row_tried refused{.key = "b", .why = "refused for lack of capacity", .refused_for_capacity = true};
+  refused.evidence.status = 400;
+  rec.rows.push_back(refused);
+  EXPECT_EQ(judge_refusal_form(rec).result, outcome::pass) << judge_refusal_form(rec).reason;
+  refused.key = "c";
+  refused.evidence.status = 500;
+  refused.form_problem = "a server failure, a status the provider documents for no refusal";
+  rec.rows.push_back(refused);
+  o = judge_refusal_form(rec);
+  EXPECT_EQ(o.result, outcome::fail);
+  EXPECT_TRUE(says(o, "the launch of c was refused with HTTP 500: a server failure")) << o.reason;
+  ASSERT_EQ(o.evidence.size(), 1u);
+  EXPECT_EQ(o.evidence.front().status, 500);
 }
 
 TEST(JudgeMatchesOrder, AnotherTypeDeliveredFails) {

@@ -246,6 +246,18 @@ const std::vector<scoped_quirk>& scoped_quirks() {
          return s.instance_fields.contains("instance_type") &&
                 std::any_of(rows.begin(), rows.end(), [&](const offer& o) { return o.instance_type != rows.front().instance_type; });
        }},
+      // A running instance that reads booting on every third read (issue 39): every read of it the
+      // run makes is watched, so a status going back is seen wherever the API documents a word of
+      // a pending instance to go back to (Akash's deployments are active or closed).
+      {"flapping", "lifecycle.instance.no_illegal_transition", "without a restart",
+       [](const provider_spec& s) {
+         return s.operation(operation_id::launch) != nullptr &&
+                std::any_of(s.states.begin(), s.states.end(), [](const auto& w) { return w.second == instance_state::pending; });
+       }},
+      // A capacity refusal answered 500 text/plain (issue 39): judged by its form, and the run
+      // moves on to the next row, wherever the API launches.
+      {"capacity_refusal_500", "errors.launch.refusal_is_documented_error", "was refused with HTTP 500",
+       [](const provider_spec& s) { return s.operation(operation_id::launch) != nullptr; }},
       // A restart that ends with the instance stopped for good is decided at once (issue 36),
       // where the API restarts and documents a stopped word.
       {"restart_ends_off", "lifecycle.instance.restart_returns_to_running", "documented as stopped",
