@@ -355,6 +355,20 @@ const std::vector<scoped_quirk>& scoped_quirks() {
   return quirks;
 }
 
+// A refused first row does not end the lifecycle (issue 39): the run launches the next advertised
+// row, and the refusal is judged by its form, where the catalogue has a second row.
+TEST(RefusedRow, TheLifecycleMovesOnToTheNextRow) {
+  const auto& spec = test::spec("lambda");
+  ASSERT_GE(launchable_rows(spec).size(), 2u);
+  auto run = run_against(spec, {"capacity_refusal_500"});
+  EXPECT_EQ(outcome_of(run.report, "errors.launch.refusal_is_documented_error").result, outcome::fail);
+  for (const char* id :
+       {"lifecycle.instance.launch_returns_id", "lifecycle.instance.reaches_running", "lifecycle.instance.gone_after_terminate"})
+    EXPECT_EQ(outcome_of(run.report, id).result, outcome::pass) << id << ": " << outcome_of(run.report, id).reason;
+  EXPECT_EQ(run.report.measurements["developer_experience"].value("launch_attempts", 0), 2) << run.report.measurements.dump();
+  EXPECT_EQ(run.live_after, 0u);
+}
+
 // One test per scoped quirk, so that ctest runs them side by side.
 class ScopedQuirk : public ::testing::TestWithParam<std::size_t> {};
 
