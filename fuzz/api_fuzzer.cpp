@@ -203,8 +203,12 @@ struct campaign {
     o.reason = v.message;
     o.evidence = {v.evidence};
     if (!v.evidence.method.empty()) o.reproduce = curl_command(v.evidence, spec);
-    o.measurements = {
-        {"seed", opts.seed}, {"case_seed", case_seed}, {"signature", v.signature()}, {"minimal_reproduction", std::move(reproduction)}};
+    // Requests to first detection: what finding it costs against a real, rate-limited API.
+    o.measurements = {{"seed", opts.seed},
+                      {"case_seed", case_seed},
+                      {"signature", v.signature()},
+                      {"requests_to_detection", v.detected_after},
+                      {"minimal_reproduction", std::move(reproduction)}};
     if (opts.on_finding) opts.on_finding(d, o);
     report.descriptors.push_back(d);
     report.findings.push_back(std::move(o));
@@ -287,6 +291,7 @@ struct campaign {
     if (c.op == operation_id::launch && !lane.may_launch()) return;
     auto [r, v] = send(lane, c);
     if (!v || !claim(v->signature())) return;
+    v->detected_after = lane.requests();
     const auto signature = v->signature();
     // Shrink: the simplest request that still fails the same way.
     request_case best = c;
@@ -305,6 +310,7 @@ struct campaign {
       if (cv && cv->signature() == signature) {
         best = cc;
         best_v = *cv;
+        best_v.detected_after = v->detected_after;
         shrinks = candidate->shrinks();
       }
     }

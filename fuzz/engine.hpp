@@ -45,6 +45,7 @@ struct violation {
   int status = 0;  // 0: no response
   std::string message;
   exchange evidence;
+  long detected_after = 0;  // the campaign's requests when it was first seen, before shrinking
   [[nodiscard]] std::string status_class() const;
   [[nodiscard]] std::string signature() const { return operation + "|" + oracle + "|" + status_class(); }
 };

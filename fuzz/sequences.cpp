@@ -443,6 +443,7 @@ sequence_run sequences::run_one(const rc::Random& random, int size, int shrink_r
   rc_lock.unlock();
   auto first = d.execute(commands);
   if (!first.found) return first;
+  first.found->detected_after = d.t.requests();
   // Shrink: keep the first candidate that fails the same way, then shrink that; stop at the
   // re-run budget or when the request budget is spent.
   const auto signature = first.found->signature();
@@ -457,6 +458,7 @@ sequence_run sequences::run_one(const rc::Random& random, int size, int shrink_r
     auto attempt = d.execute(commands);
     rc_lock.lock();
     if (attempt.found && attempt.found->signature() == signature) {
+      attempt.found->detected_after = first.found->detected_after;
       best = std::move(attempt);
       shrinks = candidate->shrinks();
     }
