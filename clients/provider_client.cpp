@@ -1122,6 +1122,9 @@ call_result provider_client::terminate(const std::string& id) {
 }
 
 call_result provider_client::restart(const std::string& id) { return call(operation_id::restart, {{"id", id}}); }
+call_result provider_client::stop(const std::string& id) { return call(operation_id::stop, {{"id", id}}); }
+call_result provider_client::start(const std::string& id) { return call(operation_id::start, {{"id", id}}); }
+call_result provider_client::terminate_tagged(const std::string& tag) { return call(operation_id::terminate_tagged, {{"tag", tag}}); }
 
 std::optional<std::string> provider_client::action_id(operation_id op, const call_result& accepted) const {
   const auto* o = spec_.operation(op);

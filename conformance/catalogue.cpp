@@ -544,6 +544,48 @@ const std::vector<check_descriptor>& catalogue() {
        .quirk = "restart_stuck",
        .needs = {launches, operation(operation_id::restart)},
        .stage = lifecycle},
+      {.id = "lifecycle.instance.stop_reaches_stopped",
+       .category = "lifecycle",
+       .level = high,
+       .requirement = must,
+       .description = "Stops (powers off) the running instance, follows the action the stop answers with where the spec declares one, "
+                      "and reads the instance until its status maps to the spec's stopped state: judged by the state, not by the "
+                      "answer or the action record alone.",
+       .requirement_text = "A stop the provider accepts MUST leave the instance in its documented stopped state within the expected "
+                           "time to gone; an action the stop reports MUST complete.",
+       .source = "provider API reference (stop; DigitalOcean OpenAPI droplets_actions_post: power_off 'Powers off a Droplet', "
+                 "droplet status off)",
+       .quirk = "action_without_effect",
+       .needs = {launches, operation(operation_id::stop), section(spec_section::stopped_state)},
+       .stage = lifecycle},
+      {.id = "lifecycle.instance.start_returns_to_running",
+       .category = "lifecycle",
+       .level = high,
+       .requirement = must,
+       .description = "Starts (powers on) the instance the stop left stopped, follows the action the start answers with where the "
+                      "spec declares one, and waits for the instance to run again with an address, as after its launch.",
+       .requirement_text = "A started instance MUST return to running, with an address, within the expected time to running; an "
+                           "action the start reports MUST complete.",
+       .source = "provider API reference (start; DigitalOcean OpenAPI droplets_actions_post: power_on 'Powers on a Droplet')",
+       .quirk = "start_without_effect",
+       .needs = {launches, operation(operation_id::start),
+                 needs_check("lifecycle.instance.stop_reaches_stopped", "a start needs the instance stopped first, which needs a stop")},
+       .stage = lifecycle},
+      {.id = "lifecycle.instance.bulk_delete_exact_set",
+       .category = "lifecycle",
+       .level = high,
+       .requirement = must,
+       .description = "Where the API terminates every instance carrying a tag in one request: with two of the run's instances "
+                      "carrying the run's tag (launched where fewer are left) and one carrying another tag, terminates by the run's "
+                      "tag and reads until every tagged instance is gone within the time to gone, and the other is still there.",
+       .requirement_text = "A documented bulk operation MUST act on exactly the set it names: every instance carrying the tag, and "
+                           "no other.",
+       .source = "provider API reference (DigitalOcean OpenAPI droplets_destroy_byTag: DELETE /v2/droplets?tag_name=, 'To delete "
+                 "**all** Droplets assigned to a specific tag', 204)",
+       .quirk = "bulk_delete_partial",
+       .needs = {launches, operation(operation_id::terminate_tagged),
+                 sends("run_tag", "the launch tags nothing, so no tag names the run's instances")},
+       .stage = lifecycle},
       {.id = "lifecycle.instance.terminate_idempotent",
        .category = "lifecycle",
        .level = high,

@@ -226,7 +226,8 @@ void schema_constraints(context& ctx) {
     // might mean "every instance" to a broken API.
     const auto pointers = template_pointers(*op.body);
     const auto id_at = pointers.contains("id") ? pointers.at("id") : std::string();
-    const bool acts = op_id == operation_id::terminate || op_id == operation_id::restart;
+    const bool acts =
+        op_id == operation_id::terminate || op_id == operation_id::restart || op_id == operation_id::stop || op_id == operation_id::start;
     for (std::size_t i = 0; i < mutations.size(); ++i) {
       const auto& m = mutations[i];
       if (acts && ctx.client.ledger().live() && !id_at.empty() && id_at.starts_with(m.pointer)) {

@@ -101,7 +101,8 @@ struct context {
   [[nodiscard]] std::string path_of(const operation_spec& op) const {
     template_vars vars;
     for (const auto& [k, v] : spec.variables) vars[k] = v;
-    for (const char* k : {"id", "instance_type", "region"}) vars.emplace(k, "neograde-none-" + session.run_id());
+    // A tag too (terminate_tagged's {tag}): a bulk delete by a tag no instance carries.
+    for (const char* k : {"id", "instance_type", "region", "tag"}) vars.emplace(k, "neograde-none-" + session.run_id());
     return render_path(op.path, vars);
   }
 };

@@ -291,14 +291,17 @@ class driver {
     emit(judge_reaches_running(rec_, ctx_.spec));
     if (running) on_running(id);
     else
-      for (const char* dependent : {address_id, order_id, underlying_id, consistent_id, restart_id})
-        emit(make(dependent, outcome::skipped, "the instance never reached running"));
+      for (const char* dependent : {address_id, order_id, underlying_id, consistent_id, restart_id, stop_id, start_id})
+        if (!unmet(dependent)) emit(make(dependent, outcome::skipped, "the instance never reached running"));
     isolation(id);
     if (running) restart(id);
+    if (running) power(id);
     more_instances();
     further_offers();
     billing_.before_terminate();
     terminate(id);
+    // Before billing's teardown, which terminates the extras a terminate taking one id left.
+    bulk_delete();
     billing_.torn_down();
     billing_.finish(outcome::skipped, "the lifecycle ended before billing was judged");
     emit(judge_no_illegal_transition(rec_.reads));
@@ -406,6 +409,66 @@ class driver {
     emit(judge_restart(r, rec_.reads, ctx_.spec));
   }
 
+  // lifecycle.instance.stop_reaches_stopped, then start_returns_to_running: a stop followed to the
+  // spec's stopped state, then a start followed back to running, each judged by the instance's
+  // state, whatever the answer and the action record say.
+  void power(const std::string& id) {
+    if (unmet(stop_id)) return (void)unmet(start_id);
+    if (rec_.isolation && terminated_by_other(*rec_.isolation)) {
+      emit(make(stop_id, outcome::skipped, "the instance was terminated by another account"));
+      if (!unmet(start_id)) emit(make(start_id, outcome::skipped, "the instance was terminated by another account"));
+      return;
+    }
+    power_record p;
+    rec_.restarting = lifecycle_record::restart_phase::own;  // reads during the actions are not transitions
+    ++rec_.restarts_asked;                                   // nor a list that lags them
+    p.stop = client_.stop(id);
+    if (p.stop.success) {
+      const auto since = ctx_.now();
+      p.stop_action = await_action(operation_id::stop, p.stop, since, ctx_.spec.timing.time_to_gone_s);
+      if (judge_action(p.stop_action, ctx_.spec, operation_id::stop, "").result == outcome::pass) p.stopped = wait_stopped(id, since);
+    }
+    emit(judge_stop(p, ctx_.spec));
+    if (!unmet(start_id)) {
+      if (stopped(p)) start(id, p);
+      emit(judge_start(p, ctx_.spec));
+    }
+    rec_.restarting = lifecycle_record::restart_phase::none;
+  }
+
+  // The start of the stopped instance, followed to running (a stopped read after its action said
+  // done is where it ended, as after a restart).
+  void start(const std::string& id, power_record& p) {
+    p.start = client_.start(id);
+    if (!p.start.success) return;
+    const auto since = ctx_.now();
+    p.start_action = await_action(operation_id::start, p.start, since, ctx_.spec.timing.time_to_running_s);
+    if (judge_action(p.start_action, ctx_.spec, operation_id::start, "").result == outcome::pass)
+      p.running = wait_running(id, since, p.start_action.how == action_record::end::none ? undocumented_looks_allowed : 1);
+  }
+
+  // Polls until the instance reads the spec's stopped state, within the spec's time to gone from
+  // `since` (looking at least once), or an undocumented word persists.
+  state_wait wait_stopped(const std::string& id, time_point since) {
+    state_wait w{.within_s = ctx_.spec.timing.time_to_gone_s * ctx_.scale()};
+    const auto r =
+        poll({.deadline = since + ctx_.scaled(ctx_.spec.timing.time_to_gone_s), .undocumented_looks = undocumented_looks_allowed},
+             [&](poll_look& l) -> std::optional<state_wait::end> {
+               std::tie(w.seen, w.last) = observe(id);
+               if (!w.seen) return std::nullopt;
+               w.last_status = w.seen->provider_status;
+               const auto state = w.seen->state;
+               if (state == instance_state::stopped) return state_wait::end::reached;
+               if (state == instance_state::failed || state == instance_state::terminated) return state_wait::end::ended;
+               l.undocumented_if(state == instance_state::unknown);
+               return std::nullopt;
+             });
+    w.how = r.decided.value_or(r.end == poll_end::undocumented ? state_wait::end::undocumented : state_wait::end::deadline);
+    w.count = r.undocumented;
+    w.after_s = ctx_.seconds_since(since);
+    return w;
+  }
+
   // Whether terminate binds its id into a one-element array (so one request can name several).
   [[nodiscard]] bool terminate_binds_array() const {
     const auto* op = ctx_.spec.operation(operation_id::terminate);
@@ -433,26 +496,35 @@ class driver {
     tag_filter();
     if (m.binds_array && m.extra.size() >= 2) {
       m.terminate = client_.call(operation_id::terminate, {{"id", nlohmann::json(m.extra)}});
-      if (m.terminate.success) await_terminated(m);
+      if (m.terminate.success) {
+        m.waited = true;
+        const auto g = await_terminated(m.extra, ctx_.now());
+        m.alive = g.alive.size();
+        m.end = g.end;
+        m.undocumented = g.undocumented;
+        m.word = g.word;
+        m.last = g.last;
+      }
     }
+    if (!m.terminate.success) extras_alive_ = m.extra;  // the bulk delete may act on them
     emit(judge_terminate_many(m));
   }
 
-  // Reads the instances of one terminate until none is left, the time to gone passes, or every
-  // one left reads an undocumented word too often in a row.
-  void await_terminated(many_record& m) {
-    std::vector<std::string> alive = m.extra;
+  // Reads the instances of one terminate until none is left, the time to gone passes from `since`,
+  // or every one left reads an undocumented word too often in a row.
+  gone_wait await_terminated(std::vector<std::string> alive, time_point since) {
+    gone_wait g;
     const auto r =
-        poll({.deadline = ctx_.now() + ctx_.scaled(ctx_.spec.timing.time_to_gone_s), .undocumented_looks = undocumented_looks_allowed},
+        poll({.deadline = since + ctx_.scaled(ctx_.spec.timing.time_to_gone_s), .undocumented_looks = undocumented_looks_allowed},
              [&](poll_look& l) -> std::optional<bool> {
                std::vector<std::string> still;
                bool all_undocumented = true;
                for (const auto& x : alive) {
                  auto [seen, ev] = observe(x);
-                 m.last = ev;
-                 if (seen && seen->state != instance_state::terminated && seen->state != instance_state::stopping) {
+                 g.last = ev;
+                 if (!deleted(seen)) {
                    still.push_back(x);
-                   if (seen->state == instance_state::unknown) m.word = seen->provider_status;
+                   if (seen->state == instance_state::unknown) g.word = seen->provider_status;
                    else
                      all_undocumented = false;
                  }
@@ -462,9 +534,46 @@ class driver {
                l.undocumented_if(all_undocumented);
                return std::nullopt;
              });
-    m.alive = alive.size();
-    m.end = r.end;
-    m.undocumented = r.undocumented;
+    g.alive = std::move(alive);
+    g.end = r.end;
+    g.undocumented = r.undocumented;
+    g.after_s = ctx_.seconds_since(since);
+    return g;
+  }
+
+  // lifecycle.instance.bulk_delete_exact_set: the run's instances still there (the extras no
+  // terminate named, two in all, launched where fewer are) and one tagged otherwise; one terminate
+  // of every instance carrying the run's tag; then every tagged one gone, the other left alone.
+  void bulk_delete() {
+    if (unmet(bulk_id)) return;
+    bulk_record b{.tag = run_tag(ctx_.session.run_id()), .tagged = extras_alive_};
+    b.control_tag = b.tag + "-other";
+    for (int i = 0; b.tagged.size() < 2 && !b.not_sent && i < 2; ++i)
+      if (auto l = launch_tagged("bulk" + std::to_string(i), b.tag, b.not_sent)) b.tagged.push_back(*l);
+    if (b.tagged.size() >= 2) {
+      std::optional<std::string> refused;
+      if (auto l = launch_tagged("other", b.control_tag, refused)) b.control_id = *l;
+      else
+        b.no_control = refused ? "the launch was " + *refused : "the instance tagged otherwise could not be launched";
+      b.request = client_.terminate_tagged(b.tag);
+      if (b.request.success) {
+        b.gone = await_terminated(b.tagged, ctx_.now());
+        if (!b.control_id.empty()) std::tie(b.control_after, b.control_evidence) = observe(b.control_id);
+      }
+    }
+    emit(judge_bulk_delete(b));
+    if (!b.control_id.empty()) (void)client_.terminate(b.control_id);  // the teardown confirms it
+  }
+
+  // Launches the cheapest launchable row as <prefix><role>, tagged `tag`; its id, or nullopt (with
+  // why in `not_sent` when the budget refused it).
+  std::optional<std::string> launch_tagged(const std::string& role, const std::string& tag, std::optional<std::string>& not_sent) {
+    auto target = launchable_offer(ctx_);
+    if (!target) return std::nullopt;
+    target->params["run_tag"] = tag;
+    auto l = launch_row(*target, ctx_.prefix() + role);
+    if (l.call.not_sent) not_sent = l.call.describe();
+    return l.value;
   }
 
   // pagination.list.*: walk the list one item per page. A list may lag single reads (no
@@ -723,7 +832,8 @@ class driver {
   lifecycle_record& rec_;          // what the run saw, for the judges (the context's)
   std::set<std::string> decided_;  // the checks emitted, so that each is decided once
   time_point launched_at_;
-  billing_watch billing_{ctx_};  // billing read before, during and after (issue 22)
+  std::vector<std::string> extras_alive_;  // the extras no terminate named (for the bulk delete)
+  billing_watch billing_{ctx_};            // billing read before, during and after (issue 22)
 };
 
 }  // namespace

@@ -316,6 +316,97 @@ check_outcome judge_terminate_many(const many_record& m) {
               {t.evidence, m.last});
 }
 
+// An action on the instance that was refused: the request's failure, as the restart words it.
+static check_outcome action_refused(const char* id, const std::string& what, const call_result& r) {
+  return make(id, r.response ? outcome::fail : outcome::errored, what + " failed: " + r.describe(), {r.evidence});
+}
+
+bool stopped(const power_record& p) { return p.stopped.how == state_wait::end::reached; }
+
+check_outcome judge_stop(const power_record& p, const provider_spec& spec) {
+  if (!p.stop.success) return action_refused(stop_id, "the stop", p.stop);
+  const auto action = judge_action(p.stop_action, spec, operation_id::stop, "the stop");
+  if (action.result != outcome::pass) return make(stop_id, action.result, action.message, {p.stop.evidence, action.last});
+  const auto& w = p.stopped;
+  std::vector<exchange> evidence{p.stop.evidence};
+  if (!action.message.empty()) evidence.push_back(action.last);
+  evidence.push_back(w.last);
+  const auto after = std::to_string(w.after_s) + " s";
+  if (w.how == state_wait::end::reached)
+    return make(stop_id, outcome::pass, action.message + "stopped (\"" + w.last_status + "\") after " + after, evidence);
+  if (w.how == state_wait::end::undocumented)
+    return make(stop_id, outcome::fail,
+                action.message + "status \"" + w.last_status + "\" is not in the documented vocabulary and persisted over " +
+                    std::to_string(w.count) + " polls after the stop: neograde cannot tell whether the instance stopped",
+                evidence);
+  if (w.how == state_wait::end::ended)
+    return make(stop_id, outcome::fail, action.message + "the stop ended the instance: status \"" + w.last_status + "\" after " + after,
+                evidence);
+  // The action record (where there is one) said done, yet the instance's state says otherwise.
+  return make(stop_id, outcome::fail,
+              action.message + "status \"" + w.last_status + "\" " + after + " after the stop was accepted; the spec expects " +
+                  "its stopped state within " + std::to_string(w.within_s) + " s (the time to gone)",
+              evidence);
+}
+
+check_outcome judge_start(const power_record& p, const provider_spec& spec) {
+  if (!stopped(p))
+    return make(start_id, outcome::skipped, "the stop did not leave the instance stopped (see " + std::string(stop_id) + ")");
+  if (!p.start.success) return action_refused(start_id, "the start", p.start);
+  const auto action = judge_action(p.start_action, spec, operation_id::start, "the start");
+  if (action.result != outcome::pass) return make(start_id, action.result, action.message, {p.start.evidence, action.last});
+  const auto& w = p.running;
+  std::vector<exchange> evidence{p.start.evidence};
+  if (!action.message.empty()) evidence.push_back(action.last);
+  evidence.push_back(w.last);
+  const auto after = std::to_string(w.after_s) + " s";
+  if (w.how != running_wait::end::running) {
+    const auto gave_up = running_gave_up(w);
+    return make(
+        start_id, outcome::fail,
+        action.message + (!gave_up.empty() ? gave_up + " after the start" : "status \"" + w.last_status + "\" " + after + " after start"),
+        evidence);
+  }
+  // The same address rule as the first run (running_has_address).
+  if (!w.seen || !w.seen->ip)
+    return make(start_id, outcome::fail, action.message + "running again after " + after + ", but with no address", evidence);
+  return make(start_id, outcome::pass, action.message + "running again after " + after + ", address " + *w.seen->ip, evidence);
+}
+
+bool deleted(const std::optional<instance>& read) {
+  return !read || read->state == instance_state::terminated || read->state == instance_state::stopping;
+}
+
+check_outcome judge_bulk_delete(const bulk_record& b) {
+  const auto n = std::to_string(b.tagged.size());
+  if (b.tagged.size() < 2)
+    return b.not_sent ? make(bulk_id, outcome::skipped, "two instances carrying the run's tag are needed; the launch was " + *b.not_sent)
+                      : make(bulk_id, outcome::no_capacity, "two instances carrying the run's tag could not be launched");
+  const auto& r = b.request;
+  if (!r.success) return action_refused(bulk_id, "the terminate of every instance tagged " + b.tag, r);
+  const auto& g = b.gone;
+  const auto after = std::to_string(g.after_s) + " s";
+  if (g.end == poll_end::undocumented && !g.alive.empty())
+    return make(bulk_id, outcome::fail,
+                "status \"" + g.word + "\" is not in the documented vocabulary and persisted over " + std::to_string(g.undocumented) +
+                    " polls: neograde cannot tell whether the tagged instances terminated",
+                {r.evidence, g.last});
+  if (!g.alive.empty())
+    return make(bulk_id, outcome::fail,
+                std::to_string(g.alive.size()) + " of the " + n + " instances tagged " + b.tag + " still there " + after + " after " +
+                    r.describe() + " named the tag (" + g.alive.front() + " among them)",
+                {r.evidence, g.last});
+  if (!b.control_id.empty() && deleted(b.control_after))
+    return make(bulk_id, outcome::fail,
+                "all " + n + " instances tagged " + b.tag + " gone, but so is " + b.control_id + ", tagged " + b.control_tag + " only",
+                {r.evidence, b.control_evidence});
+  return make(bulk_id, outcome::pass,
+              "all " + n + " instances tagged " + b.tag + " gone " + after + " after one request" +
+                  (b.control_id.empty() ? "; no instance tagged otherwise was there to be left alone (" + b.no_control + ")"
+                                        : "; " + b.control_id + ", tagged " + b.control_tag + ", left alone"),
+              {r.evidence, g.last, b.control_evidence});
+}
+
 std::vector<check_outcome> judge_pagination(const walk_record& w, const provider_spec& spec) {
   const auto& op = *spec.operation(operation_id::list);
   if (!w.paginated)

@@ -32,6 +32,9 @@ inline constexpr const char* iso_terminate_id = "isolation.instance.terminate_de
 inline constexpr const char* iso_restart_id = "isolation.instance.restart_denied";
 inline constexpr const char* iso_leak_id = "isolation.instance.no_existence_leak";
 inline constexpr const char* restart_id = "lifecycle.instance.restart_returns_to_running";
+inline constexpr const char* stop_id = "lifecycle.instance.stop_reaches_stopped";
+inline constexpr const char* start_id = "lifecycle.instance.start_returns_to_running";
+inline constexpr const char* bulk_id = "lifecycle.instance.bulk_delete_exact_set";
 inline constexpr const char* each_once_id = "pagination.list.each_once";
 inline constexpr const char* page_size_id = "pagination.list.size_honoured";
 inline constexpr const char* page_metadata_id = "pagination.list.metadata_truthful";
@@ -94,6 +97,16 @@ struct action_verdict {
 [[nodiscard]] check_outcome judge_no_illegal_transition(const std::vector<instance_read>& reads);
 
 [[nodiscard]] check_outcome judge_terminate_many(const many_record& m);
+
+// lifecycle.instance.stop_reaches_stopped and start_returns_to_running, by the instance's state
+// after the action (with the same address rule as a first run: running_has_address's).
+[[nodiscard]] check_outcome judge_stop(const power_record& p, const provider_spec& spec);
+[[nodiscard]] bool stopped(const power_record& p);
+[[nodiscard]] check_outcome judge_start(const power_record& p, const provider_spec& spec);
+
+// lifecycle.instance.bulk_delete_exact_set: every instance carrying the tag gone, the other left.
+[[nodiscard]] bool deleted(const std::optional<instance>& read);
+[[nodiscard]] check_outcome judge_bulk_delete(const bulk_record& b);
 
 // pagination.list.*: each_once, size_honoured, metadata_truthful.
 [[nodiscard]] std::vector<check_outcome> judge_pagination(const walk_record& w, const provider_spec& spec);

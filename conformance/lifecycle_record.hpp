@@ -122,6 +122,56 @@ struct restart_record {
   double after_s = 0;
 };
 
+// Waiting for an instance to reach the spec's stopped state (after a stop).
+struct state_wait {
+  enum class end { reached, ended, undocumented, deadline };
+  end how = end::deadline;
+  std::optional<instance> seen;  // the last read
+  std::string last_status = "unknown";
+  exchange last;
+  int count = 0;        // the undocumented reads in a row that ended it
+  double after_s = 0;   // seconds from the wait's start to its end
+  double within_s = 0;  // the seconds it was given (the spec's time to gone, on the run's scale)
+};
+
+// A stop of the running instance (lifecycle.instance.stop_reaches_stopped), and the start after it
+// (lifecycle.instance.start_returns_to_running): each judged by the instance's state, not by the
+// answer or the action record alone.
+struct power_record {
+  call_result stop;
+  action_record stop_action;
+  state_wait stopped;
+  call_result start;
+  action_record start_action;
+  running_wait running;
+};
+
+// Reading instances after one request terminated them, until none is left, the time to gone
+// passes, or every one left reads an undocumented word too often in a row.
+struct gone_wait {
+  poll_end end = poll_end::deadline;
+  std::vector<std::string> alive;  // instances still there at the end
+  int undocumented = 0;
+  std::string word;  // the undocumented status read
+  exchange last;
+  double after_s = 0;
+};
+
+// A terminate of every instance carrying the run's tag (lifecycle.instance.bulk_delete_exact_set):
+// the run's instances that carried it, and one tagged otherwise, which must be left alone.
+struct bulk_record {
+  std::string tag;
+  std::vector<std::string> tagged;      // the run's instances carrying the tag when it was sent
+  std::optional<std::string> not_sent;  // a launch the budget refused: the launch as described
+  std::string control_id;               // launched with control_tag instead, where it could be
+  std::string control_tag;
+  std::string no_control;  // why there is none
+  call_result request;
+  gone_wait gone;
+  std::optional<instance> control_after;  // the other instance read after the wait (none: not found)
+  exchange control_evidence;
+};
+
 struct many_record {
   bool binds_array = false;
   std::vector<std::string> extra;       // the two more instances launched

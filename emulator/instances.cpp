@@ -22,6 +22,11 @@ phase provider_model::impl::phase_of(const emu_instance& i, clock::time_point no
   }
   if (i.waiting) return phase::waiting;
   if (has(quirk::stuck_booting) || now < i.boot_done) return phase::booting;
+  // Powered off by a stop (and on again by a start, once its time is up).
+  if (i.off_from && !(i.on_from && now >= *i.on_from)) {
+    if (now < *i.off_from) return phase::stopping;
+    return i.on_from ? phase::starting : phase::stopped;
+  }
   if (i.restart_until && now < *i.restart_until) return phase::restarting;
   if (i.restart_until && has(quirk::restart_ends_off)) return phase::stopped;
   return phase::running;
@@ -338,21 +343,55 @@ http::response provider_model::impl::history(const operation_spec& op, account& 
   return page_of(op, std::move(items), raw_query);
 }
 
-// terminate and restart share the shape: ids from the body or the path, all must exist.
-http::response provider_model::impl::act(const operation_spec& op, account& acct, const std::vector<std::string>& ids, bool terminate,
+// Why `kind` is refused for `inst` (named `id`), if it is: unknown, or not in the phase it acts on.
+std::optional<http::response> provider_model::impl::refuse_act(const emu_instance* inst, const std::string& id, act_kind kind,
+                                                               clock::time_point now) {
+  const bool terminate = kind == act_kind::terminate;
+  if (inst == nullptr && has(terminate ? quirk::terminate_unknown_500 : quirk::restart_unknown_500)) return error_response("internal");
+  if (inst == nullptr && has(quirk::existence_leak_403) && exists_elsewhere(id, now)) return error_response("forbidden");
+  if (inst == nullptr) return error_response("not_found");
+  if (terminate && inst->terminated_at && has(quirk::double_terminate_500)) return error_response("internal");
+  // A restart or a stop acts on a running instance, a start on a stopped one.
+  const auto wanted = kind == act_kind::start ? phase::stopped : phase::running;
+  if (!terminate && phase_of(*inst, now) != wanted)
+    return error_response(spec.errors.kinds.contains("invalid_state") ? "invalid_state" : "invalid_parameters",
+                          "Instance " + id + " is not " + (wanted == phase::stopped ? "stopped." : "running."));
+  return std::nullopt;
+}
+
+// What `kind` does to `inst` from `now`, and when its action is done. action_without_effect (and
+// start_without_effect for a start) leaves the instance as it was and the action done at once.
+clock::time_point provider_model::impl::apply(emu_instance& inst, act_kind kind, clock::time_point now) {
+  if (kind == act_kind::terminate) {
+    if (!inst.terminated_at) inst.terminated_at = now;
+    return *inst.terminated_at + scaled(emu.terminate_s);
+  }
+  if (has(quirk::action_without_effect) || (kind == act_kind::start && has(quirk::start_without_effect))) return now;
+  switch (kind) {
+    case act_kind::restart:
+      inst.restart_until = now + (has(quirk::restart_stuck) ? std::chrono::hours(24 * 365) : scaled(emu.boot_s));
+      return *inst.restart_until;
+    case act_kind::stop:
+      inst.off_from = now + scaled(emu.stop_s);
+      inst.on_from.reset();
+      inst.restart_until.reset();
+      return *inst.off_from;
+    case act_kind::start: inst.on_from = now + scaled(emu.start_s); return *inst.on_from;
+    case act_kind::terminate: break;
+  }
+  return now;
+}
+
+// terminate, restart, stop and start share the shape: ids from the body or the path, all must exist.
+http::response provider_model::impl::act(const operation_spec& op, account& acct, const std::vector<std::string>& ids, act_kind kind,
                                          clock::time_point now) {
+  const bool terminate = kind == act_kind::terminate;
   if (ids.empty()) return error_response("invalid_parameters", "No instance ids given.");
   std::vector<emu_instance*> targets;
   for (const auto& id : ids) {
     if (auto refusal = malformed(id)) return *refusal;
     auto* inst = find_instance(acct, id, now, has(quirk::cross_tenant_actions));
-    if (inst == nullptr && has(terminate ? quirk::terminate_unknown_500 : quirk::restart_unknown_500)) return error_response("internal");
-    if (inst == nullptr && has(quirk::existence_leak_403) && exists_elsewhere(id, now)) return error_response("forbidden");
-    if (inst == nullptr) return error_response("not_found");
-    if (terminate && inst->terminated_at && has(quirk::double_terminate_500)) return error_response("internal");
-    if (!terminate && phase_of(*inst, now) != phase::running)
-      return error_response(spec.errors.kinds.contains("invalid_state") ? "invalid_state" : "invalid_parameters",
-                            "Instance " + id + " is not running.");
+    if (auto refusal = refuse_act(inst, id, kind, now)) return *refusal;
     targets.push_back(inst);
   }
   if (terminate && has(quirk::terminate_500)) return error_response("internal");
@@ -361,12 +400,10 @@ http::response provider_model::impl::act(const operation_spec& op, account& acct
       if (auto early = before_minimum_runtime(*inst, now)) return *early;
   nlohmann::json items = nlohmann::json::array();
   if (terminate && has(quirk::terminate_first_only) && targets.size() > 1) targets.erase(targets.begin() + 1, targets.end());
+  // One action for the request; it completes when the last target is done.
+  auto done = now;
   for (auto* inst : targets) {
-    if (terminate) {
-      if (!inst->terminated_at) inst->terminated_at = now;
-    } else {
-      inst->restart_until = now + (has(quirk::restart_stuck) ? std::chrono::hours(24 * 365) : scaled(emu.boot_s));
-    }
+    done = std::max(done, apply(*inst, kind, now));
     items.push_back(render_instance(*inst, phase_of(*inst, now)));
   }
   if (op.success_status.front() == 204 || op.empty_response) return http::response{op.success_status.front(), {}, {}};
@@ -374,14 +411,22 @@ http::response provider_model::impl::act(const operation_spec& op, account& acct
   if (has(quirk::terminate_schema_drift)) return json_response(op.success_status.front(), nlohmann::json::object());
   if (op.item && !items.empty()) set_pointer(body, *op.item, items.front());
   if (op.items) set_pointer(body, *op.items, std::move(items));
-  if (op.action) {
-    // One action for the request; it completes when the last target is back (or gone).
-    auto done = now;
-    for (const auto* inst : targets)
-      done = std::max(done, inst->restart_until.value_or(inst->terminated_at ? *inst->terminated_at + scaled(emu.terminate_s) : now));
-    start_action(body, op, acct, done);
-  }
+  if (op.action) start_action(body, op, acct, done);
   return json_response(op.success_status.front(), body);
+}
+
+// Every instance of the account carrying `tag`, terminated in one request (bulk_delete_partial:
+// only the oldest of them). A tag that names none is no error (DigitalOcean answers 204 alike).
+http::response provider_model::impl::terminate_tagged(const operation_spec& op, account& acct, const std::string& tag,
+                                                      clock::time_point now) {
+  if (tag.empty()) return error_response("invalid_parameters", "A tag is required.");
+  for (auto& inst : acct.instances) {
+    if (inst.terminated_at || std::find(inst.tags.begin(), inst.tags.end(), tag) == inst.tags.end()) continue;
+    inst.terminated_at = now;
+    if (has(quirk::bulk_delete_partial)) break;
+  }
+  if (op.success_status.front() == 204 || op.empty_response) return http::response{op.success_status.front(), {}, {}};
+  return json_response(op.success_status.front(), response_template(op));
 }
 
 // The spec's refusal of a terminate sent before the instance ran its minimum runtime (Spheron's

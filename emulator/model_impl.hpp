@@ -47,6 +47,8 @@ struct emu_instance {
   clock::time_point boot_done;
   std::optional<clock::time_point> terminated_at;
   std::optional<clock::time_point> restart_until;
+  // Powered off (a stop) from off_from, and on again (a start) from on_from, while off.
+  std::optional<clock::time_point> off_from, on_from;
   // A multi-step create: created waiting for the step that starts it (boot_done is then set),
   // with the launch's variables, which the steps' answers render.
   bool waiting = false;
@@ -71,7 +73,10 @@ struct bucket {
   clock::time_point last;
 };
 
-enum class phase { waiting, booting, running, restarting, stopped, terminating, terminated, gone };
+enum class phase { waiting, booting, running, restarting, stopping, stopped, starting, terminating, terminated, gone };
+
+// What an action on instances does (terminate, restart, stop, start share the request's shape).
+enum class act_kind { terminate, restart, stop, start };
 
 // One offer row as the emulator renders it, with the enclosing item's fields (`^` pointers).
 struct emu_row {
@@ -151,6 +156,7 @@ struct provider_model::impl {
   [[nodiscard]] bool serves_path(const std::string& rel) const;
   [[nodiscard]] std::optional<http::response> slash_redirect(const std::string& rel, const std::string& raw_query) const;
   [[nodiscard]] static std::vector<std::string> ids_in_query(const operation_spec& op, const std::string& raw_query);
+  [[nodiscard]] static std::string query_value(const operation_spec& op, const std::string& raw_query, const std::string& name);
   http::response serve(const operation_spec& op, account& acct, template_vars& vars, clock::time_point now, const std::string& raw_query);
   [[nodiscard]] http::response unknown_path() const;
 
@@ -192,7 +198,13 @@ struct provider_model::impl {
   http::response list(const operation_spec& op, account& acct, clock::time_point now, const std::string& raw_query);
   http::response get_many(const operation_spec& op, account& acct, const std::vector<std::string>& ids, clock::time_point now);
   http::response history(const operation_spec& op, account& acct, clock::time_point now, const std::string& raw_query);
-  http::response act(const operation_spec& op, account& acct, const std::vector<std::string>& ids, bool terminate, clock::time_point now);
+  http::response act(const operation_spec& op, account& acct, const std::vector<std::string>& ids, act_kind kind, clock::time_point now);
+  [[nodiscard]] std::optional<http::response> refuse_act(const emu_instance* inst, const std::string& id, act_kind kind,
+                                                         clock::time_point now);
+  // Sets what `kind` does to `inst` from `now`; when its action is done.
+  clock::time_point apply(emu_instance& inst, act_kind kind, clock::time_point now);
+  // terminate_tagged: every instance of the account carrying `tag`.
+  http::response terminate_tagged(const operation_spec& op, account& acct, const std::string& tag, clock::time_point now);
   // The launch's follow-up steps (steps.cpp): the answer to a request one of them addresses.
   std::optional<http::response> serve_step(const std::string& method, const std::string& rel, const std::string& raw_query,
                                            const std::string& body, account& acct, clock::time_point now);

@@ -120,6 +120,13 @@ constexpr std::array<quirk_info, quirk_count> quirks{{
      "a restart ends with the instance stopped for good (the spec's documented stopped word, DigitalOcean's \"off\"); a restart action "
      "still completes"},
     {quirk::terminate_stuck, "terminate_stuck", "a terminate is accepted, but the instance stays terminating (and billed) for good"},
+    {quirk::action_without_effect, "action_without_effect",
+     "an action on an instance (a stop, a start, a restart) is answered with success and its action record reads completed at once, "
+     "but the instance's state does not change"},
+    {quirk::start_without_effect, "start_without_effect",
+     "a start is answered with success and its action record reads completed at once, but the instance stays stopped"},
+    {quirk::bulk_delete_partial, "bulk_delete_partial",
+     "a terminate of every instance carrying a tag terminates only the oldest of them, answering success"},
 }};
 
 // Row i describes quirk i, so that a quirk's row is found by its value.

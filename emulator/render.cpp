@@ -184,6 +184,8 @@ std::string provider_model::impl::documented_phase_word(phase p) const {
     case phase::booting: return has(quirk::unknown_status_word) ? "initializing_hw" : emu.phases.booting;
     case phase::running: return emu.phases.running;
     case phase::restarting: return emu.phases.restarting;
+    case phase::stopping: return emu.phases.stopping;
+    case phase::starting: return emu.phases.starting;
     case phase::stopped: {
       // The spec's documented stopped word (DigitalOcean's "off"); where it has none, the instance
       // stays booting.
@@ -239,7 +241,7 @@ nlohmann::json provider_model::impl::render_instance(const emu_instance& i, phas
   write_field(obj, f, "id", i.id);
   write_field(obj, f, "name", i.name);
   write_field(obj, f, "status", status);
-  const bool addressed = (p == phase::running || p == phase::restarting) && !has(quirk::no_address);
+  const bool addressed = (p == phase::running || p == phase::restarting || p == phase::stopping) && !has(quirk::no_address);
   // Before it has one: null, or what the spec says the document requires there (Crusoe: a string),
   // at the address or at the object that holds it (RunPod's runtime, null unless RUNNING).
   if (addressed || emu.unaddressed_at.empty()) write_field(obj, f, "ip", addressed ? nlohmann::json(i.ip) : emu.unaddressed);

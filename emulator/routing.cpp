@@ -280,6 +280,18 @@ http::response provider_model::impl::dispatch(const http::request& req, header_l
   return r;
 }
 
+// The value a request's query gives the variable `name` that the operation's path binds in its own
+// query part (terminate_tagged's "/v2/droplets?tag_name={tag}": tag_name's value); "" when none.
+std::string provider_model::impl::query_value(const operation_spec& op, const std::string& raw_query, const std::string& name) {
+  const auto q = op.path.find('?');
+  if (q == std::string::npos) return {};
+  for (const auto& [k, v] : parse_query(op.path.substr(q + 1)))
+    if (v == "{" + name + "}")
+      for (const auto& [sent, value] : parse_query(raw_query))
+        if (sent == k) return value;
+  return {};
+}
+
 // get_many: the ids its query names, once each, in the order named (as sent: the ids a provider
 // issues need no URL encoding).
 std::vector<std::string> provider_model::impl::ids_in_query(const operation_spec& op, const std::string& raw_query) {
@@ -299,8 +311,11 @@ http::response provider_model::impl::serve(const operation_spec& op, account& ac
     case operation_id::launch: return launch(op, acct, vars, now);
     case operation_id::get: return get(op, acct, first_string(vars["id"]), now);
     case operation_id::list: return list(op, acct, now, raw_query);
-    case operation_id::terminate: return act(op, acct, all_strings(vars["id"]), true, now);
-    case operation_id::restart: return act(op, acct, all_strings(vars["id"]), false, now);
+    case operation_id::terminate: return act(op, acct, all_strings(vars["id"]), act_kind::terminate, now);
+    case operation_id::restart: return act(op, acct, all_strings(vars["id"]), act_kind::restart, now);
+    case operation_id::stop: return act(op, acct, all_strings(vars["id"]), act_kind::stop, now);
+    case operation_id::start: return act(op, acct, all_strings(vars["id"]), act_kind::start, now);
+    case operation_id::terminate_tagged: return terminate_tagged(op, acct, query_value(op, raw_query, "tag"), now);
     case operation_id::ssh_keys_list: return list_keys(op, acct, raw_query);
     case operation_id::ssh_keys_add: return add_key(op, acct, vars);
     case operation_id::ssh_keys_delete: return delete_key(op, acct, first_string(vars["id"]));

@@ -25,11 +25,15 @@ emu_instance_type instance_type_of(const nlohmann::json& t) {
 
 emu_phases phases_of(const nlohmann::json& p) {
   const auto booting = p.at("booting").get<std::string>();
+  const auto running = p.at("running").get<std::string>();
+  const auto restarting = p.value("restarting", booting);
   return {
       .waiting = p.value("waiting", booting),
       .booting = booting,
-      .running = p.at("running").get<std::string>(),
-      .restarting = p.value("restarting", booting),
+      .running = running,
+      .restarting = restarting,
+      .stopping = p.value("stopping", running),
+      .starting = p.value("starting", restarting),
       .terminating = p.at("terminating").get<std::string>(),
       .terminated = p.at("terminated").get<std::string>(),
   };
@@ -97,6 +101,8 @@ void read_section(const provider_spec& spec, emulator_section& s) {
                              .answer = st.contains("answer") ? std::optional<nlohmann::json>(st.at("answer")) : std::nullopt,
                              .instance_members = st.value("instance_members", std::map<std::string, nlohmann::json>{})};
   s.terminate_s = e.value("terminate_s", 0.0);
+  s.stop_s = e.value("stop_s", 0.0);
+  s.start_s = e.value("start_s", s.boot_s);
   s.gone_after_s = e.value("gone_after_s", 60.0);
   s.token_lifetime_s = e.value("token_lifetime_s", 3600.0);
   if (e.contains("rate_limit")) s.rate_limit = rate_limit_of(e.at("rate_limit"));

@@ -30,6 +30,8 @@ struct emu_phases {
   std::string booting;
   std::string running;
   std::string restarting;  // the booting word unless the spec has one
+  std::string stopping;    // powering off: the running word unless the spec has one
+  std::string starting;    // powering on again: the restarting word unless the spec has one
   std::string terminating;
   std::string terminated;
 };
@@ -102,6 +104,8 @@ struct emulator_section {
   emu_phases phases;
   double boot_s = 0;
   double terminate_s = 0;
+  double stop_s = 0;   // a stop takes this long (provider seconds) to power the instance off
+  double start_s = 0;  // a start takes this long to run again (boot_s unless the spec says)
   double gone_after_s = 60;
   double token_lifetime_s = 3600;
   std::optional<emu_rate_limit> rate_limit;

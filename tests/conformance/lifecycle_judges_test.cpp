@@ -318,3 +318,81 @@ TEST(JudgeFilter, AnInstanceNotTheRunsOrAFilterIgnoredFails) {
   f.untagged_ids = {"a"};
   EXPECT_TRUE(says(judge_filter(f), "the filter is ignored"));
 }
+
+// A stop is judged by the state it leaves the instance in: an action record that reads completed
+// while the instance still runs is a failure (issue 39: DigitalOcean-shaped actions that change
+// nothing), and the start is judged only after a stop that stopped.
+TEST(JudgeStopAndStart, TheStateDecidesNotTheActionRecord) {
+  const auto& spec = test::spec("digitalocean");
+  action_record completed{.how = action_record::end::done, .id = "7", .last = {}, .after_s = 0};
+  completed.last.value = "completed";
+  power_record p{.stop = answered(201, true), .stop_action = completed};
+  p.stopped = {.how = state_wait::end::deadline, .last_status = "active", .after_s = 0.24, .within_s = 0.24};
+  auto o = judge_stop(p, spec);
+  EXPECT_EQ(o.result, outcome::fail);
+  EXPECT_TRUE(says(o, "action 7 completed")) << o.reason;
+  EXPECT_TRUE(says(o, "status \"active\"")) << o.reason;
+  EXPECT_EQ(judge_start(p, spec).result, outcome::skipped);
+  p.stopped = {.how = state_wait::end::reached, .last_status = "off", .after_s = 0};
+  EXPECT_EQ(judge_stop(p, spec).result, outcome::pass);
+  p.stopped.how = state_wait::end::undocumented;
+  EXPECT_EQ(judge_stop(p, spec).result, outcome::fail);
+  p.stopped.how = state_wait::end::reached;
+  p.stop_action.how = action_record::end::deadline;
+  p.stop_action.last.value = "in-progress";
+  EXPECT_EQ(judge_stop(p, spec).result, outcome::fail);
+  p.stop_action = completed;
+
+  // The start: running with an address passes; stopped after its action completed, or running
+  // without an address, fails.
+  p.start = answered(201, true);
+  p.start_action = completed;
+  p.running = {.how = running_wait::end::stopped, .last_status = "off", .count = 1};
+  o = judge_start(p, spec);
+  EXPECT_EQ(o.result, outcome::fail);
+  EXPECT_TRUE(says(o, "documented as stopped")) << o.reason;
+  p.running = {.how = running_wait::end::running, .seen = read_as(instance_state::running, "active"), .last_status = "active"};
+  o = judge_start(p, spec);
+  EXPECT_EQ(o.result, outcome::fail);
+  EXPECT_TRUE(says(o, "no address")) << o.reason;
+  p.running.seen->ip = "198.51.100.7";
+  EXPECT_EQ(judge_start(p, spec).result, outcome::pass);
+  p.start = answered(422, false);
+  EXPECT_EQ(judge_start(p, spec).result, outcome::fail);
+}
+
+// A bulk delete by tag passes only when every tagged instance is gone and the other left alone.
+TEST(JudgeBulkDelete, ExactlyTheTaggedSet) {
+  bulk_record b{.tag = "neograde-0a1b2c3d", .tagged = {"a", "b"}, .control_id = "c", .control_tag = "neograde-0a1b2c3d-other"};
+  b.request = answered(204, true);
+  b.control_after = read_as(instance_state::running, "active");
+  EXPECT_EQ(judge_bulk_delete(b).result, outcome::pass);
+  b.gone.alive = {"b"};
+  auto o = judge_bulk_delete(b);
+  EXPECT_EQ(o.result, outcome::fail);
+  EXPECT_TRUE(says(o, "1 of the 2 instances tagged neograde-0a1b2c3d still there")) << o.reason;
+  b.gone.alive.clear();
+  b.control_after.reset();
+  o = judge_bulk_delete(b);
+  EXPECT_EQ(o.result, outcome::fail);
+  EXPECT_TRUE(says(o, "but so is c")) << o.reason;
+  b.control_after = read_as(instance_state::terminated, "archive");
+  EXPECT_EQ(judge_bulk_delete(b).result, outcome::fail);
+  b.request = answered(500, false);
+  EXPECT_EQ(judge_bulk_delete(b).result, outcome::fail);
+  b.tagged = {"a"};
+  EXPECT_EQ(judge_bulk_delete(b).result, outcome::no_capacity);
+  b.not_sent = "refused by the budget";
+  EXPECT_EQ(judge_bulk_delete(b).result, outcome::skipped);
+}
+
+// Stop and start apply where the spec declares them and documents a stopped word; the bulk
+// delete where the API deletes by tag and the launch tags the run's instances.
+TEST(LifecycleNeeds, StopStartAndBulkDeleteWhereDeclared) {
+  const run_conditions run{.spend = {.allowed = true}};
+  auto applies = [&](const char* id, const char* provider) { return !applicability(*find_check(id), test::spec(provider), run); };
+  for (const char* id : {stop_id, start_id, bulk_id}) {
+    EXPECT_TRUE(applies(id, "digitalocean")) << id;
+    EXPECT_FALSE(applies(id, "lambda")) << id;
+  }
+}

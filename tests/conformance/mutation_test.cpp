@@ -220,6 +220,12 @@ bool launch_sends_a_bounded_number(const provider_spec& s) {
   return false;
 }
 
+// Whether the API stops and starts instances and documents a stopped word.
+bool stops_and_starts(const provider_spec& s) {
+  return s.operation(operation_id::stop) != nullptr && s.operation(operation_id::start) != nullptr &&
+         std::any_of(s.states.begin(), s.states.end(), [](const auto& w) { return w.second == instance_state::stopped; });
+}
+
 struct scoped_quirk {
   const char* quirk;
   const char* check;
@@ -351,6 +357,13 @@ const std::vector<scoped_quirk>& scoped_quirks() {
          const auto b = billing_of(s);
          return b && b->deposit && b->reads_balance();
        }},
+      // Actions judged by their effect (issue 39): wherever the API stops and starts and documents a
+      // stopped word, an action record that reads completed at once over an unchanged instance fails.
+      {"action_without_effect", "lifecycle.instance.stop_reaches_stopped", "after the stop was accepted", stops_and_starts},
+      {"start_without_effect", "lifecycle.instance.start_returns_to_running", "after the start", stops_and_starts},
+      // Bulk operations act on exactly the set they name: wherever the API terminates by tag.
+      {"bulk_delete_partial", "lifecycle.instance.bulk_delete_exact_set", "still there",
+       [](const provider_spec& s) { return s.operation(operation_id::terminate_tagged) != nullptr; }},
   };
   return quirks;
 }

@@ -36,6 +36,8 @@ const std::vector<std::pair<std::string, std::string>>& decided_by_answers() {
       {"schema.instance.get_matches_schema", "not applicable: no successful response was observed"},
       {"schema.instance.list_matches_schema", "not applicable: no successful response was observed"},
       {"schema.instance.status_in_vocabulary", "not applicable: no instance status was observed"},
+      // Judged on the refusals the run met: a clean emulator refuses no advertised row.
+      {"errors.launch.refusal_is_documented_error", "not applicable: no launch of an advertised row was refused"},
       // Whether a request schema constrains a value the client sends is found by rendering the
       // bodies the client would send (its launch variables for the offer row it picks).
       {"validation.request.schema_constraints_enforced", ""},

@@ -322,6 +322,52 @@ TEST(ModelActions, ARestartActionCompletesWhenTheInstanceIsBack) {
   EXPECT_EQ(json::parse(done.body)["action"]["id"], action["id"]);
 }
 
+// DigitalOcean's power_off leaves the droplet off and its action completed; power_on reads off
+// until the droplet runs again; each is refused where the droplet is not in the state it acts on.
+// DELETE /v2/droplets?tag_name= archives exactly the droplets carrying the tag.
+TEST(ModelActions, PowerOffAndOnChangeTheStatusAndDeleteByTagTakesExactlyTheTagged) {
+  const auto& spec = test::spec("digitalocean");
+  auto now = clock::now();
+  model_options o;
+  o.api_keys = {"key-a"};
+  o.now = [&] { return now; };
+  provider_model model(spec, o);
+  auto call = [&](const std::string& method, const std::string& path, const std::string& body = {}) {
+    http::request r{method, path, {{"Authorization", "Bearer key-a"}}, body};
+    return model.handle(r);
+  };
+  auto launch = [&](const std::string& tag) {
+    auto r = call("POST", "/v2/droplets",
+                  R"({"name": "n", "region": "tor1", "size": "gpu-h100x1-80gb", "image": "gpu-h100x1-base", "tags": [")" + tag + "\"]}");
+    EXPECT_EQ(r.status, 202) << r.body;
+    return json::parse(r.body)["droplet"]["id"].dump();
+  };
+  auto status = [&](const std::string& id) {
+    auto r = call("GET", "/v2/droplets/" + id);
+    return r.status == 200 ? json::parse(r.body)["droplet"]["status"].get<std::string>() : std::to_string(r.status);
+  };
+  const auto a = launch("t"), b = launch("t"), c = launch("t-other");
+  now += 1h;  // booted
+  auto action = [&](const std::string& id, const char* type) {
+    return call("POST", "/v2/droplets/" + id + "/actions", json{{"type", type}}.dump());
+  };
+  EXPECT_EQ(action(a, "power_on").status, 422);  // not off
+  auto off = action(a, "power_off");
+  ASSERT_EQ(off.status, 201) << off.body;
+  EXPECT_EQ(status(a), "off");
+  EXPECT_EQ(json::parse(call("GET", "/v2/actions/" + json::parse(off.body)["action"]["id"].dump()).body)["action"]["status"], "completed");
+  EXPECT_EQ(action(a, "power_off").status, 422);  // already off
+  ASSERT_EQ(action(a, "power_on").status, 201);
+  EXPECT_EQ(status(a), "off");  // powering on
+  now += 1h;
+  EXPECT_EQ(status(a), "active");
+
+  EXPECT_EQ(call("DELETE", "/v2/droplets?tag_name=t").status, 204);
+  EXPECT_EQ(status(a), "404");
+  EXPECT_EQ(status(b), "404");
+  EXPECT_EQ(status(c), "active");
+}
+
 // DigitalOcean reports a key's MD5 fingerprint, and dots-wrapper users name keys by it; the
 // account endpoint clients validate a token with is served (emulator.routes).
 TEST(ModelDigitalOcean, KeysCarryTheirFingerprintAndTheAccountIsServed) {

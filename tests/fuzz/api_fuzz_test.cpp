@@ -168,6 +168,10 @@ const std::map<std::string, std::string>& unreachable_quirks() {
       {"list_lags_get", "no defect: a list a few seconds behind single reads is tolerated (conformance shows every check passes)"},
       {"restart_ends_off", "needs the full time to running after a restart"},
       {"terminate_stuck", "needs the full time to gone after a terminate, which a fuzz sequence does not wait for"},
+      // actions judged by their effect, bulk operations by their set (issue 39)
+      {"action_without_effect", "an action's effect is read by the conformance lifecycle; fuzz sequences do not stop instances"},
+      {"start_without_effect", "fuzz sequences do not stop or start instances; the conformance lifecycle does where the API can"},
+      {"bulk_delete_partial", "fuzzing never sends a terminate by tag (it acts on whatever carries the tag); the lifecycle does"},
   };
   return all;
 }

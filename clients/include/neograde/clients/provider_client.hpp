@@ -142,6 +142,11 @@ class provider_client {
   [[nodiscard]] typed_result<std::vector<instance>> list();
   [[nodiscard]] call_result terminate(const std::string& id);
   [[nodiscard]] call_result restart(const std::string& id);
+  [[nodiscard]] call_result stop(const std::string& id);
+  [[nodiscard]] call_result start(const std::string& id);
+  // Every instance carrying `tag`, terminated in one request (terminate_tagged). Only ever sent
+  // with a tag the run gave its own instances: the provider terminates whatever carries it.
+  [[nodiscard]] call_result terminate_tagged(const std::string& tag);
   // Operations answered with an action that completes later (the spec's `action`): the action id
   // an accepted answer carries, and the action's status word as read now.
   [[nodiscard]] std::optional<std::string> action_id(operation_id op, const call_result& accepted) const;

@@ -25,6 +25,7 @@ enum class spec_section {
   paginated_by_size,       // the list is paginated with a page size
   pagination_metadata,     // the list's pagination declares metadata
   terminate_takes_ids,     // the terminate body binds {{id}} in a one-element array
+  stopped_state,           // the spec maps a provider status word to stopped
   headers_on_every_response,
   read_operation,       // an operation is a GET (a GraphQL API reads by POST)
   error_codes,          // the errors carry documented codes

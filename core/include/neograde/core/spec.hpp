@@ -130,6 +130,13 @@ enum class operation_id {
   list,
   terminate,
   restart,
+  // The instance powered off and on again, as the provider documents it (DigitalOcean's droplet
+  // actions power_off and power_on): stop leaves it in the spec's stopped state, start running.
+  stop,
+  start,
+  // Every instance carrying a tag, terminated in one request (DigitalOcean's DELETE
+  // /v2/droplets?tag_name=): the path binds {tag}; the run sends only its own tag.
+  terminate_tagged,
   ssh_keys_list,
   ssh_keys_add,
   ssh_keys_delete,
@@ -144,6 +151,9 @@ NLOHMANN_JSON_SERIALIZE_ENUM(operation_id, {
                                                {operation_id::list, "list"},
                                                {operation_id::terminate, "terminate"},
                                                {operation_id::restart, "restart"},
+                                               {operation_id::stop, "stop"},
+                                               {operation_id::start, "start"},
+                                               {operation_id::terminate_tagged, "terminate_tagged"},
                                                {operation_id::ssh_keys_list, "ssh_keys_list"},
                                                {operation_id::ssh_keys_add, "ssh_keys_add"},
                                                {operation_id::ssh_keys_delete, "ssh_keys_delete"},

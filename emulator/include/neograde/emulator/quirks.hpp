@@ -98,8 +98,12 @@ enum class quirk {
   list_lags_get,
   restart_ends_off,
   terminate_stuck,
+  // actions judged by their effect, and bulk operations by the set they act on (issue 39)
+  action_without_effect,
+  start_without_effect,
+  bulk_delete_partial,
 };
-inline constexpr std::size_t quirk_count = static_cast<std::size_t>(quirk::terminate_stuck) + 1;
+inline constexpr std::size_t quirk_count = static_cast<std::size_t>(quirk::bulk_delete_partial) + 1;
 
 struct quirk_info {
   quirk id;
