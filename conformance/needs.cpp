@@ -55,6 +55,8 @@ std::optional<std::string> missing_section(const check_need& n, const provider_s
       return unless(op != nullptr && op->response_schema.has_value(), "the spec declares no response schema");
     }
     case spec_section::offer_price: return unless(spec.offer_fields.contains("price_per_hour_usd"), "the spec maps no offer price");
+    case spec_section::instance_price:
+      return unless(spec.instance_fields.contains("price_per_hour_usd"), "the spec maps no hourly price on the instance");
     case spec_section::underlying_provider:
       return unless(spec.offer_fields.contains("underlying_provider") && spec.instance_fields.contains("underlying_provider"),
                     "the spec maps no underlying provider on both offers and instances");

@@ -98,8 +98,11 @@ enum class quirk {
   list_lags_get,
   restart_ends_off,
   terminate_stuck,
+  // what was delivered against what was ordered and listed (issue 39)
+  price_above_row,
+  gpu_count_doubled,
 };
-inline constexpr std::size_t quirk_count = static_cast<std::size_t>(quirk::terminate_stuck) + 1;
+inline constexpr std::size_t quirk_count = static_cast<std::size_t>(quirk::gpu_count_doubled) + 1;
 
 struct quirk_info {
   quirk id;
