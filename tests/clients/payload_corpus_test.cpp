@@ -106,7 +106,8 @@ void expect_instance(const provider_spec& spec, const instance& got, const nlohm
     EXPECT_TRUE(got.price_per_hour_usd && std::abs(*got.price_per_hour_usd - want["price_per_hour_usd"].get<double>()) < 1e-9)
         << where << ": price " << got.price_per_hour_usd.value_or(-1);
   }
-  for (const auto& [k, v] : want.value("params", nlohmann::json::object()).items()) {
+  const auto params = want.value("params", nlohmann::json::object());
+  for (const auto& [k, v] : params.items()) {
     EXPECT_EQ(got.params.contains(k) ? got.params.at(k) : "(not read)", text(v)) << where << ": launch parameter " << k;
   }
   // Every status a real payload carries is documented (or, when absent, has a declared meaning).
