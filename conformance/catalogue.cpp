@@ -512,7 +512,7 @@ const std::vector<check_descriptor>& catalogue() {
        .source = "gpu-hardware reference (PCIe sold as SXM); buyer reports; issue 39 (a Prime Intellect-shaped pod built with twice "
                  "the GPUs ordered)",
        .quirk = "wrong_type_delivered",
-       .needs = {launches},
+       .needs = {launches, section(spec_section::order_shown)},
        .stage = lifecycle},
       {.id = "billing.instance.price_as_listed",
        .category = "billing",

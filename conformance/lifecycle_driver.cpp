@@ -82,7 +82,7 @@ class driver {
   // What was delivered against what was ordered and listed, once compared: the order (type, region,
   // launch parameters) and the price.
   void judge_delivered(const std::string& orders, const std::string& one_type) {
-    if (!decided(order_id)) emit(judge_matches_order(rec_, ctx_.spec, orders, one_type));
+    if (!decided(order_id) && !unmet(order_id)) emit(judge_matches_order(rec_, ctx_.spec, orders, one_type));
     if (!decided(price_id) && !unmet(price_id)) emit(judge_price_as_listed(rec_, ctx_.spec));
   }
 
@@ -276,9 +276,11 @@ class driver {
     emit(judge_reaches_running(rec_, ctx_.spec));
     if (running) on_running(id);
     else
-      for (const char* dependent : {address_id, order_id, underlying_id, consistent_id, restart_id})
+      for (const char* dependent : {address_id, underlying_id, consistent_id, restart_id})
         emit(make(dependent, outcome::skipped, "the instance never reached running"));
-    if (!running && !unmet(price_id)) emit(make(price_id, outcome::skipped, "the instance never reached running"));
+    if (!running)
+      for (const char* delivered : {order_id, price_id})
+        if (!unmet(delivered)) emit(make(delivered, outcome::skipped, "the instance never reached running"));
     isolation(id);
     if (running) restart(id);
     more_instances();

@@ -208,11 +208,14 @@ std::string order_read_back(const order_compared& c, const provider_spec& spec, 
   if (f.contains("region") && c.compare_region) read.emplace_back("region");
   if (f.contains("name") && !c.got.name.empty()) read.emplace_back("name");
   if (f.contains("ssh_key_names") && !ssh_key_name.empty()) read.emplace_back("SSH key");
-  const auto [shown, not_shown] = launch_params_read_back(c.ordered, spec);
+  auto [shown, not_shown] = launch_params_read_back(c.ordered, spec);
   for (const auto& p : shown)
     if (c.got.params.contains(p)) read.push_back(p);
+  // The order's type and region are sent too: where the instance does not show them, say so.
+  if (!c.ordered.region.empty() && !f.contains("region")) not_shown.insert(not_shown.begin(), "region");
+  if (!f.contains("instance_type")) not_shown.insert(not_shown.begin(), "type");
   std::string out = read.empty() ? "nothing of the order is shown on the instance to compare" : "compared " + joined(read);
-  if (!not_shown.empty()) out += "; launch parameters the instance does not show: " + joined(not_shown);
+  if (!not_shown.empty()) out += "; what the order sent that the instance does not show: " + joined(not_shown);
   return out;
 }
 

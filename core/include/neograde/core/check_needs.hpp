@@ -19,6 +19,7 @@ enum class spec_section {
   response_schema,         // `op` declares a response schema
   offer_price,             // the offers map price_per_hour_usd
   instance_price,          // the instances map price_per_hour_usd
+  order_shown,             // the instances show something of what a launch orders (type, region, name, SSH keys, a launch parameter)
   underlying_provider,     // offers and instances both map underlying_provider
   launch_sends,            // the launch body sends the variable `variable`
   launch_refuses_unknown,  // operations.launch.refuses_unknown cites the refusal of `variable`
