@@ -119,6 +119,60 @@ std::vector<std::string> strings_at(const nlohmann::json& obj, const field_path&
   return out;
 }
 
+// Offer field names with a meaning of their own; any other name is a launch parameter.
+bool is_offer_attribute(const std::string& name) {
+  static const std::set<std::string> names{"rows",   "instance_type", "description", "price_per_hour_usd", "regions_available",
+                                           "region", "gpu",           "available"};
+  return names.contains(name);
+}
+
+// A number at a value: JSON numbers, or decimal strings; NaN and infinities are no number.
+std::optional<double> number_of(const nlohmann::json* v, double scale) {
+  if (v == nullptr) return std::nullopt;
+  auto finite = [](double x) { return std::isfinite(x) ? std::optional<double>(x) : std::nullopt; };
+  if (v->is_number()) return finite(v->get<double>() * scale);
+  if (v->is_string()) {
+    try {
+      return finite(std::stod(v->get<std::string>()) * scale);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+// A scalar as text (string_at's reading), "" for anything else or nothing.
+std::string text_of(const nlohmann::json* v) { return v == nullptr ? std::string() : string_at(*v, "").value_or(""); }
+
+// Whether a value says "yes": true, a positive number, or a non-empty string other than a
+// number <= 0 or "false".
+bool truthy(const nlohmann::json* v) {
+  if (v == nullptr || v->is_null()) return false;
+  if (v->is_boolean()) return v->get<bool>();
+  if (v->is_number()) return v->get<double>() > 0;
+  if (v->is_string()) {
+    const auto& t = v->get_ref<const std::string&>();
+    if (t.empty() || iequals(t, "false")) return false;
+    if (auto n = number_of(v, 1)) return *n > 0;
+    return true;
+  }
+  return !v->empty();
+}
+
+// A field's number: its value (the first of its places that holds one), plus each term's value
+// times its factor, times the scale. Any missing part: no number.
+template <class At>
+std::optional<double> number_field(const field_path& fp, const At& at) {
+  auto n = number_of(fp.read(at), 1);
+  for (const auto& t : fp.plus) {
+    if (!n) break;
+    auto term = number_of(at(t.pointer), 1);
+    n = term ? std::optional<double>(*n + *term * t.times) : std::nullopt;
+  }
+  if (n) *n *= fp.scale;
+  return n;
+}
+
 std::string text_field(const nlohmann::json& obj, const std::map<std::string, field_path>& fields, const std::string& name) {
   auto it = fields.find(name);
   if (it == fields.end()) return {};
@@ -488,65 +542,18 @@ instance provider_client::to_instance(const nlohmann::json& obj, operation_id fr
   i.region = text_field(obj, f, "region");
   i.instance_type = text_field(obj, f, "instance_type");
   i.underlying_provider = text_field(obj, f, "underlying_provider");
+  if (auto it = f.find("price_per_hour_usd"); it != f.end())
+    i.price_per_hour_usd = number_field(it->second, [&](const std::string& p) { return find_pointer(obj, p); });
+  // The launch parameters it shows: fields named as the offers' (the underlying provider has a
+  // check of its own).
+  for (const auto& [name, fp] : f)
+    if (spec_.offer_fields.contains(name) && !is_offer_attribute(name) && name != "underlying_provider")
+      if (auto v = text_field(obj, f, name); !v.empty()) i.params[name] = std::move(v);
   if (auto it = f.find("ssh_key_names"); it != f.end()) i.ssh_key_names = strings_at(obj, it->second);
   return i;
 }
 
 namespace {
-
-// Offer field names with a meaning of their own; any other name is a launch parameter.
-bool is_offer_attribute(const std::string& name) {
-  static const std::set<std::string> names{"rows",   "instance_type", "description", "price_per_hour_usd", "regions_available",
-                                           "region", "gpu",           "available"};
-  return names.contains(name);
-}
-
-// A number at a value: JSON numbers, or decimal strings; NaN and infinities are no number.
-std::optional<double> number_of(const nlohmann::json* v, double scale) {
-  if (v == nullptr) return std::nullopt;
-  auto finite = [](double x) { return std::isfinite(x) ? std::optional<double>(x) : std::nullopt; };
-  if (v->is_number()) return finite(v->get<double>() * scale);
-  if (v->is_string()) {
-    try {
-      return finite(std::stod(v->get<std::string>()) * scale);
-    } catch (const std::exception&) {
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
-}
-
-// A scalar as text (string_at's reading), "" for anything else or nothing.
-std::string text_of(const nlohmann::json* v) { return v == nullptr ? std::string() : string_at(*v, "").value_or(""); }
-
-// Whether a value says "yes": true, a positive number, or a non-empty string other than a
-// number <= 0 or "false".
-bool truthy(const nlohmann::json* v) {
-  if (v == nullptr || v->is_null()) return false;
-  if (v->is_boolean()) return v->get<bool>();
-  if (v->is_number()) return v->get<double>() > 0;
-  if (v->is_string()) {
-    const auto& t = v->get_ref<const std::string&>();
-    if (t.empty() || iequals(t, "false")) return false;
-    if (auto n = number_of(v, 1)) return *n > 0;
-    return true;
-  }
-  return !v->empty();
-}
-
-// A field's number: its value (the first of its places that holds one), plus each term's value
-// times its factor, times the scale. Any missing part: no number.
-template <class At>
-std::optional<double> number_field(const field_path& fp, const At& at) {
-  auto n = number_of(fp.read(at), 1);
-  for (const auto& t : fp.plus) {
-    if (!n) break;
-    auto term = number_of(at(t.pointer), 1);
-    n = term ? std::optional<double>(*n + *term * t.times) : std::nullopt;
-  }
-  if (n) *n *= fp.scale;
-  return n;
-}
 
 // Whether a quantity says "some": a level word past the first (with `levels`), else truthy.
 bool available_at(const field_path& fp, const nlohmann::json* v) {

@@ -503,13 +503,30 @@ const std::vector<check_descriptor>& catalogue() {
        .category = "lifecycle",
        .level = critical,
        .requirement = must,
-       .description = "Compares the delivered instance (type, region, name, SSH key) with what was ordered; on the emulator, and live "
+       .description = "Compares the delivered instance (type, region, name, SSH key, and every launch parameter the request sent that "
+                      "the instance shows, such as its GPU count) with what was ordered; on the emulator, and live "
                       "when --max-instances leaves room, also orders the cheapest row of another instance type, compares it once "
-                      "running and terminates it (the reason says when only one type was tested, and why).",
-       .requirement_text = "The instance delivered MUST be what was ordered.",
-       .source = "gpu-hardware reference (PCIe sold as SXM); buyer reports",
+                      "running and terminates it (the reason says what was compared, which launch parameters the instance does not "
+                      "show, and when only one type was tested, and why).",
+       .requirement_text = "The instance delivered MUST be what was ordered: a launch parameter the API shows on the instance otherwise "
+                           "than the request sent it was silently ignored.",
+       .source = "gpu-hardware reference (PCIe sold as SXM); buyer reports; issue 39 (a Prime Intellect-shaped pod built with twice "
+                 "the GPUs ordered)",
        .quirk = "wrong_type_delivered",
-       .needs = {launches},
+       .needs = {launches, section(spec_section::order_shown)},
+       .stage = lifecycle},
+      {.id = "billing.instance.price_as_listed",
+       .category = "billing",
+       .level = high,
+       .requirement = must,
+       .description = "Where offers and instances both state an hourly price, compares the price each instance launched (the "
+                      "lifecycle's, and the second order's) states with its offer row's, within the provider's rounding (half the "
+                      "last decimal the instance writes it in, at most half a cent).",
+       .requirement_text = "An instance MUST be priced as the offer row it was launched from listed it.",
+       .source = "provider API reference (offer and instance price fields, e.g. Prime Intellect GpuAvailability.prices and "
+                 "APIPodConfig.priceHr); issue 39 (a pod billed 25 % above its row)",
+       .quirk = "price_above_row",
+       .needs = {launches, section(spec_section::offer_price), section(spec_section::instance_price)},
        .stage = lifecycle},
       {.id = "transparency.instance.underlying_provider_as_listed",
        .category = "transparency",

@@ -79,12 +79,18 @@ class driver {
     if (!decided(refusal_form_id) && !unmet(refusal_form_id)) emit(judge_refusal_form(rec_));
   }
 
+  // What was delivered against what was ordered and listed, once compared: the order (type, region,
+  // launch parameters) and the price.
+  void judge_delivered(const std::string& orders, const std::string& one_type) {
+    if (!decided(order_id) && !unmet(order_id)) emit(judge_matches_order(rec_, ctx_.spec, orders, one_type));
+    if (!decided(price_id) && !unmet(price_id)) emit(judge_price_as_listed(rec_, ctx_.spec));
+  }
+
   // Decides every check of the lifecycle not yet decided (the capacity and order checks by what
   // was tried and compared so far, when there is something): every check gets an outcome.
   void skip_all(outcome result, const std::string& reason) {
     judge_rows("");
-    if (!decided(order_id))
-      emit(judge_matches_order(rec_, ctx_.spec, rec_.launch.order.key(), "the run ended before a second type was ordered"));
+    judge_delivered(rec_.launch.order.key(), "the run ended before a second type was ordered");
     // A check whose needs the run does not meet says so, whatever step the lifecycle ended at.
     for (const auto& d : catalogue())
       if (d.stage == check_stage::lifecycle && !decided(d.id.c_str())) {
@@ -291,7 +297,7 @@ class driver {
     emit(judge_reaches_running(rec_, ctx_.spec));
     if (running) on_running(id);
     else
-      for (const char* dependent : {address_id, order_id, underlying_id, consistent_id, restart_id, stop_id, start_id})
+      for (const char* dependent : {address_id, order_id, price_id, underlying_id, consistent_id, restart_id, stop_id, start_id})
         if (!unmet(dependent)) emit(make(dependent, outcome::skipped, "the instance never reached running"));
     isolation(id);
     if (running) restart(id);
@@ -708,8 +714,7 @@ class driver {
       if (!try_further_row(plan[i], i, second)) break;
     judge_rows(fr.no_more);
     fr.orders = rec_.launch.order.key() + (fr.second_compared ? " and " + plan[*second].key() : "");
-    if (!decided(order_id))
-      emit(judge_matches_order(rec_, ctx_.spec, fr.orders, fr.second_compared ? "" : fr.one_type.empty() ? fr.no_more : fr.one_type));
+    judge_delivered(fr.orders, fr.second_compared ? "" : fr.one_type.empty() ? fr.no_more : fr.one_type);
   }
 
   // Launches one further row (the second order when it is the first of another type); false when

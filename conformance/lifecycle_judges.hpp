@@ -25,6 +25,7 @@ inline constexpr const char* running_id = "lifecycle.instance.reaches_running";
 inline constexpr const char* address_id = "lifecycle.instance.running_has_address";
 inline constexpr const char* order_id = "lifecycle.instance.matches_order";
 inline constexpr const char* underlying_id = "transparency.instance.underlying_provider_as_listed";
+inline constexpr const char* price_id = "billing.instance.price_as_listed";
 inline constexpr const char* consistent_id = "schema.instance.consistent_across_endpoints";
 inline constexpr const char* iso_get_id = "isolation.instance.get_denied";
 inline constexpr const char* iso_list_id = "isolation.instance.list_hidden";
@@ -75,13 +76,21 @@ struct action_verdict {
 [[nodiscard]] check_outcome judge_reaches_running(const lifecycle_record& rec, const provider_spec& spec);
 [[nodiscard]] check_outcome judge_running_has_address(const running_wait& w);
 
-// What of the instance compared differs from its order: type, region where compared, name, SSH key.
+// What of the instance compared differs from its order: type, region where compared, name, SSH key,
+// and every launch parameter the instance shows.
 [[nodiscard]] std::vector<std::string> delivered_otherwise(const order_compared& c, const provider_spec& spec,
                                                            const std::string& ssh_key_name);
 // lifecycle.instance.matches_order on what was compared (nullopt: nothing was); `one_type` says
 // why only the lifecycle's instance was, if so.
 [[nodiscard]] std::optional<check_outcome> judge_matches_order(const lifecycle_record& rec, const provider_spec& spec,
                                                                const std::string& orders, const std::string& one_type);
+// What of an order the instance was compared on, and the launch parameters it does not show.
+[[nodiscard]] std::string order_read_back(const order_compared& c, const provider_spec& spec, const std::string& ssh_key_name);
+// billing.instance.price_as_listed on what was compared (nullopt: nothing was): the hourly price
+// each instance states against its row's, within the provider's rounding (price_tolerance_usd: half
+// the last decimal the price is written in, in the provider's unit, at most half a cent).
+[[nodiscard]] double price_tolerance_usd(double shown_usd, double scale);
+[[nodiscard]] std::optional<check_outcome> judge_price_as_listed(const lifecycle_record& rec, const provider_spec& spec);
 [[nodiscard]] check_outcome judge_underlying_provider(const order_compared& c, const provider_spec& spec);
 [[nodiscard]] check_outcome judge_consistent(const consistency_record& c);
 

@@ -7,6 +7,7 @@
 #include <neograde/core/template.hpp>
 
 #include <algorithm>
+#include <set>
 
 namespace neograde::conformance {
 namespace {
@@ -55,6 +56,20 @@ std::optional<std::string> missing_section(const check_need& n, const provider_s
       return unless(op != nullptr && op->response_schema.has_value(), "the spec declares no response schema");
     }
     case spec_section::offer_price: return unless(spec.offer_fields.contains("price_per_hour_usd"), "the spec maps no offer price");
+    case spec_section::order_shown: {
+      // As lifecycle.instance.matches_order compares: the order's attributes, and any offer field
+      // that is a launch parameter (not one with a meaning of its own) mapped on the instance too.
+      static const std::set<std::string> offer_attributes{
+          "rows",   "instance_type", "description", "price_per_hour_usd", "regions_available",
+          "region", "gpu",           "available",   "underlying_provider"};
+      bool shown = false;
+      for (const char* f : {"instance_type", "region", "name", "ssh_key_names"}) shown = shown || spec.instance_fields.contains(f);
+      for (const auto& [name, field] : spec.offer_fields)
+        shown = shown || (!offer_attributes.contains(name) && spec.instance_fields.contains(name));
+      return unless(shown, "the instances show nothing of what a launch orders (no type, region, name, SSH key or launch parameter)");
+    }
+    case spec_section::instance_price:
+      return unless(spec.instance_fields.contains("price_per_hour_usd"), "the spec maps no hourly price on the instance");
     case spec_section::underlying_provider:
       return unless(spec.offer_fields.contains("underlying_provider") && spec.instance_fields.contains("underlying_provider"),
                     "the spec maps no underlying provider on both offers and instances");

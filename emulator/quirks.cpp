@@ -127,6 +127,12 @@ constexpr std::array<quirk_info, quirk_count> quirks{{
      "a start is answered with success and its action record reads completed at once, but the instance stays stopped"},
     {quirk::bulk_delete_partial, "bulk_delete_partial",
      "a terminate of every instance carrying a tag terminates only the oldest of them, answering success"},
+    // what was delivered against what was ordered and listed (issue 39)
+    {quirk::price_above_row, "price_above_row",
+     "an instance states an hourly price 25 % above the offer row it was launched from (where the spec maps the instance's price)"},
+    {quirk::gpu_count_doubled, "gpu_count_doubled",
+     "an instance is built with twice the GPUs its launch ordered: it shows gpu_count doubled (where the spec maps gpu_count as a "
+     "launch parameter and on the instance)"},
 }};
 
 // Row i describes quirk i, so that a quirk's row is found by its value.

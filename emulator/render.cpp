@@ -259,6 +259,18 @@ nlohmann::json provider_model::impl::render_instance(const emu_instance& i, phas
               : has(quirk::fixed_type_delivered) && first_type ? *first_type
                                                                : i.type);
   write_field(obj, f, "ssh_key_names", i.ssh_keys);
+  // What it is billed per hour and the launch parameters it shows, as its offer row listed them
+  // (the emulator refuses a launch whose parameters are not the row's).
+  if (const auto* type = emu.find_type(i.type); type != nullptr) {
+    if (const auto& price = type->price_per_hour_usd; price.is_number())
+      write_field(obj, f, "price_per_hour_usd", has(quirk::price_above_row) ? nlohmann::json(price.get<double>() * 1.25) : price);
+    for (const auto& [param, value] : type->params) {
+      if (param == "underlying_provider" || !f.contains(param)) continue;
+      const bool doubled = param == "gpu_count" && has(quirk::gpu_count_doubled) && !value.empty() &&
+                           value.find_first_not_of("0123456789") == std::string::npos && value.size() < 10;
+      write_field(obj, f, param, doubled ? std::to_string(2 * std::stol(value)) : value);
+    }
+  }
   if (f.contains("underlying_provider")) {
     const auto named = underlying_provider_of(i.type);
     write_field(obj, f, "underlying_provider", has(quirk::underlying_provider_swapped) ? other_underlying_provider(named) : named);

@@ -101,6 +101,15 @@ void expect_instance(const provider_spec& spec, const instance& got, const nlohm
   if (want.contains("name")) {
     EXPECT_EQ(got.name, text(want["name"])) << where;
   }
+  // What it is billed per hour, and the launch parameters it shows (issue 39).
+  if (want.contains("price_per_hour_usd")) {
+    EXPECT_TRUE(got.price_per_hour_usd && std::abs(*got.price_per_hour_usd - want["price_per_hour_usd"].get<double>()) < 1e-9)
+        << where << ": price " << got.price_per_hour_usd.value_or(-1);
+  }
+  const auto params = want.value("params", nlohmann::json::object());
+  for (const auto& [k, v] : params.items()) {
+    EXPECT_EQ(got.params.contains(k) ? got.params.at(k) : "(not read)", text(v)) << where << ": launch parameter " << k;
+  }
   // Every status a real payload carries is documented (or, when absent, has a declared meaning).
   if (got.provider_status.empty()) {
     EXPECT_TRUE(spec.absent_state.has_value()) << where << ": a null or absent status has no declared meaning";

@@ -271,6 +271,103 @@ TEST(JudgeMatchesOrder, AnotherTypeDeliveredFails) {
   EXPECT_TRUE(says(*o, "type \"gpu_1x_a10\" (ordered \"gpu_1x_h100\")")) << o->reason;
 }
 
+// Every launch parameter the request sent is read back where the API shows it (issue 39): a Prime
+// Intellect pod built with twice the GPUs ordered fails; one the pod does not show (its cloudId) is
+// named as not shown, and no count is printed as compared that was never read.
+TEST(JudgeMatchesOrder, ALaunchParameterShownOtherwiseFailsOneNotShownIsNamed) {
+  const auto& spec = test::spec("primeintellect");
+  lifecycle_record rec;
+  order_compared c;
+  c.ordered.instance_type = c.got.instance_type = "A100_80GB";
+  c.ordered.region = "US-KS-2";  // sent as dataCenterId; a pod does not show it
+  c.ordered.params = {{"cloud_id", "NVIDIA A100 80GB PCIe"}, {"gpu_count", "1"}, {"socket", "PCIe"}, {"underlying_provider", "runpod"}};
+  c.got.params = {{"gpu_count", "1"}, {"socket", "PCIe"}};
+  rec.compared.push_back(c);
+  auto o = judge_matches_order(rec, spec, c.ordered.key(), "");
+  EXPECT_EQ(o->result, outcome::pass) << o->reason;
+  EXPECT_TRUE(says(*o, "compared type, gpu_count, socket")) << o->reason;
+  EXPECT_TRUE(says(*o, "what the order sent that the instance does not show: region, cloud_id")) << o->reason;
+  rec.compared.front().got.params["gpu_count"] = "2";
+  o = judge_matches_order(rec, spec, c.ordered.key(), "");
+  EXPECT_EQ(o->result, outcome::fail);
+  EXPECT_TRUE(says(*o, "gpu_count 2 (ordered 1)")) << o->reason;
+  // Not stated on the instance: not judged, and not said to be compared.
+  rec.compared.front().got.params.erase("gpu_count");
+  o = judge_matches_order(rec, spec, c.ordered.key(), "");
+  EXPECT_EQ(o->result, outcome::pass) << o->reason;
+  EXPECT_TRUE(says(*o, "compared type, socket")) << o->reason;
+  // A number written otherwise is the same number.
+  rec.compared.front().got.params["gpu_count"] = "1.0";
+  EXPECT_EQ(judge_matches_order(rec, spec, c.ordered.key(), "")->result, outcome::pass);
+}
+
+// A check that would compare nothing does not pass: where the instances show nothing of the order
+// (Akash's carry id, address and status only), it does not apply.
+TEST(JudgeMatchesOrder, NotApplicableWhereTheInstanceShowsNothingOfTheOrder) {
+  run_conditions run{.spend = {.allowed = true}};
+  const auto o = applicability(*find_check(order_id), test::spec("akash"), run);
+  ASSERT_TRUE(o);
+  EXPECT_NE(o->reason.find("not applicable: the instances show nothing of what a launch orders"), std::string::npos) << o->reason;
+  EXPECT_FALSE(applicability(*find_check(order_id), test::spec("lambda"), run));
+}
+
+// The price an instance states against its row's (issue 39: a pod billed 25 % above its row), within
+// the provider's rounding: half the last decimal it writes, at most half a cent.
+TEST(JudgePriceAsListed, TwentyFivePercentAboveTheRowFailsTheProvidersRoundingPasses) {
+  const auto& spec = test::spec("primeintellect");
+  lifecycle_record rec;
+  EXPECT_FALSE(judge_price_as_listed(rec, spec));
+  order_compared c;
+  c.ordered.instance_type = "A100_80GB";
+  c.ordered.price_per_hour_usd = 1.6568;
+  c.got.price_per_hour_usd = 1.6568;
+  rec.compared.push_back(c);
+  auto o = judge_price_as_listed(rec, spec);
+  EXPECT_EQ(o->result, outcome::pass) << o->reason;
+  rec.compared.front().got.price_per_hour_usd = 1.66;  // written to the cent
+  EXPECT_EQ(judge_price_as_listed(rec, spec)->result, outcome::pass);
+  rec.compared.front().got.price_per_hour_usd = 1.657;  // rounded to a tenth of a cent
+  EXPECT_EQ(judge_price_as_listed(rec, spec)->result, outcome::pass);
+  rec.compared.front().got.price_per_hour_usd = 1.658;  // written to a tenth of a cent, yet more than half of one off
+  EXPECT_EQ(judge_price_as_listed(rec, spec)->result, outcome::fail);
+  rec.compared.front().got.price_per_hour_usd = 1.6568 * 1.25;
+  o = judge_price_as_listed(rec, spec);
+  EXPECT_EQ(o->result, outcome::fail);
+  EXPECT_TRUE(says(*o, "where its row listed 1.6568/h (+25.0 %")) << o->reason;
+  EXPECT_FALSE(o->evidence.empty());
+  // The second order is judged too.
+  rec.compared.front().got.price_per_hour_usd = 1.6568;
+  order_compared second = c;
+  second.second = true;
+  second.ordered.instance_type = "H100_80GB";
+  second.ordered.price_per_hour_usd = 2.4068;
+  second.got.price_per_hour_usd = 3.0;
+  rec.compared.push_back(second);
+  o = judge_price_as_listed(rec, spec);
+  EXPECT_EQ(o->result, outcome::fail);
+  EXPECT_TRUE(says(*o, "the second order")) << o->reason;
+  // No price stated where the spec maps one: not judged.
+  rec.compared.back().got.price_per_hour_usd.reset();
+  EXPECT_EQ(judge_price_as_listed(rec, spec)->result, outcome::errored);
+}
+
+TEST(JudgePriceAsListed, ToleranceIsHalfTheLastDecimalWrittenInTheProvidersUnit) {
+  EXPECT_DOUBLE_EQ(price_tolerance_usd(1.66, 1), 0.005);
+  EXPECT_DOUBLE_EQ(price_tolerance_usd(1.6568, 1), 0.00005);
+  EXPECT_DOUBLE_EQ(price_tolerance_usd(3, 1), 0.005);        // whole dollars: still half a cent at most
+  EXPECT_DOUBLE_EQ(price_tolerance_usd(1.29, 0.01), 0.005);  // Lambda's whole cents
+  EXPECT_NEAR(price_tolerance_usd(1.2925, 0.01), 0.00005, 1e-12);
+}
+
+TEST(PriceNeeds, NotApplicableWithoutAPriceOnTheInstance) {
+  run_conditions run{.spend = {.allowed = true}};
+  const auto o = applicability(*find_check(price_id), test::spec("vastai"), run);
+  ASSERT_TRUE(o);
+  EXPECT_TRUE(o->reason.starts_with("not applicable: ")) << o->reason;
+  EXPECT_NE(o->reason.find("no hourly price on the instance"), std::string::npos) << o->reason;
+  EXPECT_FALSE(applicability(*find_check(price_id), test::spec("primeintellect"), run));
+}
+
 TEST(JudgeIsolation, ADifferentAnswerForAnotherAccountsInstanceLeaksItsExistence) {
   const auto& spec = test::spec("lambda");
   isolation_record i{.has_get = true, .theirs = answered(403, false), .missing = answered(404, false)};

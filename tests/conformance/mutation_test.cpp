@@ -264,6 +264,18 @@ const std::vector<scoped_quirk>& scoped_quirks() {
       // moves on to the next row, wherever the API launches.
       {"capacity_refusal_500", "errors.launch.refusal_is_documented_error", "was refused with HTTP 500",
        [](const provider_spec& s) { return s.operation(operation_id::launch) != nullptr; }},
+      // What was delivered against what was ordered and listed (issue 39): twice the GPUs ordered,
+      // wherever the instance shows the GPU count the launch sends (Prime Intellect's gpuCount).
+      {"gpu_count_doubled", "lifecycle.instance.matches_order", "gpu_count",
+       [](const provider_spec& s) {
+         const auto& rows = launchable_rows(s);
+         return s.instance_fields.contains("gpu_count") && !rows.empty() && rows.front().params.contains("gpu_count");
+       }},
+      // Priced above its row, wherever offers and instances both state a price.
+      {"price_above_row", "billing.instance.price_as_listed", "where its row listed",
+       [](const provider_spec& s) {
+         return s.offer_fields.contains("price_per_hour_usd") && s.instance_fields.contains("price_per_hour_usd");
+       }},
       // A restart that ends with the instance stopped for good is decided at once (issue 36),
       // where the API restarts and documents a stopped word.
       {"restart_ends_off", "lifecycle.instance.restart_returns_to_running", "documented as stopped",

@@ -18,6 +18,8 @@ enum class spec_section {
   ssh_key_delete,          // a key can be deleted (ssh_keys_delete, or a key-set replace with its list)
   response_schema,         // `op` declares a response schema
   offer_price,             // the offers map price_per_hour_usd
+  instance_price,          // the instances map price_per_hour_usd
+  order_shown,             // the instances show something of what a launch orders (type, region, name, SSH keys, a launch parameter)
   underlying_provider,     // offers and instances both map underlying_provider
   launch_sends,            // the launch body sends the variable `variable`
   launch_refuses_unknown,  // operations.launch.refuses_unknown cites the refusal of `variable`

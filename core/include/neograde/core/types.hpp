@@ -49,6 +49,12 @@ struct instance {
   std::string instance_type;
   std::vector<std::string> ssh_key_names;
   std::string underlying_provider;  // whose capacity it is, where an aggregator's API says (instance field underlying_provider)
+  // What it is billed per hour, where the API states it on the instance (instance field
+  // price_per_hour_usd: Prime Intellect's priceHr).
+  std::optional<double> price_per_hour_usd;
+  // The launch parameters the API shows on it: each instance field named as an offer's launch
+  // parameter (Prime Intellect's gpuCount, mapped as gpu_count in both), as text.
+  std::map<std::string, std::string> params;
 };
 
 // One launchable row of a provider's catalogue: an instance type in a region, with whatever

@@ -102,8 +102,11 @@ enum class quirk {
   action_without_effect,
   start_without_effect,
   bulk_delete_partial,
+  // what was delivered against what was ordered and listed (issue 39)
+  price_above_row,
+  gpu_count_doubled,
 };
-inline constexpr std::size_t quirk_count = static_cast<std::size_t>(quirk::bulk_delete_partial) + 1;
+inline constexpr std::size_t quirk_count = static_cast<std::size_t>(quirk::gpu_count_doubled) + 1;
 
 struct quirk_info {
   quirk id;
