@@ -480,8 +480,8 @@ check_outcome judge_page_metadata(const walk_record& w, const pagination_spec& p
 }
 
 // pagination.offers.walk_ends: each page advances past the one before (a page that answers the
-// rows of the one before again ignores its page parameter: a client that walks until the total,
-// or until a page says it is the last, never ends), no row is listed on two pages, the walk ends
+// rows of the one before again ignores its page parameter: a client that walks until a page says
+// it is the last never ends), no row is listed on two pages, the walk ends
 // within the client's bound (a problem of the walk), and what the pages say about it is true where
 // the spec declares it.
 check_outcome judge_offers_walk(const offers_walk_record& w, const pagination_spec& pg) {
@@ -495,8 +495,8 @@ check_outcome judge_offers_walk(const offers_walk_record& w, const pagination_sp
                       (pg.style == "token"  ? "page token"
                        : pg.style == "page" ? pg.page_param
                                             : pg.offset_param) +
-                      " parameter is ignored, and a client that walks until the total or the last page never ends (neograde "
-                      "stops at a repeated page)",
+                      " parameter is ignored: a client that walks until a page says it is the last never ends, and one that "
+                      "walks until it has the total holds the first rows over and over (neograde stops at a repeated page)",
                   {pages[n - 2].result.evidence, pages[n - 1].result.evidence});
     if (!w.walked.problem.empty())
       return make(offers_walk_id, outcome::fail, "walking the catalogue one row per page: " + w.walked.problem, {w.walked.call.evidence});
