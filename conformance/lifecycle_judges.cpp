@@ -326,6 +326,27 @@ check_outcome judge_terminate_many(const many_record& m) {
               {t.evidence, m.last});
 }
 
+namespace {
+
+// The failure of check `id` where the walk's last page answers what the page before it listed
+// again (`noun`: what the pages list): the page parameter or token is ignored, and a client that
+// walks until a page says it is the last never ends; with both pages as evidence.
+std::optional<check_outcome> repeated_page(const std::string& id, const std::vector<page_read>& pages, const pagination_spec& pg,
+                                           const std::string& noun) {
+  const auto n = pages.size();
+  if (n < 2 || pages[n - 1].ids.empty() || pages[n - 1].ids != pages[n - 2].ids) return std::nullopt;
+  const auto param = pg.style == "token" ? std::string("page token") : pg.style == "page" ? pg.page_param : pg.offset_param;
+  return make(id, outcome::fail,
+              "page " + std::to_string(n) + " answers the " + std::to_string(pages[n - 1].ids.size()) + " " + noun + " of page " +
+                  std::to_string(n - 1) + " again: the " + param +
+                  " parameter is ignored: a client that walks until a page says it is the last never ends, and one that walks "
+                  "until it has the total holds the first " +
+                  noun + " over and over (neograde stops at a repeated page)",
+              {pages[n - 2].result.evidence, pages[n - 1].result.evidence});
+}
+
+}  // namespace
+
 std::vector<check_outcome> judge_pagination(const walk_record& w, const provider_spec& spec) {
   const auto& op = *spec.operation(operation_id::list);
   if (!w.paginated)
@@ -334,8 +355,9 @@ std::vector<check_outcome> judge_pagination(const walk_record& w, const provider
             not_applicable(page_metadata_id, "the spec declares no pagination metadata")};
   const auto& paged = w.paged;
   if (!paged.value)
-    return {make(each_once_id, outcome::fail, "walking one item per page failed: " + paged.call.describe() + " " + paged.problem,
-                 {paged.call.evidence}),
+    return {repeated_page(each_once_id, w.pages, *op.pagination, "instance(s)")
+                .value_or(make(each_once_id, outcome::fail,
+                               "walking one item per page failed: " + paged.call.describe() + " " + paged.problem, {paged.call.evidence})),
             make(page_size_id, outcome::skipped, "the walk failed"),
             op.pagination->metadata_source.empty() ? not_applicable(page_metadata_id, "the spec declares no pagination metadata")
                                                    : make(page_metadata_id, outcome::skipped, "the walk failed")};
@@ -499,15 +521,7 @@ check_outcome judge_offers_walk(const offers_walk_record& w, const pagination_sp
   const auto n = pages.size();
   auto page = [](std::size_t i) { return "page " + std::to_string(i + 1); };
   if (!w.walked.value) {
-    if (n >= 2 && !pages[n - 1].ids.empty() && pages[n - 1].ids == pages[n - 2].ids)
-      return make(offers_walk_id, outcome::fail,
-                  page(n - 1) + " answers the " + std::to_string(pages[n - 1].ids.size()) + " row(s) of " + page(n - 2) + " again: the " +
-                      (pg.style == "token"  ? "page token"
-                       : pg.style == "page" ? pg.page_param
-                                            : pg.offset_param) +
-                      " parameter is ignored: a client that walks until a page says it is the last never ends, and one that "
-                      "walks until it has the total holds the first rows over and over (neograde stops at a repeated page)",
-                  {pages[n - 2].result.evidence, pages[n - 1].result.evidence});
+    if (auto repeated = repeated_page(offers_walk_id, pages, pg, "row(s)")) return *repeated;
     if (!w.walked.problem.empty())
       return make(offers_walk_id, outcome::fail, "walking the catalogue one row per page: " + w.walked.problem, {w.walked.call.evidence});
     return make(offers_walk_id, w.walked.call.response ? outcome::fail : outcome::errored,

@@ -283,6 +283,22 @@ TEST(JudgePageMetadata, ATotalThatDisagreesWithTheWalkFails) {
   EXPECT_TRUE(says(o, "page 2 of 2: the page states a total of 5")) << o.reason;
 }
 
+// A list page that answers the instances of the page before it again ignores the page parameter:
+// each_once fails with both pages as evidence.
+TEST(JudgePagination, ARepeatedPageIsShownWithThePageItRepeats) {
+  const auto& spec = test::spec("digitalocean");
+  walk_record w{.paginated = true, .expected = 2};
+  w.paged.call = answered(200, true);
+  w.paged.problem = "the provider served the same page twice";
+  w.pages.push_back({answered(200, true, {{"droplets", {{{"id", 1}}}}}), {"1"}});
+  w.pages.push_back({answered(200, true, {{"droplets", {{{"id", 1}}}}}), {"1"}});
+  const auto out = judge_pagination(w, spec);
+  const auto& o = *std::find_if(out.begin(), out.end(), [](const auto& c) { return c.check_id == each_once_id; });
+  EXPECT_EQ(o.result, outcome::fail);
+  EXPECT_TRUE(says(o, "page 2 answers the 1 instance(s) of page 1 again: the page parameter is ignored")) << o.reason;
+  EXPECT_EQ(o.evidence.size(), 2u);
+}
+
 // The offer catalogue walked one row per page (issue 39 point 6): a page that answers the rows of
 // the one before ignores the page parameter; a total that counts every row twice is a walk to it
 // that never ends; a walk that ends, with a true total, passes.
