@@ -288,23 +288,13 @@ bool ever_running(const std::vector<instance_read>& reads) {
 // list's are watched apart: a list that lags the get (nothing promises read-after-write on a list)
 // reads pending after the get read running, yet goes forward in its own order.
 check_outcome judge_no_illegal_transition(const std::vector<instance_read>& reads) {
-  // Per sequence (get, list): whether it read running since its last departure, and whether a
-  // restart asked for since excuses its next departure. A list that lags shows the restart after
-  // the get has seen it over, and may first show the running of before it.
-  bool was_running[2] = {false, false}, excused[2] = {false, false}, in_restart = false;
+  bool was_running[2] = {false, false};
   for (const auto& i : reads) {
-    const auto seq = i.listed ? 1 : 0;
-    if (i.restarting && !in_restart) excused[0] = excused[1] = true;
-    in_restart = i.restarting;
-    auto& ran = was_running[seq];
-    if (i.state == instance_state::running) {
-      ran = true;
-    } else if (i.state == instance_state::pending && ran) {
-      if (!i.restarting && !excused[seq])
-        return make(transition_id, outcome::fail, "the instance went from running back to \"" + i.provider_status + "\" without a restart",
-                    {i.evidence});
-      ran = excused[seq] = false;  // the restart's departure, seen then or late
-    }
+    auto& ran = was_running[i.listed ? 1 : 0];
+    if (i.state == instance_state::running) ran = true;
+    else if (i.state == instance_state::pending && ran && !i.restarting)
+      return make(transition_id, outcome::fail, "the instance went from running back to \"" + i.provider_status + "\" without a restart",
+                  {i.evidence});
   }
   return make(transition_id, outcome::pass, "no illegal transition seen");
 }

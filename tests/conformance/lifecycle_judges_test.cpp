@@ -135,26 +135,6 @@ TEST(JudgeNoIllegalTransition, ALaggingListIsASequenceOfItsOwn) {
   EXPECT_EQ(judge_no_illegal_transition(reads).result, outcome::fail);
 }
 
-// A list that lags shows the restart's departure after the get has seen the restart over (the
-// restart's reads are the get's), first with the running of before it: the restart excuses one
-// departure of each sequence, not a second one.
-TEST(JudgeNoIllegalTransition, ALaggingListShowsTheRestartLate) {
-  instance_read got{instance_state::running, "active"};
-  instance_read restarting{instance_state::pending, "restarting"};
-  restarting.restarting = true;
-  instance_read listed_active{instance_state::running, "active"};
-  listed_active.listed = true;
-  instance_read listed_restarting{instance_state::pending, "restarting"};
-  listed_restarting.listed = true;
-  std::vector<instance_read> reads{got, listed_active, restarting, got, listed_active, listed_restarting, listed_restarting, listed_active};
-  EXPECT_EQ(judge_no_illegal_transition(reads).result, outcome::pass) << judge_no_illegal_transition(reads).reason;
-  reads.push_back(listed_restarting);
-  EXPECT_EQ(judge_no_illegal_transition(reads).result, outcome::fail);
-  reads.pop_back();
-  reads.push_back({instance_state::pending, "booting"});
-  EXPECT_EQ(judge_no_illegal_transition(reads).result, outcome::fail);
-}
-
 TEST(JudgeRestart, RunningAgainPassesAndSaysWhetherADepartureWasSeen) {
   const auto& spec = test::spec("lambda");
   restart_record r{.request = answered(200, true), .action = {}, .wait = {.how = running_wait::end::running}, .after_s = 12};
