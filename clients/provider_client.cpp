@@ -741,7 +741,8 @@ typed_result<std::vector<nlohmann::json>> provider_client::walk(operation_id id,
   std::set<std::string> seen_tokens;
   std::optional<nlohmann::json> previous_page;
   const int size = op.pagination && page_size > 0 ? page_size : op.pagination ? op.pagination->size : 0;
-  // A bound on pages, so that a provider that never says "last page" cannot loop us forever.
+  // A bound on pages, so that a provider that never says "last page" cannot loop us forever: a walk
+  // that reaches it is a problem, not a catalogue cut short.
   constexpr int max_pages = 1000;
   for (int page = 0; page < max_pages; ++page) {
     std::string query;
@@ -793,6 +794,10 @@ typed_result<std::vector<nlohmann::json>> provider_client::walk(operation_id id,
       break;
     }
     if (batch_size == 0) break;
+    if (page + 1 == max_pages) {
+      out.problem = "the walk did not end within " + std::to_string(max_pages) + " pages";
+      return out;
+    }
   }
   out.value = std::move(items);
   return out;

@@ -846,6 +846,21 @@ const std::vector<check_descriptor>& catalogue() {
        .needs = {launches, section(spec_section::paginated_by_size, "the spec declares no pagination metadata"),
                  section(spec_section::pagination_metadata)},
        .stage = lifecycle},
+      {.id = "pagination.offers.walk_ends",
+       .category = "pagination",
+       .level = medium,
+       .requirement = must,
+       .description = "Walks the offer catalogue one row per page, at most 1000 pages, and checks that the walk ends on its own: no "
+                      "page answers the rows of the page before it again (the page parameter or token honoured), no row is listed "
+                      "on two pages, and, where the spec declares what the pages say with its source, the total a page states is "
+                      "the number of rows walked (a client walking to a larger total never ends) and the last page says no more "
+                      "follow.",
+       .requirement_text = "Walking the catalogue's pages MUST end: each page MUST advance past the one before, and what a page "
+                           "says about the walk (total, more flag, next token, next link) MUST be true.",
+       .source = "the spec's pagination of list_offers (Prime Intellect's GET /availability/gpus?page&page_size with totalCount, "
+                 "which its official CLI walks until it has totalCount rows; DigitalOcean's GET /v2/sizes?page&per_page)",
+       .quirk = "page_repeats",
+       .needs = {section_of(spec_section::paginated_by_size, operation_id::list_offers, "the offer catalogue is not paginated by size")}},
       {.id = "http.response.declared_headers",
        .category = "http",
        .level = low,

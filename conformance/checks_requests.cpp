@@ -2,6 +2,7 @@
 // that send (gated) launch requests meant to be refused.
 
 #include "context.hpp"
+#include "lifecycle_judges.hpp"
 
 #include <neograde/core/json_schema.hpp>
 #include <neograde/core/json_util.hpp>
@@ -70,6 +71,25 @@ void offers_content(context& ctx) {
     if (!keys.insert(o.key()).second)
       return ctx.emit(make(unique, outcome::fail, "the offer " + o.key() + " is listed twice", {offers.call.evidence}));
   ctx.emit(make(unique, outcome::pass, std::to_string(keys.size()) + " distinct offer rows", {offers.call.evidence}));
+}
+
+// pagination.offers.walk_ends: the catalogue walked one row per page, each answer kept with its
+// rows (their JSON text: a row is told by all it says).
+void offers_walk(context& ctx) {
+  if (!ctx.applies(lifecycle::offers_walk_id)) return;
+  const auto& op = *ctx.spec.operation(operation_id::list_offers);
+  offers_walk_record w;
+  const auto from = ctx.seen.size();
+  w.walked = ctx.client.walk(operation_id::list_offers, 1);
+  for (auto i = from; i < ctx.seen.size(); ++i) {
+    const auto& o = ctx.seen[i];
+    if (o.op != operation_id::list_offers || !o.result.success || !o.result.json) continue;
+    page_read p{.result = o.result, .ids = {}};
+    for (const auto& row : ctx.client.collection(*o.result.json, op.items.value_or(""), op.items_are_object_values))
+      p.ids.push_back(row.dump());
+    w.pages.push_back(std::move(p));
+  }
+  ctx.emit(lifecycle::judge_offers_walk(w, *op.pagination));
 }
 
 // errors.instance.unknown_id_is_404: "Reading an instance that does not exist MUST answer 404."
@@ -283,6 +303,7 @@ void run_request_checks(context& ctx) {
 
   ctx.emit(offers_schema(ctx, ctx.client.call(operation_id::list_offers)));
   offers_content(ctx);
+  offers_walk(ctx);
 
   if (ctx.applies("errors.instance.unknown_id_is_404")) {
     auto missing = deliberately(ctx.client.call(operation_id::get, {{"id", "neograde-no-such-instance-" + ctx.session.run_id()}}),

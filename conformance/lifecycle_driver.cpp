@@ -608,7 +608,7 @@ class driver {
         return w.distinct < expected && w.distinct == w.found ? std::nullopt : std::optional<bool>(true);
       });
       w.after_s = ctx_.seconds_since(launched);
-      if (w.paged.value) w.pages = pages_since(*op, first_page);
+      w.pages = pages_since(*op, first_page);  // a failed walk's too: a repeated page is its evidence
     }
     emit(judge_pagination(w, ctx_.spec));
   }

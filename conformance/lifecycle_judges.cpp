@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 namespace neograde::conformance::detail::lifecycle {
@@ -509,6 +510,27 @@ check_outcome judge_bulk_delete(const bulk_record& b) {
               {r.evidence, g.last, b.control_evidence});
 }
 
+namespace {
+
+// The failure of check `id` where the walk's last page answers what the page before it listed
+// again (`noun`: what the pages list): the page parameter or token is ignored, and a client that
+// walks until a page says it is the last never ends; with both pages as evidence.
+std::optional<check_outcome> repeated_page(const std::string& id, const std::vector<page_read>& pages, const pagination_spec& pg,
+                                           const std::string& noun) {
+  const auto n = pages.size();
+  if (n < 2 || pages[n - 1].ids.empty() || pages[n - 1].ids != pages[n - 2].ids) return std::nullopt;
+  const auto param = pg.style == "token" ? std::string("page token") : pg.style == "page" ? pg.page_param : pg.offset_param;
+  return make(id, outcome::fail,
+              "page " + std::to_string(n) + " answers the " + std::to_string(pages[n - 1].ids.size()) + " " + noun + " of page " +
+                  std::to_string(n - 1) + " again: the " + param +
+                  " parameter is ignored: a client that walks until a page says it is the last never ends, and one that walks "
+                  "until it has the total holds the first " +
+                  noun + " over and over (neograde stops at a repeated page)",
+              {pages[n - 2].result.evidence, pages[n - 1].result.evidence});
+}
+
+}  // namespace
+
 std::vector<check_outcome> judge_pagination(const walk_record& w, const provider_spec& spec) {
   const auto& op = *spec.operation(operation_id::list);
   if (!w.paginated)
@@ -517,8 +539,9 @@ std::vector<check_outcome> judge_pagination(const walk_record& w, const provider
             not_applicable(page_metadata_id, "the spec declares no pagination metadata")};
   const auto& paged = w.paged;
   if (!paged.value)
-    return {make(each_once_id, outcome::fail, "walking one item per page failed: " + paged.call.describe() + " " + paged.problem,
-                 {paged.call.evidence}),
+    return {repeated_page(each_once_id, w.pages, *op.pagination, "instance(s)")
+                .value_or(make(each_once_id, outcome::fail,
+                               "walking one item per page failed: " + paged.call.describe() + " " + paged.problem, {paged.call.evidence})),
             make(page_size_id, outcome::skipped, "the walk failed"),
             op.pagination->metadata_source.empty() ? not_applicable(page_metadata_id, "the spec declares no pagination metadata")
                                                    : make(page_metadata_id, outcome::skipped, "the walk failed")};
@@ -578,14 +601,15 @@ long page_position(const pagination_spec& pg, const std::vector<page_read>& page
 // What page i of a walk whose last page listing something is `last` says wrongly about the walk
 // (`distinct` instances), if anything.
 std::optional<std::string> page_problem(const pagination_spec& pg, const std::vector<page_read>& pages, std::size_t i, std::size_t last,
-                                        std::size_t distinct) {
+                                        std::size_t distinct, const std::string& noun) {
   const auto& body = *pages[i].result.json;
   if (!pg.total_pointer.empty()) {
     const auto* total = find_pointer(body, pg.total_pointer);
     if (total == nullptr || !total->is_number_integer()) return "no integer total at " + pg.total_pointer;
-    if (total->get<long long>() != static_cast<long long>(distinct))
-      return "the page states a total of " + std::to_string(total->get<long long>()) + " (" + pg.total_pointer + "); the walk found " +
-             std::to_string(distinct) + " distinct instances";
+    if (const auto stated = total->get<long long>(); stated != static_cast<long long>(distinct))
+      return "the page states a total of " + std::to_string(stated) + " (" + pg.total_pointer + "); the walk found " +
+             std::to_string(distinct) + " distinct " + noun +
+             (stated > static_cast<long long>(distinct) ? ": a client that walks until it has the total never ends" : "");
   }
   // What the page says about a next page: each declared form, and whether it says more.
   std::vector<std::pair<std::string, bool>> says;
@@ -600,7 +624,7 @@ std::optional<std::string> page_problem(const pagination_spec& pg, const std::ve
     says.emplace_back("the next link " + pg.next_link_pointer, !next_link.empty());
   }
   for (const auto& [what, more] : says) {
-    if (i < last && !more) return what + " says no page follows, yet page " + std::to_string(i + 2) + " lists instances";
+    if (i < last && !more) return what + " says no page follows, yet page " + std::to_string(i + 2) + " lists " + noun;
     if (i == last && more) return "the last page: " + what + " still says a page follows, past the end";
   }
   if (!next_link.empty()) {
@@ -620,23 +644,16 @@ std::optional<std::string> page_problem(const pagination_spec& pg, const std::ve
   return std::nullopt;
 }
 
-}  // namespace
-
-// pagination.list.metadata_truthful: what the pages of the walk say about it, where the spec
-// declares it.
-check_outcome judge_page_metadata(const walk_record& w, const pagination_spec& pg) {
-  if (pg.metadata_source.empty()) return not_applicable(page_metadata_id, "the spec declares no pagination metadata");
-  const auto& pages = w.pages;
-  std::set<std::string> ids;
-  for (const auto& p : pages) ids.insert(p.ids.begin(), p.ids.end());
-  std::size_t last = pages.size();  // the last page that lists something
+// The last page that lists something (pages.size() when none does).
+std::size_t last_listing(const std::vector<page_read>& pages) {
+  std::size_t last = pages.size();
   for (std::size_t i = 0; i < pages.size(); ++i)
     if (!pages[i].ids.empty()) last = i;
-  if (last == pages.size()) return make(page_metadata_id, outcome::skipped, "the walk found no instance");
-  for (std::size_t i = 0; i <= last; ++i)
-    if (auto why = page_problem(pg, pages, i, last, ids.size()))
-      return make(page_metadata_id, outcome::fail, "page " + std::to_string(i + 1) + " of " + std::to_string(last + 1) + ": " + *why,
-                  {pages[i].result.evidence});
+  return last;
+}
+
+// What the spec declares the pages say about the walk, in words.
+std::string declared_metadata(const pagination_spec& pg) {
   std::vector<std::string> checked;
   if (!pg.total_pointer.empty()) checked.push_back("the total");
   if (!pg.more_pointer.empty()) checked.push_back("the more flag");
@@ -645,10 +662,74 @@ check_outcome judge_page_metadata(const walk_record& w, const pagination_spec& p
   if (!pg.last_link_pointer.empty()) checked.push_back("the last link");
   std::string what;
   for (const auto& c : checked) what += (what.empty() ? "" : ", ") + c;
+  return what;
+}
+
+}  // namespace
+
+std::optional<check_outcome> untrue_page(const std::string& id, const std::vector<page_read>& pages, const pagination_spec& pg,
+                                         const std::string& noun) {
+  std::set<std::string> ids;
+  for (const auto& p : pages) ids.insert(p.ids.begin(), p.ids.end());
+  const auto last = last_listing(pages);
+  for (std::size_t i = 0; i <= last && i < pages.size(); ++i)
+    if (auto why = page_problem(pg, pages, i, last, ids.size(), noun))
+      return make(id, outcome::fail, "page " + std::to_string(i + 1) + " of " + std::to_string(last + 1) + ": " + *why,
+                  {pages[i].result.evidence});
+  return std::nullopt;
+}
+
+// pagination.list.metadata_truthful: what the pages of the walk say about it, where the spec
+// declares it.
+check_outcome judge_page_metadata(const walk_record& w, const pagination_spec& pg) {
+  if (pg.metadata_source.empty()) return not_applicable(page_metadata_id, "the spec declares no pagination metadata");
+  const auto& pages = w.pages;
+  const auto last = last_listing(pages);
+  if (last == pages.size()) return make(page_metadata_id, outcome::skipped, "the walk found no instance");
+  if (auto untrue = untrue_page(page_metadata_id, pages, pg, "instances")) return *untrue;
+  std::set<std::string> ids;
+  for (const auto& p : pages) ids.insert(p.ids.begin(), p.ids.end());
   return make(page_metadata_id, outcome::pass,
-              what + ": as the walk found on all " + std::to_string(last + 1) + " page(s) of " + std::to_string(ids.size()) +
-                  " instance(s) (" + pg.metadata_source + ")",
+              declared_metadata(pg) + ": as the walk found on all " + std::to_string(last + 1) + " page(s) of " +
+                  std::to_string(ids.size()) + " instance(s) (" + pg.metadata_source + ")",
               {pages[last].result.evidence});
+}
+
+// pagination.offers.walk_ends: each page advances past the one before (a page that answers the
+// rows of the one before again ignores its page parameter: a client that walks until a page says
+// it is the last never ends), no row is listed on two pages, the walk ends
+// within the client's bound (a problem of the walk), and what the pages say about it is true where
+// the spec declares it.
+check_outcome judge_offers_walk(const offers_walk_record& w, const pagination_spec& pg) {
+  const auto& pages = w.pages;
+  const auto n = pages.size();
+  auto page = [](std::size_t i) { return "page " + std::to_string(i + 1); };
+  if (!w.walked.value) {
+    if (auto repeated = repeated_page(offers_walk_id, pages, pg, "row(s)")) return *repeated;
+    if (!w.walked.problem.empty())
+      return make(offers_walk_id, outcome::fail, "walking the catalogue one row per page: " + w.walked.problem, {w.walked.call.evidence});
+    return make(offers_walk_id, w.walked.call.response ? outcome::fail : outcome::errored,
+                "walking the catalogue one row per page failed: " + w.walked.call.describe(), {w.walked.call.evidence});
+  }
+  std::map<std::string, std::size_t> first_on;
+  for (std::size_t i = 0; i < n; ++i)
+    for (const auto& row : pages[i].ids)
+      if (auto [at, fresh] = first_on.emplace(row, i); !fresh && at->second != i)
+        return make(offers_walk_id, outcome::fail,
+                    page(i) + " lists a row " + page(at->second) +
+                        " listed already: the pages overlap, so a client that walks "
+                        "until the total counts rows twice",
+                    {pages[at->second].result.evidence, pages[i].result.evidence});
+  std::string metadata;
+  if (!pg.metadata_source.empty() && last_listing(pages) < n) {
+    if (auto untrue = untrue_page(offers_walk_id, pages, pg, "offer rows")) return *untrue;
+    metadata = "; " + declared_metadata(pg) + " true on every page (" + pg.metadata_source + ")";
+  }
+  if (n == 0) return make(offers_walk_id, outcome::errored, "the walk read no page");
+  return make(offers_walk_id, outcome::pass,
+              std::to_string(first_on.size()) + " distinct row(s) over " + std::to_string(n) +
+                  " page(s) of one row: the walk ended on its own" + metadata,
+              {pages.back().result.evidence});
 }
 
 std::optional<check_outcome> judge_filter_tagged(const filter_record& f) {

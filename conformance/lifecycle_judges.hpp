@@ -39,6 +39,7 @@ inline constexpr const char* bulk_id = "lifecycle.instance.bulk_delete_exact_set
 inline constexpr const char* each_once_id = "pagination.list.each_once";
 inline constexpr const char* page_size_id = "pagination.list.size_honoured";
 inline constexpr const char* page_metadata_id = "pagination.list.metadata_truthful";
+inline constexpr const char* offers_walk_id = "pagination.offers.walk_ends";
 inline constexpr const char* many_id = "lifecycle.instance.terminate_many";
 inline constexpr const char* terminate_id = "lifecycle.instance.terminate_accepted";
 inline constexpr const char* terminate_schema_id = "schema.terminate.matches_schema";
@@ -120,6 +121,13 @@ struct action_verdict {
 // pagination.list.*: each_once, size_honoured, metadata_truthful.
 [[nodiscard]] std::vector<check_outcome> judge_pagination(const walk_record& w, const provider_spec& spec);
 [[nodiscard]] check_outcome judge_page_metadata(const walk_record& w, const pagination_spec& pg);
+// The first page of a walk whose metadata (total, more flag, next token, links) says something
+// untrue about it, as the failure of check `id`; `noun` names what the pages list ("instances").
+[[nodiscard]] std::optional<check_outcome> untrue_page(const std::string& id, const std::vector<page_read>& pages,
+                                                       const pagination_spec& pg, const std::string& noun);
+
+// pagination.offers.walk_ends: the offer catalogue walked one row per page (issue 39 point 6).
+[[nodiscard]] check_outcome judge_offers_walk(const offers_walk_record& w, const pagination_spec& pg);
 
 // lifecycle.instance.filter_selects_exactly: decided by the tagged read alone (nullopt: the read by
 // a tag no instance carries decides), then by both.

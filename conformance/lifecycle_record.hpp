@@ -188,7 +188,7 @@ struct many_record {
 // The pages of one walk, one item per page.
 struct page_read {
   call_result result;
-  std::vector<std::string> ids;  // the instance ids the page lists
+  std::vector<std::string> ids;  // the instance ids the page lists (an offer row's JSON text)
 };
 
 struct walk_record {
@@ -200,6 +200,13 @@ struct walk_record {
   int walks = 0;
   double after_s = 0;            // seconds after the launches, at the last walk
   std::vector<page_read> pages;  // the list's successful answers during the last walk
+};
+
+// The offer catalogue walked one row per page (pagination.offers.walk_ends): the walk, and every
+// answer of it, each with its rows as their JSON text.
+struct offers_walk_record {
+  typed_result<std::vector<nlohmann::json>> walked;
+  std::vector<page_read> pages;
 };
 
 struct filter_record {

@@ -82,9 +82,13 @@ std::optional<std::string> missing_section(const check_need& n, const provider_s
     }
     case spec_section::tag_filter:
       return unless(list != nullptr && list->tag_filter.has_value(), "the spec declares no list filter by tag");
-    case spec_section::paginated_by_size:
-      return unless(list != nullptr && list->pagination && !list->pagination->size_param.empty(),
-                    "the instance list is not paginated by size");
+    case spec_section::paginated_by_size: {
+      const auto id = n.op == operation_id::unknown ? operation_id::list : n.op;
+      const auto* op = spec.operation(id);
+      return unless(op != nullptr && op->pagination && !op->pagination->size_param.empty(),
+                    id == operation_id::list ? std::string("the instance list is not paginated by size")
+                                             : "the " + op_name(id) + " read is not paginated by size");
+    }
     case spec_section::pagination_metadata:
       return unless(list != nullptr && list->pagination && !list->pagination->metadata_source.empty(),
                     "the spec declares no pagination metadata");

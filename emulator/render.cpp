@@ -401,7 +401,9 @@ http::response provider_model::impl::page_of(const operation_spec& op, nlohmann:
     // next_link_on_last_page: every page says more follow, the last one (and any past it) too.
     const bool more = start + *size < total || has(quirk::next_link_on_last_page);
     if (!pg.more_pointer.empty()) set_pointer(body, pg.more_pointer, more);
-    if (!pg.total_pointer.empty()) set_pointer(body, pg.total_pointer, has(quirk::page_total_wrong) ? total + 1 : total);
+    // page_total_wrong: every object counted twice (a Prime Intellect-shaped catalogue whose
+    // totalCount a client walking to it never reaches).
+    if (!pg.total_pointer.empty()) set_pointer(body, pg.total_pointer, has(quirk::page_total_wrong) ? 2 * total : total);
     if (!pg.previous_pointer.empty()) set_pointer(body, pg.previous_pointer, start > 0);
     if (pg.style == "token")
       set_pointer(body, pg.next_pointer, more ? nlohmann::json("cursor-" + std::to_string(start + *size)) : pg.end_token);

@@ -313,6 +313,28 @@ TEST(HostileBody, HugeNumbersGiveNoPriceOrAFiniteOne) {
   EXPECT_GE(mapped, 1);  // 1.2e29 cents is absurd but finite: the mapping did run
 }
 
+// Pages that never end (issue 39 point 6): each with rows and a token of its own, none the last. The
+// walk is bounded by count: it stops at 1000 pages and says so, instead of looping (or growing)
+// for as long as the provider answers.
+TEST(HostilePages, AWalkThatNeverEndsStopsAtItsBound) {
+  const auto& spec = test::spec("crusoe");  // a token walk: only an empty token ends it
+  const auto& op = *spec.operation(operation_id::list);
+  std::vector<scripted_reply> replies;
+  for (int i = 0; i < 1001; ++i) {
+    nlohmann::json page = nlohmann::json::object();
+    set_pointer(page, *op.items, nlohmann::json::array({{{"id", "vm-" + std::to_string(i)}}}));
+    set_pointer(page, op.pagination->next_pointer, "token-" + std::to_string(i));
+    replies.push_back({scripted_server::response(200, page.dump())});
+  }
+  scripted_server s(replies);
+  provider_client pc(spec, s.url(""), "key-one", hostile_options());
+  bounds b;
+  const auto walked = pc.walk(operation_id::list);
+  EXPECT_FALSE(walked.value);
+  EXPECT_EQ(walked.problem, "the walk did not end within 1000 pages");
+  EXPECT_EQ(s.requests().size(), 1000u);
+}
+
 // 10b. Numeric strings that std::stod reads as non-finite ("NaN", "inf"): no price (a NaN price
 // would make cheapest_offer's comparisons meaningless).
 TEST(HostileBody, NonFiniteNumericStringsGiveNoPrice) {

@@ -398,6 +398,68 @@ TEST(JudgePageMetadata, ATotalThatDisagreesWithTheWalkFails) {
   EXPECT_TRUE(says(o, "page 2 of 2: the page states a total of 5")) << o.reason;
 }
 
+// A list page that answers the instances of the page before it again ignores the page parameter:
+// each_once fails with both pages as evidence.
+TEST(JudgePagination, ARepeatedPageIsShownWithThePageItRepeats) {
+  const auto& spec = test::spec("digitalocean");
+  walk_record w{.paginated = true, .expected = 2};
+  w.paged.call = answered(200, true);
+  w.paged.problem = "the provider served the same page twice";
+  w.pages.push_back({answered(200, true, {{"droplets", {{{"id", 1}}}}}), {"1"}});
+  w.pages.push_back({answered(200, true, {{"droplets", {{{"id", 1}}}}}), {"1"}});
+  const auto out = judge_pagination(w, spec);
+  const auto& o = *std::find_if(out.begin(), out.end(), [](const auto& c) { return c.check_id == each_once_id; });
+  EXPECT_EQ(o.result, outcome::fail);
+  EXPECT_TRUE(says(o, "page 2 answers the 1 instance(s) of page 1 again: the page parameter is ignored")) << o.reason;
+  EXPECT_EQ(o.evidence.size(), 2u);
+}
+
+// The offer catalogue walked one row per page (issue 39 point 6): a page that answers the rows of
+// the one before ignores the page parameter; a total that counts every row twice is a walk to it
+// that never ends; a walk that ends, with a true total, passes.
+TEST(JudgeOffersWalk, ARepeatedPageOrAnUnreachableTotalFails) {
+  pagination_spec pg;
+  pg.style = "page";
+  pg.page_param = "page";
+  pg.total_pointer = "/totalCount";
+  pg.metadata_source = "the provider's catalogue document";
+  auto page = [](int total, std::vector<std::string> rows) {
+    return page_read{answered(200, true, {{"totalCount", total}}), std::move(rows)};
+  };
+  offers_walk_record w{.walked = {}, .pages = {page(2, {"a"}), page(2, {"b"}), page(2, {})}};
+  w.walked.value = std::vector<nlohmann::json>{};
+  auto o = judge_offers_walk(w, pg);
+  EXPECT_EQ(o.result, outcome::pass) << o.reason;
+  EXPECT_TRUE(says(o, "2 distinct row(s) over 3 page(s)")) << o.reason;
+
+  for (auto& p : w.pages) p.result.json = nlohmann::json{{"totalCount", 4}};
+  o = judge_offers_walk(w, pg);
+  EXPECT_EQ(o.result, outcome::fail);
+  EXPECT_TRUE(says(o,
+                   "page 1 of 2: the page states a total of 4 (/totalCount); the walk found 2 distinct offer rows: a client that "
+                   "walks until it has the total never ends"))
+      << o.reason;
+
+  offers_walk_record repeated{.walked = {}, .pages = {page(2, {"a"}), page(2, {"a"})}};
+  repeated.walked.problem = "the provider served the same page twice";
+  o = judge_offers_walk(repeated, pg);
+  EXPECT_EQ(o.result, outcome::fail);
+  EXPECT_TRUE(says(o, "page 2 answers the 1 row(s) of page 1 again: the page parameter is ignored")) << o.reason;
+  EXPECT_EQ(o.evidence.size(), 2u);
+
+  offers_walk_record overlapping{.walked = {}, .pages = {page(2, {"a"}), page(2, {"b"}), page(2, {"a"}), page(2, {})}};
+  overlapping.walked.value = std::vector<nlohmann::json>{};
+  o = judge_offers_walk(overlapping, pg);
+  EXPECT_EQ(o.result, outcome::fail);
+  EXPECT_TRUE(says(o, "page 3 lists a row page 1 listed already")) << o.reason;
+
+  offers_walk_record endless{.walked = {}, .pages = {page(2, {"a"}), page(2, {"b"})}};
+  endless.walked.problem = "the walk did not end within 1000 pages";
+  o = judge_offers_walk(endless, pg);
+  EXPECT_EQ(o.result, outcome::fail);
+  EXPECT_TRUE(says(o, "did not end within 1000 pages")) << o.reason;
+}
+
 TEST(JudgeFilter, AnInstanceNotTheRunsOrAFilterIgnoredFails) {
   filter_record f{.declared = true, .param = "tag_name", .source = "docs", .tag = "neograde-run"};
   f.all.call = answered(200, true);

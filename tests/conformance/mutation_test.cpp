@@ -326,6 +326,14 @@ const std::vector<scoped_quirk>& scoped_quirks() {
          return list != nullptr && list->pagination && !list->pagination->metadata_source.empty() &&
                 !list->pagination->total_pointer.empty();
        }},
+      // The offer catalogue's total (issue 39 point 6: Prime Intellect's totalCount, which its CLI
+      // walks to), where the spec declares it with its source.
+      {"page_total_wrong", "pagination.offers.walk_ends", "a client that walks until it has the total never ends",
+       [](const provider_spec& s) {
+         const auto* offers = s.operation(operation_id::list_offers);
+         return offers != nullptr && offers->pagination && !offers->pagination->size_param.empty() &&
+                !offers->pagination->metadata_source.empty() && !offers->pagination->total_pointer.empty();
+       }},
       {"no_rate_limit_headers_on_success", "http.response.declared_headers", "none of the",
        [](const provider_spec& s) { return !s.headers_on_every_response.empty(); }},
       // Negative inputs reach every operation that takes a body (issue 21 point 4): a launch that

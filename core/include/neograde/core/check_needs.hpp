@@ -24,7 +24,7 @@ enum class spec_section {
   launch_sends,            // the launch body sends the variable `variable`
   launch_refuses_unknown,  // operations.launch.refuses_unknown cites the refusal of `variable`
   tag_filter,              // the list declares a filter by tag
-  paginated_by_size,       // the list is paginated with a page size
+  paginated_by_size,       // `op` (the instance list where none is named) is paginated with a page size
   pagination_metadata,     // the list's pagination declares metadata
   terminate_takes_ids,     // the terminate body binds {{id}} in a one-element array
   stopped_state,           // the spec maps a provider status word to stopped
@@ -55,7 +55,7 @@ struct check_need {
     check,             // the check `variable` names applies (delete_removes needs the key visible_after_add registers)
   };
   kind what = kind::section;
-  operation_id op{};  // operation, section response_schema
+  operation_id op{};  // operation, section response_schema and paginated_by_size
   spec_section section = spec_section::none;
   std::string variable;  // launch_sends, launch_refuses_unknown; check: the check id
   // The skip's reason when the need is not met, where the check words it otherwise than the need's
