@@ -122,11 +122,11 @@ case "$case_name" in
       fail "gone_after_terminate did not fail under ghost_after_terminate"
     grep -q '"check_id":"lifecycle.run.nothing_left_behind".*"outcome":"fail"' out/results.jsonl ||
       fail "the run's leak check did not report the ghosts"
-    # The worked example of reports/README.md: 100 x (187 - 2 x 8) / 187, capped at Bronze. A slow
+    # The worked example of reports/README.md: 100 x (191 - 2 x 8) / 191, capped at Bronze. A slow
     # (sanitized) build may not reach the emulator's rate limit within the probe's 300 requests:
-    # its two (low) checks are then skipped, and the same formula gives 100 x (185 - 2 x 8) / 185,
-    # which rounds to the same 91.4.
-    expected='"score": 91.4'
+    # its two (low) checks are then skipped, and the same formula gives 100 x (189 - 2 x 8) / 189.
+    expected='"score": 91.5'
+    if grep -q '"check_id":"ratelimit.response.has_retry_after".*"outcome":"pass"' out/results.jsonl; then expected='"score": 91.6'; fi
     grep -q "$expected" out/scorecard.json && grep -q '"tier": "Bronze"' out/scorecard.json ||
       fail "the worked example in reports/README.md no longer holds: $(grep -E '"(score|tier)"' out/scorecard.json)"
     ;;
