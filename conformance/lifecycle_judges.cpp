@@ -2,6 +2,7 @@
 
 #include "lifecycle_judges.hpp"
 
+#include <neograde/clients/delivered.hpp>
 #include <neograde/clients/teardown.hpp>
 #include <neograde/core/json_util.hpp>
 
@@ -147,29 +148,6 @@ check_outcome judge_running_has_address(const running_wait& w) {
 
 namespace {
 
-// Whether a launch parameter as the instance shows it is the value ordered: the same text, or the
-// same number written otherwise (1 and "1", 2 and 2.0).
-bool same_value(const std::string& shown, const std::string& ordered) {
-  if (shown == ordered) return true;
-  auto number = [](const std::string& t) -> std::optional<double> {
-    if (t.empty()) return std::nullopt;
-    char* end = nullptr;
-    const double v = std::strtod(t.c_str(), &end);
-    return end != nullptr && *end == '\0' && std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-  };
-  const auto a = number(shown), b = number(ordered);
-  return a && b && *a == *b;
-}
-
-// The launch parameters the spec reads back on the instance (instance fields named as the
-// order's parameters), and those it cannot; the underlying provider has a check of its own.
-std::pair<std::vector<std::string>, std::vector<std::string>> launch_params_read_back(const offer& order, const provider_spec& spec) {
-  std::pair<std::vector<std::string>, std::vector<std::string>> out;
-  for (const auto& [param, value] : order.params)
-    if (param != "underlying_provider") (spec.instance_fields.contains(param) ? out.first : out.second).push_back(param);
-  return out;
-}
-
 std::string joined(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
@@ -193,11 +171,7 @@ std::vector<std::string> delivered_otherwise(const order_compared& c, const prov
     wrong.push_back("SSH key missing");
   // Every launch parameter the request sent, where the API shows it: one it shows otherwise was
   // ignored (twice the GPUs ordered). One it does not state is not judged.
-  for (const auto& param : launch_params_read_back(order, spec).first) {
-    const auto shown = got.params.find(param);
-    if (shown != got.params.end() && !same_value(shown->second, order.params.at(param)))
-      wrong.push_back(param + " " + shown->second + " (ordered " + order.params.at(param) + ")");
-  }
+  for (auto& w : params_shown_otherwise(got, order, spec)) wrong.push_back(std::move(w));
   return wrong;
 }
 
@@ -237,23 +211,10 @@ std::optional<check_outcome> judge_matches_order(const lifecycle_record& rec, co
   return make(order_id, outcome::fail, "delivered otherwise than ordered: " + wrong + " (ordered " + orders + tested + ")", evidence);
 }
 
-double price_tolerance_usd(double shown_usd, double scale) {
-  // The decimals the provider writes the price in (in its own unit: Lambda's whole cents), half
-  // of the last one, and at most half a cent.
-  const double raw = scale != 0 ? std::abs(shown_usd / scale) : std::abs(shown_usd);
-  int decimals = 0;
-  for (double unit = 1; decimals < 6; ++decimals, unit /= 10)
-    if (std::abs(raw / unit - std::round(raw / unit)) < 1e-6) break;
-  return std::min(0.5 * std::pow(10.0, -decimals) * std::abs(scale), 0.005);
-}
-
 std::optional<check_outcome> judge_price_as_listed(const lifecycle_record& rec, const provider_spec& spec) {
   if (rec.compared.empty()) return std::nullopt;
-  const auto field = spec.instance_fields.find("price_per_hour_usd");
-  const double scale = field != spec.instance_fields.end() ? field->second.scale : 1;
   std::vector<std::string> wrong, right, unpriced;
   std::vector<exchange> evidence;
-  char buf[160];
   for (const auto& c : rec.compared) {
     evidence.push_back(c.evidence);
     const auto what = c.second ? "the second order, " + c.ordered.key() : c.ordered.key();
@@ -261,19 +222,12 @@ std::optional<check_outcome> judge_price_as_listed(const lifecycle_record& rec, 
       unpriced.push_back(what);
       continue;
     }
-    const double listed = *c.ordered.price_per_hour_usd;
-    if (!c.got.price_per_hour_usd)
+    const auto price = compare_price(c.got, c.ordered, spec);
+    if (!price)
       return make(price_id, outcome::errored, "the instance of " + what + " states no hourly price where the spec maps one", evidence);
-    const double shown = *c.got.price_per_hour_usd;
-    const double tolerance = price_tolerance_usd(shown, scale);
-    if (std::abs(shown - listed) <= tolerance + 1e-9) {
-      std::snprintf(buf, sizeof buf, "%.6g/h (listed %.6g/h)", shown, listed);
-      right.push_back(buf);
-    } else {
-      std::snprintf(buf, sizeof buf, "%.6g/h where its row listed %.6g/h (%+.1f %%, beyond the provider's rounding of %.3g)", shown, listed,
-                    100 * (shown - listed) / listed, tolerance);
-      wrong.push_back("the instance of " + what + " states " + buf);
-    }
+    if (price->as_listed()) right.push_back(price->describe());
+    else
+      wrong.push_back("the instance of " + what + " states " + price->describe());
   }
   if (!wrong.empty()) return make(price_id, outcome::fail, joined(wrong), evidence);
   if (right.empty()) return make(price_id, outcome::skipped, "the rows launched list no price: " + joined(unpriced), evidence);

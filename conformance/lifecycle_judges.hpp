@@ -88,9 +88,8 @@ struct action_verdict {
 // What of an order the instance was compared on, and the launch parameters it does not show.
 [[nodiscard]] std::string order_read_back(const order_compared& c, const provider_spec& spec, const std::string& ssh_key_name);
 // billing.instance.price_as_listed on what was compared (nullopt: nothing was): the hourly price
-// each instance states against its row's, within the provider's rounding (price_tolerance_usd: half
-// the last decimal the price is written in, in the provider's unit, at most half a cent).
-[[nodiscard]] double price_tolerance_usd(double shown_usd, double scale);
+// each instance states against its row's, within the provider's rounding (compare_price,
+// clients/delivered.hpp).
 [[nodiscard]] std::optional<check_outcome> judge_price_as_listed(const lifecycle_record& rec, const provider_spec& spec);
 [[nodiscard]] check_outcome judge_underlying_provider(const order_compared& c, const provider_spec& spec);
 [[nodiscard]] check_outcome judge_consistent(const consistency_record& c);

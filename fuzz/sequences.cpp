@@ -6,6 +6,7 @@
 
 #include "engine.hpp"
 
+#include <neograde/clients/delivered.hpp>
 #include <neograde/clients/teardown.hpp>
 #include <neograde/core/template.hpp>
 
@@ -28,6 +29,7 @@ struct model {
 struct slot {
   std::optional<std::string> id;  // nullopt: the launch was refused for capacity, or skipped
   std::string type;
+  offer row;  // the offer row launched, for what the instance shows of it
   std::optional<clock::time_point> terminated_at;
   bool seen_running = false;
   bool restarted = false;
@@ -56,6 +58,17 @@ struct world {
     if (s.seen_running && !s.restarted && inst.state == instance_state::pending)
       fail("state_regressed", operation, r, "a running instance reads as \"" + inst.provider_status + "\" without a restart");
     if (inst.state == instance_state::running) s.seen_running = true, s.restarted = false;
+  }
+  // Delivered otherwise than ordered and listed: another type, a launch parameter shown otherwise
+  // (twice the GPUs), a price beyond the provider's rounding of its row's (clients/delivered.hpp).
+  void delivered(const slot& s, const instance& inst, const std::string& operation, const call_result& r) {
+    const auto how = operation == "list" ? "listed as " : "reads as ";
+    if (!inst.instance_type.empty() && inst.instance_type != s.type)
+      fail("wrong_instance", operation, r, "ordered " + s.type + ", " + how + inst.instance_type);
+    if (const auto wrong = params_shown_otherwise(inst, s.row, t.spec()); !wrong.empty())
+      fail("wrong_instance", operation, r, "ordered " + s.row.key() + ", " + how + "delivered otherwise: " + wrong.front());
+    if (const auto price = compare_price(inst, s.row, t.spec()); price && !price->as_listed())
+      fail("wrong_instance", operation, r, "ordered " + s.row.key() + ", priced " + price->describe());
   }
   [[nodiscard]] std::chrono::milliseconds grace() const {
     return std::max(std::chrono::milliseconds(1), t.scaled(t.spec().timing.poll_interval_s));
@@ -109,6 +122,7 @@ struct launch_instance : command {
     if (!r.value) w.fail("lost_instance", "launch", r.call, "the launch was accepted but names no instance: " + r.problem);
     w.instances.back().id = r.value;
     w.instances.back().type = type;
+    w.instances.back().row = row;
   }
   void show(std::ostream& os) const override { os << "launch"; }
 };
@@ -168,8 +182,7 @@ struct read_instance : command {
       if (!r.call.success) w.fail("lost_instance", "get", r.call, "a launched instance cannot be read: " + r.call.describe());
       if (!r.value) return;
       const auto& inst = *r.value;
-      if (!inst.instance_type.empty() && inst.instance_type != s.type)
-        w.fail("wrong_instance", "get", r.call, "ordered " + s.type + ", reads as " + inst.instance_type);
+      w.delivered(s, inst, "get", r.call);
       w.follow(s, inst, "get", r.call);
     } else if (r.value && r.value->state == instance_state::running && s.terminated_at &&
                w.t.clock().now() - *s.terminated_at > w.grace()) {
@@ -194,8 +207,7 @@ struct list_instances : command {
       if (it == r.value->end()) continue;
       if (m.terminated[i] && it->state == instance_state::running && s.terminated_at && w.t.clock().now() - *s.terminated_at > w.grace())
         w.fail("ghost_instance", "list", r.call, "a terminated instance is still listed as running");
-      if (!m.terminated[i] && !it->instance_type.empty() && it->instance_type != s.type)
-        w.fail("wrong_instance", "list", r.call, "ordered " + s.type + ", listed as " + it->instance_type);
+      if (!m.terminated[i]) w.delivered(s, *it, "list", r.call);
       if (!m.terminated[i]) w.follow(w.instances[i], *it, "list", r.call);
     }
     // Anything named by this target (the run, or this lane of it) that it has no id for was

@@ -351,14 +351,6 @@ TEST(JudgePriceAsListed, TwentyFivePercentAboveTheRowFailsTheProvidersRoundingPa
   EXPECT_EQ(judge_price_as_listed(rec, spec)->result, outcome::errored);
 }
 
-TEST(JudgePriceAsListed, ToleranceIsHalfTheLastDecimalWrittenInTheProvidersUnit) {
-  EXPECT_DOUBLE_EQ(price_tolerance_usd(1.66, 1), 0.005);
-  EXPECT_DOUBLE_EQ(price_tolerance_usd(1.6568, 1), 0.00005);
-  EXPECT_DOUBLE_EQ(price_tolerance_usd(3, 1), 0.005);        // whole dollars: still half a cent at most
-  EXPECT_DOUBLE_EQ(price_tolerance_usd(1.29, 0.01), 0.005);  // Lambda's whole cents
-  EXPECT_NEAR(price_tolerance_usd(1.2925, 0.01), 0.00005, 1e-12);
-}
-
 TEST(PriceNeeds, NotApplicableWithoutAPriceOnTheInstance) {
   run_conditions run{.spend = {.allowed = true}};
   const auto o = applicability(*find_check(price_id), test::spec("vastai"), run);
