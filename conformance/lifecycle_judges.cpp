@@ -380,14 +380,30 @@ static check_outcome action_refused(const char* id, const std::string& what, con
 
 bool stopped(const power_record& p) { return p.stopped.how == state_wait::end::reached; }
 
-check_outcome judge_stop(const power_record& p, const provider_spec& spec) {
-  if (!p.stop.success) return action_refused(stop_id, "the stop", p.stop);
-  const auto action = judge_action(p.stop_action, spec, operation_id::stop, "the stop");
-  if (action.result != outcome::pass) return make(stop_id, action.result, action.message, {p.stop.evidence, action.last});
-  const auto& w = p.stopped;
-  std::vector<exchange> evidence{p.stop.evidence};
+// A power action accepted or refused, and its action record followed: the outcome where either
+// decides, or what the action record said with the evidence so far (the request, the record's
+// last read, then `last`: the instance's).
+struct power_step {
+  std::optional<check_outcome> decided;
+  action_verdict action;
+  std::vector<exchange> evidence;
+};
+static power_step judge_power_step(const char* id, const char* what, operation_id op, const call_result& request,
+                                   const action_record& record, const exchange& last, const provider_spec& spec) {
+  if (!request.success) return {.decided = action_refused(id, what, request), .action = {}, .evidence = {}};
+  auto action = judge_action(record, spec, op, what);
+  if (action.result != outcome::pass)
+    return {.decided = make(id, action.result, action.message, {request.evidence, action.last}), .action = action, .evidence = {}};
+  std::vector<exchange> evidence{request.evidence};
   if (!action.message.empty()) evidence.push_back(action.last);
-  evidence.push_back(w.last);
+  evidence.push_back(last);
+  return {.decided = std::nullopt, .action = std::move(action), .evidence = std::move(evidence)};
+}
+
+check_outcome judge_stop(const power_record& p, const provider_spec& spec) {
+  const auto& w = p.stopped;
+  auto [decided, action, evidence] = judge_power_step(stop_id, "the stop", operation_id::stop, p.stop, p.stop_action, w.last, spec);
+  if (decided) return std::move(*decided);
   const auto after = std::to_string(w.after_s) + " s";
   if (w.how == state_wait::end::reached)
     return make(stop_id, outcome::pass, action.message + "stopped (\"" + w.last_status + "\") after " + after, evidence);
@@ -409,13 +425,9 @@ check_outcome judge_stop(const power_record& p, const provider_spec& spec) {
 check_outcome judge_start(const power_record& p, const provider_spec& spec) {
   if (!stopped(p))
     return make(start_id, outcome::skipped, "the stop did not leave the instance stopped (see " + std::string(stop_id) + ")");
-  if (!p.start.success) return action_refused(start_id, "the start", p.start);
-  const auto action = judge_action(p.start_action, spec, operation_id::start, "the start");
-  if (action.result != outcome::pass) return make(start_id, action.result, action.message, {p.start.evidence, action.last});
   const auto& w = p.running;
-  std::vector<exchange> evidence{p.start.evidence};
-  if (!action.message.empty()) evidence.push_back(action.last);
-  evidence.push_back(w.last);
+  auto [decided, action, evidence] = judge_power_step(start_id, "the start", operation_id::start, p.start, p.start_action, w.last, spec);
+  if (decided) return std::move(*decided);
   const auto after = std::to_string(w.after_s) + " s";
   if (w.how != running_wait::end::running) {
     const auto gave_up = running_gave_up(w);
