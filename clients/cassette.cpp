@@ -175,6 +175,7 @@ recorded_exchange read_exchange(const json& doc, std::size_t line, std::size_t e
   e.seq = expected_seq;
   e.t_ms = f.non_negative("t_ms");
   e.duration_ms = f.non_negative("duration_ms");
+  if (doc.contains("read_after_previous_ms")) e.read_after_previous_ms = f.non_negative("read_after_previous_ms");
   const auto req = f.object("request");
   e.request.method = req.string("method");
   e.request.url = req.string("url");
@@ -358,6 +359,7 @@ std::string to_jsonl(const recorded_exchange& e) {
       {"request", body_json(e.request.body, e.request_digest,
                             {{"method", e.request.method}, {"url", e.request.url}, {"headers", header_json(e.request.headers)}})},
   };
+  if (e.read_after_previous_ms) doc["read_after_previous_ms"] = *e.read_after_previous_ms;
   if (e.error) {
     if (e.error->code.category() != http::client_category())
       throw std::invalid_argument("cassette: error code " + e.error->code.to_string() + " is not a client error");
@@ -460,8 +462,23 @@ void cassette_writer::add(const exchange& kept, const std::optional<http::transp
   }
   const std::lock_guard lock(mu_);
   e.seq = next_seq_;
+  if (e.seq > 0) e.read_after_previous_ms = read_after_last_ms_;
   write(to_jsonl(e));
   ++next_seq_;
+  read_after_last_ms_.reset();
+  slept_since_last_ = false;
+}
+
+void cassette_writer::clock_read() {
+  const auto now_ms =
+      std::clamp(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started_).count(), 0.0, max_ms);
+  const std::lock_guard lock(mu_);
+  if (next_seq_ > 0 && !read_after_last_ms_ && !slept_since_last_) read_after_last_ms_ = now_ms;
+}
+
+void cassette_writer::clock_slept() {
+  const std::lock_guard lock(mu_);
+  slept_since_last_ = true;
 }
 
 std::size_t cassette_writer::size() const {
@@ -493,7 +510,12 @@ http::replayed replayer::answer(const exchange& request) {
     return mismatch("request #" + std::to_string(next_) + ": expected " +
                     describe(rec.request.method, rec.request.url, recorded_type, rec.request.body) + ", got " + got());
   ++next_;
-  elapsed_ = std::clamp(from_ms(rec.t_ms) + from_ms(rec.duration_ms), elapsed_, max_elapsed);
+  // Where the recording read its clock before the next exchange (a wait deciding whether its
+  // deadline passed), the replay reads that time: a moment after the exchange ended, not its end.
+  auto at = from_ms(rec.t_ms) + from_ms(rec.duration_ms);
+  if (next_ < cassette_.exchanges.size())
+    if (const auto read = cassette_.exchanges[next_].read_after_previous_ms; read && from_ms(*read) > at) at = from_ms(*read);
+  elapsed_ = std::clamp(at, elapsed_, max_elapsed);
   return {rec.result(), rec.duration_ms};
 }
 

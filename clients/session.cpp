@@ -72,13 +72,16 @@ session::session(const provider_spec& spec, session_options options) : spec_(spe
   }
 
   if (options_.replay) replay_from(http_, options_.replay);
-  if (!options_.record.empty())
-    record_into(http_,
-                std::make_shared<cassette_writer>(options_.record, cassette_header{.provider = spec_.provider.id,
-                                                                                   .base_url = options_.base_url,
-                                                                                   .run_id = options_.run_id,
-                                                                                   .recorded_source = provenance(),
-                                                                                   .accounts = options_.second_api_key.empty() ? 1 : 2}));
+  if (!options_.record.empty()) {
+    auto writer = std::make_shared<cassette_writer>(options_.record, cassette_header{.provider = spec_.provider.id,
+                                                                                     .base_url = options_.base_url,
+                                                                                     .run_id = options_.run_id,
+                                                                                     .recorded_source = provenance(),
+                                                                                     .accounts = options_.second_api_key.empty() ? 1 : 2});
+    record_into(http_, writer);
+    recording_clock_ = std::make_unique<recording_clock>(*clock_, std::move(writer));
+    clock_ = recording_clock_.get();
+  }
 }
 
 session::~session() {

@@ -389,6 +389,50 @@ TEST(CassetteClock, FollowsTheRecordingAndSleepsVirtually) {
   EXPECT_GT(clock.now() - rp->start(), 1250ms);
 }
 
+// A wait decides by the first clock read after an exchange: the replay reads that time there, a
+// moment after the exchange ended, so that a deadline between the two decides the same way.
+TEST(CassetteClock, TheFirstReadAfterAnExchangeIsReplayedThere) {
+  auto a = recorded(0, "GET", "http://api.test/a", "", 200, "{}", 1000, 50);
+  auto b = recorded(1, "GET", "http://api.test/b", "", 200, "{}", 1200, 10);
+  b.read_after_previous_ms = 1053.5;  // 3.5 ms after the first exchange ended
+  auto rp = replayer_of({a, b});
+  http::client c(replaying(rp));
+  ASSERT_TRUE(c.send({"GET", "http://api.test/a", {}, {}}));
+  EXPECT_EQ(rp->now() - rp->start(), 1053500us);
+  ASSERT_TRUE(c.send({"GET", "http://api.test/b", {}, {}}));
+  EXPECT_EQ(rp->now() - rp->start(), 1210ms);
+}
+
+// The recording clock notes the first read after each exchange, and none after a sleep (the
+// replay's own sleep moves its clock there).
+TEST(CassetteWriter, NotesTheFirstClockReadAfterAnExchangeBeforeAnySleep) {
+  temp_path file("reads");
+  {
+    auto w = std::make_shared<cassette_writer>(file.path(), test_header());
+    virtual_clock inner;
+    recording_clock clock(inner, w);
+    exchange kept;
+    kept.method = "GET";
+    kept.url = "http://api.test/a";
+    kept.status = 200;
+    (void)clock.now();  // before any exchange: nothing to note
+    w->add(kept, std::nullopt);
+    (void)clock.now();
+    (void)clock.now();
+    w->add(kept, std::nullopt);
+    clock.sleep(10ms);
+    (void)clock.now();
+    w->add(kept, std::nullopt);
+  }
+  auto loaded = load_cassette(file.path());
+  ASSERT_TRUE(loaded) << loaded.error();
+  ASSERT_EQ(loaded->exchanges.size(), 3u);
+  EXPECT_FALSE(loaded->exchanges[0].read_after_previous_ms);
+  ASSERT_TRUE(loaded->exchanges[1].read_after_previous_ms);
+  EXPECT_GE(*loaded->exchanges[1].read_after_previous_ms, loaded->exchanges[0].t_ms + loaded->exchanges[0].duration_ms);
+  EXPECT_FALSE(loaded->exchanges[2].read_after_previous_ms);
+}
+
 TEST(CassetteWriter, WritesSortedStableLinesAndReadsThemBack) {
   temp_path file("stable");
   {

@@ -59,6 +59,10 @@ struct recorded_exchange {
   std::size_t seq = 0;
   double t_ms = 0;  // when the request started, in ms since the recording began
   double duration_ms = 0;
+  // The run's first clock read after the exchange before this one ended, in the same time base:
+  // where a wait decided (a deadline passed, or not) between the two exchanges, so that a replay
+  // reads the same time there and decides the same way.
+  std::optional<double> read_after_previous_ms;
   http::request request;                   // as kept: redacted, headers as sent
   std::optional<http::response> response;  // exactly one of response and error
   std::optional<http::transport_error> error;
@@ -114,6 +118,12 @@ class cassette_writer {
   // clock, since construction) less its duration.
   void add(const exchange& kept, const std::optional<http::transport_error>& error);
 
+  // The run read its clock, or slept on it: the first read after an exchange, before any sleep, is
+  // written with the next exchange (recorded_exchange::read_after_previous_ms). A read after a
+  // sleep is not: the replay's own sleep moves its clock there.
+  void clock_read();
+  void clock_slept();
+
   [[nodiscard]] const std::filesystem::path& path() const { return path_; }
   [[nodiscard]] const cassette_header& header() const { return header_; }
   [[nodiscard]] std::size_t size() const;  // exchanges written
@@ -126,6 +136,26 @@ class cassette_writer {
   int fd_ = -1;
   mutable std::mutex mu_;
   std::size_t next_seq_ = 0;
+  std::optional<double> read_after_last_ms_;  // the first clock read since the last exchange, before a sleep
+  bool slept_since_last_ = false;
+};
+
+// The run's clock while a run records: `inner`'s time, each read noted in the cassette.
+class recording_clock final : public run_clock {
+ public:
+  recording_clock(run_clock& inner, std::shared_ptr<cassette_writer> writer) : inner_(inner), writer_(std::move(writer)) {}
+  [[nodiscard]] time_point now() override {
+    writer_->clock_read();
+    return inner_.now();
+  }
+  void sleep(std::chrono::milliseconds d) override {
+    writer_->clock_slept();
+    inner_.sleep(d);
+  }
+
+ private:
+  run_clock& inner_;
+  std::shared_ptr<cassette_writer> writer_;
 };
 
 // Answers requests from a cassette, strictly in order, and is the run's clock while it does.

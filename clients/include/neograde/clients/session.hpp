@@ -139,6 +139,7 @@ class session {
   session_options options_;
   http::client_options http_;
   run_clock* clock_ = nullptr;
+  std::unique_ptr<run_clock> recording_clock_;  // clock_ while recording: each read noted in the cassette
   std::optional<call_result> probe_;
   std::optional<run_stop> unusable_;
   bool probe_emulated_ = false;
