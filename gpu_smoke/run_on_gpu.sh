@@ -47,5 +47,8 @@ for g in doc["gpus"]:
         if ref:
             flag = "" if 0.9 <= ref["ratio"] <= 1.1 else "  <-- more than 10% apart"
             print(f"{g['index']:>3}  {name:<10} {m['value']:>10.1f} {ref['value']:>10.1f} {ref['ratio']:>6.3f}  {ref['what']}{flag}")
+            if "first_algorithm_short_runs" in ref:
+                first = ref["first_algorithm_short_runs"]
+                print(f"{'':>3}  {'':<10} {'':>10} {first:>10.1f} {m['value'] / first:>6.3f}  the same algorithm in ten short runs")
 PY
 exit "$rc"

@@ -572,7 +572,10 @@ reference_result reference(int dev, int gemm_size) {
       times.push_back(ms);
     }
     const double ms = cuda::median(times);
-    if (runs && ms > 0) result.gemm_best_tflops = std::max(result.gemm_best_tflops, flops / (ms * 1e-3) / 1e12);
+    if (!runs || ms <= 0) continue;
+    const double tflops = flops / (ms * 1e-3) / 1e12;
+    if (algo == 0) result.gemm_first_tflops = tflops;
+    result.gemm_best_tflops = std::max(result.gemm_best_tflops, tflops);
   }
   return result;
 }

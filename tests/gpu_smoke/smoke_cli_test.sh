@@ -46,6 +46,10 @@ case "$case_name" in
     run --regrade "$fixtures/h100-pcie-gemm-400.json" --expect h100-pcie-80gb --count 1
     [ "$rc" -eq 1 ] || fail "H100 PCIe at 400 TFLOPS: exit $rc, expected 1"
     grep -q 'FAIL gpu.gemm_bf16 \[GPU 0\]: 400 TFLOPS = 52.9% of 756 TFLOPS' err.txt || { cat err.txt >&2; fail "400 TFLOPS not red"; }
+    # The first record from real hardware (a healthy H200 SXM alone in a VM) passes when regraded.
+    run --regrade "$fixtures/../../../gpu_smoke/results/2026-12-04-nvidia-h200.json" --expect h200-sxm-141gb --count 1
+    [ "$rc" -eq 0 ] || { cat err.txt >&2; fail "healthy H200: exit $rc, expected 0"; }
+    grep -q 'gpu.nvlink' err.txt && { cat err.txt >&2; fail "a lone GPU was held to its NVLinks"; }
     # Per direction: GPU 4's D2H fails on its own threshold, its H2D does not.
     run --regrade "$fixtures/d2h-wrong-numa.json" --expect h100-sxm5-80gb --count 8
     [ "$rc" -eq 1 ] || fail "D2H on the wrong NUMA node: exit $rc, expected 1"
