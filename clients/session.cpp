@@ -27,10 +27,15 @@ session::session(const provider_spec& spec, session_options options) : spec_(spe
   if (!http::parse_url(options_.base_url)) throw config_error("not an http(s) URL with a host: " + options_.base_url);
   if (options_.run_id.empty()) options_.run_id = new_run_id();
   clock_ = options_.clock != nullptr ? options_.clock : options_.replay ? options_.replay.get() : &real_clock();
+  // A retry (429, 503) waits on the run's clock where that is not the real one (a test's or the
+  // demo's virtual clock): a Retry-After then costs no real time, and a verdict does not depend
+  // on how fast the machine is. On the real clock it stays a timer on the client's loop.
+  if (!http_.sleep && !options_.replay && options_.clock != nullptr && options_.clock != &real_clock())
+    http_.sleep = [clock = options_.clock](std::chrono::milliseconds d) { clock->sleep(d); };
 
   // The probe, on a client of its own: it is not part of what a run records or counts.
   if (!options_.replay) {
-    provider_client probe(spec_, options_.base_url, options_.api_key, options_.http);
+    provider_client probe(spec_, options_.base_url, options_.api_key, http_);
     probe_ = probe.call(probe_operation());
     probe_emulated_ = probe.target_is_emulator();
     probe_scale_ = probe.target_time_scale();

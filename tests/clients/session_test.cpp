@@ -7,6 +7,7 @@
 #include <neograde/core/errors.hpp>
 #include <neograde/emulator/emulator.hpp>
 
+#include "../support/scripted_server.hpp"
 #include "../support/specs.hpp"
 
 #include <gtest/gtest.h>
@@ -142,4 +143,18 @@ TEST(Session, AReplayIsLabelledReplayAndSendsNothing) {
   EXPECT_EQ(from->remaining(), 0u);
   EXPECT_FALSE(from->failure().has_value());
   std::filesystem::remove(path);
+}
+
+// A 429's Retry-After is waited out on the run's clock: with a virtual clock, the wait moves it
+// and costs no real time, so a test's verdict does not hang on the machine's speed.
+TEST(Session, RetriesWaitOnTheRunsClock) {
+  const auto& spec = test::spec("lambda");
+  test::scripted_server server({{test::scripted_server::response(429, "{}", "Retry-After: 20\r\n"), true},
+                                {test::scripted_server::response(200, R"({"data":[]})"), true}});
+  virtual_clock time;
+  const auto started = time.now();
+  session s(spec, {.base_url = server.url().substr(0, server.url().size() - 1), .api_key = "k", .clock = &time});
+  ASSERT_TRUE(s.probe().has_value());
+  EXPECT_EQ(s.probe()->status(), 200) << s.probe()->describe();
+  EXPECT_EQ(std::chrono::duration_cast<std::chrono::seconds>(time.now() - started).count(), 20);
 }
