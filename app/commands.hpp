@@ -37,6 +37,7 @@ command add_diff(CLI::App& app);
 command add_sweep(CLI::App& app);
 command add_preflight(CLI::App& app);
 command add_history(CLI::App& app);
+command add_spec(CLI::App& app);
 
 // Exit code of a run stopped by a signal: 128 + the signal, as shells report it.
 [[nodiscard]] inline int exit_for_signal(int sig) { return 128 + sig; }

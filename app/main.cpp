@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
       {"conformance", add_conformance(app)}, {"emulate", add_emulate(app)}, {"demo", add_demo(app)},
       {"providers", add_providers(app)},     {"checks", add_checks(app)},   {"fuzz", add_fuzz(app)},
       {"report", add_report(app)},           {"diff", add_diff(app)},       {"sweep", add_sweep(app)},
-      {"preflight", add_preflight(app)},     {"history", add_history(app)},
+      {"preflight", add_preflight(app)},     {"history", add_history(app)}, {"spec", add_spec(app)},
   };
   try {
     app.parse(argc, argv);

@@ -1,4 +1,5 @@
 #include <neograde/core/spec.hpp>
+#include <neograde/core/spec_lint.hpp>
 
 #include <neograde/core/json_schema.hpp>
 #include <neograde/core/json_util.hpp>
@@ -482,7 +483,7 @@ const nlohmann::json& spec_meta_schema() {
   return schema;
 }
 
-boost::system::result<provider_spec, spec_error> parse_spec(std::string_view text, const std::string& origin) {
+boost::system::result<provider_spec, spec_error> parse_spec(std::string_view text, const std::string& origin, spec_checks checks) {
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
@@ -500,6 +501,9 @@ boost::system::result<provider_spec, spec_error> parse_spec(std::string_view tex
   try {
     auto spec = build(doc);
     spec.file = origin;
+    if (checks == spec_checks::lint)
+      for (const auto& f : lint_spec(spec))
+        if (f.severity == lint_finding::level::error) return spec_error{origin, f.pointer, f.message + " (neograde spec lint lists all)"};
     return spec;
   } catch (const spec_fault& f) {
     return spec_error{origin, f.pointer, f.what()};
@@ -509,17 +513,29 @@ boost::system::result<provider_spec, spec_error> parse_spec(std::string_view tex
   }
 }
 
-boost::system::result<provider_spec, spec_error> load_spec(const std::filesystem::path& file) {
+boost::system::result<provider_spec, spec_error> load_spec(const std::filesystem::path& file, spec_checks checks) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return spec_error{file.string(), "", "cannot open the file"};
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_spec(text.str(), file.string());
+  return parse_spec(text.str(), file.string(), checks);
 }
 
 std::vector<std::filesystem::path> spec_search_path() {
   std::vector<std::filesystem::path> dirs;
   if (const char* env = std::getenv("NEOGRADE_SPECS_DIR"); env != nullptr && *env != '\0') dirs.emplace_back(env);
+  // Installed (cmake --install, the .deb): <prefix>/bin/neograde finds <prefix>/share/neograde.
+  // An installed binary never falls back to the source tree it was built from, which a user's
+  // machine does not have; a binary in the build tree uses the sources' specs.
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto installed = self.parent_path().parent_path() / "share" / "neograde" / "specs" / "providers";
+    if (std::filesystem::is_directory(installed, ec)) {
+      dirs.push_back(installed);
+      return dirs;
+    }
+  }
   dirs.emplace_back(NEOGRADE_SOURCE_SPECS_DIR);
   return dirs;
 }

@@ -465,12 +465,21 @@ struct spec_error {
 
 [[noreturn]] void throw_exception_from_error(const spec_error& e, const boost::source_location& loc);
 
-[[nodiscard]] boost::system::result<provider_spec, spec_error> load_spec(const std::filesystem::path& file);
+// What loading checks beyond the format and the model: by default it refuses what the spec lint
+// calls an error (spec_lint.hpp: a placeholder nothing binds, a phase word that is no status, an
+// offer field at a member the documented answer lacks); `neograde spec lint` reads without it,
+// to list every finding rather than the first.
+enum class spec_checks { lint, model_only };
+
+[[nodiscard]] boost::system::result<provider_spec, spec_error> load_spec(const std::filesystem::path& file,
+                                                                         spec_checks checks = spec_checks::lint);
 
 // Parses and validates a spec already in memory; `origin` names it in errors.
-[[nodiscard]] boost::system::result<provider_spec, spec_error> parse_spec(std::string_view text, const std::string& origin);
+[[nodiscard]] boost::system::result<provider_spec, spec_error> parse_spec(std::string_view text, const std::string& origin,
+                                                                          spec_checks checks = spec_checks::lint);
 
-// Directories searched for specs by name, in order: $NEOGRADE_SPECS_DIR, then the source tree.
+// Directories searched for specs by name, in order: $NEOGRADE_SPECS_DIR, then the installed
+// <prefix>/share/neograde/specs/providers beside <prefix>/bin, or (in a build tree) the source tree.
 [[nodiscard]] std::vector<std::filesystem::path> spec_search_path();
 
 // "lambda" -> <dir>/lambda.json from the search path; a path (with '/' or ".json") as-is.
