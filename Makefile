@@ -2,7 +2,7 @@
 PRESET ?= dev
 NEOGRADE := build/$(PRESET)/app/neograde
 
-.PHONY: all deps configure build demo test test-under-load gpu-smoke-check fuzz-test clean
+.PHONY: all deps configure build demo test test-under-load gpu-smoke-check fuzz-test package clean
 
 all: build
 
@@ -15,7 +15,9 @@ configure: deps
 build: configure
 	@cmake --build --preset $(PRESET)
 
-demo: build
+# Only what the demo runs (the CLI and the libraries it links), not the test suite.
+demo: configure
+	@cmake --build --preset $(PRESET) --target neograde
 	$(NEOGRADE) demo --out neograde-out
 
 # The whole test suite under AddressSanitizer and UndefinedBehaviorSanitizer (clang-14; the
@@ -52,6 +54,15 @@ fuzz-test:
 	@cmake --preset fuzz >/dev/null
 	@cmake --build --preset fuzz
 	ctest --preset fuzz
+
+# A Debian package of the optimised build (CPack): build/release/neograde_<version>_<arch>.deb,
+# installable with `apt install ./build/release/neograde_*.deb`.
+package: DEPS_TARGET = package
+package: deps
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release
+	@cd build/release && cpack -G DEB
+	@ls build/release/*.deb
 
 clean:
 	rm -rf build neograde-out

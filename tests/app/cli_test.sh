@@ -458,6 +458,46 @@ case "$case_name" in
     # Nothing the run created is left running, and no key material reached the outputs.
     if grep -rq 'PRIVATE KEY' out; then fail "a private key reached the output"; fi
     ;;
+  installed)
+    # cmake --install into a temporary prefix: the installed binary reads the installed specs,
+    # never the source tree it was built from, and runs the demo from there.
+    build=$(cd "$(dirname "$neograde")/.." && pwd)
+    cmake --install "$build" --prefix "$work/prefix" >install.log 2>&1 || { cat install.log >&2; fail "cmake --install failed"; }
+    installed=$work/prefix/bin/neograde
+    [ -x "$installed" ] || fail "no bin/neograde under the prefix"
+    [ -x "$work/prefix/bin/neograde-gpu-smoke" ] || fail "no bin/neograde-gpu-smoke under the prefix"
+    for d in specs/providers specs/skus specs/schema schemas; do
+      [ -d "$work/prefix/share/neograde/$d" ] || fail "no share/neograde/$d"
+    done
+    # Keep two specs in the prefix: the catalogue the installed binary lists is the prefix's.
+    find "$work/prefix/share/neograde/specs/providers" -name '*.json' ! -name lambda.json ! -name runpod.json -delete
+    neograde=$installed
+    run providers
+    [ "$rc" -eq 0 ] || { cat err.txt >&2; fail "providers: exit $rc"; }
+    [ "$(grep -cE '^(lambda|runpod) ' out.txt)" -eq 2 ] && [ "$(wc -l <out.txt)" -eq 3 ] ||
+      { cat out.txt >&2; fail "the installed binary did not list the prefix's two specs alone"; }
+    run demo --out demo
+    [ "$rc" -eq 0 ] || { cat err.txt >&2; fail "installed demo: exit $rc"; }
+    [ -s demo/index.html ] && grep -q 'EMULATED' demo/index.md || fail "the installed demo wrote no labelled report"
+    # NEOGRADE_SPECS_DIR still comes first.
+    mkdir -p own && cp "$work/prefix/share/neograde/specs/providers/lambda.json" own/
+    NEOGRADE_SPECS_DIR=$work/own "$installed" providers >out.txt 2>err.txt
+    [ "$(wc -l <out.txt)" -eq 2 ] || { cat out.txt >&2; fail "NEOGRADE_SPECS_DIR did not override the installed specs"; }
+    ;;
+  spec_lint)
+    run spec lint
+    [ "$rc" -eq 0 ] || { cat out.txt err.txt >&2; fail "the catalogue has spec lint errors (exit $rc)"; }
+    grep -q ' 0 error(s)' out.txt || { cat out.txt >&2; fail "no error count"; }
+    # An unknown placeholder: the lint names it and exits 1; loading the spec refuses it.
+    jq '.operations.launch.body.ssh_key_ids = ["{{ssh_key_id}}"]' "$(dirname "$0")/../../specs/providers/lambda.json" >bad.json
+    run spec lint bad.json
+    [ "$rc" -eq 1 ] || { cat out.txt err.txt >&2; fail "spec lint of a bad spec: exit $rc, expected 1"; }
+    grep -q 'bad.json:/operations/launch/body/ssh_key_ids/0: error: unknown placeholder "ssh_key_id"' out.txt ||
+      { cat out.txt >&2; fail "the placeholder is not named with its place"; }
+    run conformance --spec bad.json --base-url http://127.0.0.1:9 --api-key k --out out
+    [ "$rc" -eq 2 ] || { cat err.txt >&2; fail "a spec with a lint error loaded (exit $rc)"; }
+    one_error_line 'unknown placeholder'
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "ok: $case_name"
