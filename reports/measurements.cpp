@@ -103,7 +103,8 @@ measurement_table supply_table(const m::supply_composition& c) {
                       number(c.hhi) + " of 10000 (above " + number(highly_concentrated_hhi) + ": highly concentrated)");
   for (const auto& s : c.suppliers)
     t.rows.emplace_back("Supplier " + s.name, count(s.offers) + (s.offers == 1 ? " offer row" : " offer rows") +
-                                                  (s.gpus ? ", " + count(*s.gpus) + " GPUs" : "") + ", " + percent(s.share));
+                                                  (s.gpus ? ", " + count(*s.gpus) + (*s.gpus == 1 ? " GPU" : " GPUs") : "") + ", " +
+                                                  percent(s.share));
   return t;
 }
 
