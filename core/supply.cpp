@@ -39,8 +39,14 @@ std::string percent(double share) {
   return out.str();
 }
 
+// A figure with thousands separated (6,250); one no count reaches (a hand-edited footer's) as it is.
 std::string whole(double v) {
-  auto s = std::to_string(static_cast<long long>(std::llround(v)));
+  if (!std::isfinite(v) || std::abs(v) >= 1e15) {
+    std::ostringstream out;
+    out << v;
+    return out.str();
+  }
+  auto s = std::to_string(std::llround(v));
   for (auto i = static_cast<long long>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
   return s;
 }

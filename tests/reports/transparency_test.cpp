@@ -240,3 +240,18 @@ TEST(TransparencySupply, SpreadSupplyIsConsistentAndNoClaimIsUnverified) {
   // A neocloud that claims nothing and lists no supplier has no supply row at all.
   EXPECT_EQ(claim(build_scorecard(supply_run("neocloud", owns("vm"), nullptr)), "supply").claim, "absent");
 }
+
+TEST(TransparencySupply, HostileRecordsNeverThrow) {
+  for (const json& supply : {json(42), json("x"), json{{"suppliers", "x"}, {"hhi", 1e300}},
+                             json{{"suppliers", {{{"name", 7}, {"share", -3}}, nullptr}}, {"largest_share", "all"}}}) {
+    for (const json& declared : {json(5), json{{"claim", "count"}, {"at_least", 1e300}}, json{{"claim", "decentralised"}, {"max_hhi", "x"}},
+                                 json{{"claim", "named_suppliers"}, {"suppliers", 3}}}) {
+      const auto r = supply_run("depin", {{"hardware", "owns"}, {"hardware_source", "s"}, {"supply", declared}}, supply);
+      scorecard card;
+      ASSERT_NO_THROW(card = build_scorecard(r));
+      EXPECT_NE(claim(card, "supply").claim, "absent");
+      ASSERT_NO_THROW((void)render_markdown(card));
+      ASSERT_NO_THROW((void)render_html({card}, "now"));
+    }
+  }
+}
