@@ -6,6 +6,7 @@
 
 #include <neograde/core/json_schema.hpp>
 #include <neograde/core/json_util.hpp>
+#include <neograde/core/supply.hpp>
 
 #include <set>
 
@@ -53,6 +54,10 @@ void offers_content(context& ctx) {
     ctx.emit(make(unique, outcome::errored, "offers could not be listed: " + offers.call.describe(), {offers.call.evidence}));
     return;
   }
+  // Who supplies the catalogue, where its rows name an underlying supplier: measured from this read
+  // alone, graded in the scorecard against the spec's supply claim (reports/transparency.cpp).
+  if (ctx.spec.offer_fields.contains("underlying_provider"))
+    if (const auto supply = measure_supply(*offers.value)) ctx.measurements[measurement::supply_composition::key] = *supply;
   if (ctx.applies(prices)) {
     auto bad = std::find_if(offers.value->begin(), offers.value->end(),
                             [](const offer& o) { return !o.price_per_hour_usd || *o.price_per_hour_usd < 0; });

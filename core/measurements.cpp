@@ -207,8 +207,41 @@ void from_json(const json& j, billing& m) {
        .readings = objects<billing_reading>(j, "readings")};
 }
 
+void to_json(json& j, const supplier_share& m) {
+  j = {{"name", m.name}, {"offers", m.offers}, {"gpus", or_null(m.gpus)}, {"share", m.share}};
+}
+
+void from_json(const json& j, supplier_share& m) {
+  const auto gpus = count(j, "gpus");
+  m = {.name = text(j, "name"),
+       .offers = size(j, "offers"),
+       .gpus = gpus ? std::optional<std::size_t>(static_cast<std::size_t>(*gpus)) : std::nullopt,
+       .share = number(j, "share").value_or(0)};
+}
+
+void to_json(json& j, const supply_composition& m) {
+  j = {{"offers", m.offers},
+       {"unattributed", m.unattributed},
+       {"basis", m.basis},
+       {"suppliers", m.suppliers},
+       {"largest_share", m.largest_share},
+       {"largest_two_share", m.largest_two_share},
+       {"hhi", m.hhi}};
+}
+
+void from_json(const json& j, supply_composition& m) {
+  m = {.offers = size(j, "offers"),
+       .unattributed = size(j, "unattributed"),
+       .basis = text(j, "basis"),
+       .suppliers = objects<supplier_share>(j, "suppliers"),
+       .largest_share = number(j, "largest_share").value_or(0),
+       .largest_two_share = number(j, "largest_two_share").value_or(0),
+       .hhi = number(j, "hhi").value_or(0)};
+}
+
 bool is_typed(const std::string& key) {
-  for (const char* k : {developer_experience::key, spend::key, rate_limit::key, offer_selection::key, advertised_rows::key, billing::key})
+  for (const char* k : {developer_experience::key, spend::key, rate_limit::key, offer_selection::key, advertised_rows::key, billing::key,
+                        supply_composition::key})
     if (key == k) return true;
   return false;
 }

@@ -1,7 +1,9 @@
 #include <neograde/reports/measurements.hpp>
 
 #include <neograde/core/measurements.hpp>
+#include <neograde/core/supply.hpp>
 
+#include <cmath>
 #include <sstream>
 
 namespace neograde::reports {
@@ -87,11 +89,31 @@ measurement_table billing_table(const m::billing& b) {
   return t;
 }
 
+std::string percent(double share) { return number(std::round(share * 1000) / 10) + "%"; }
+
+measurement_table supply_table(const m::supply_composition& c) {
+  measurement_table t{.key = m::supply_composition::key, .title = "Supply composition", .rows = {}};
+  const bool by_gpus = c.basis == "gpus";
+  t.rows = {{"Distinct suppliers", count(c.suppliers.size())},
+            {"GPU offer rows listed", count(c.offers) + (c.unattributed ? " (" + count(c.unattributed) + " naming no supplier)" : "")},
+            {"Shares counted by", by_gpus ? "GPUs" : "offer rows (not every row states its GPU count)"}};
+  if (!c.suppliers.empty()) t.rows.emplace_back("Largest supplier", c.suppliers[0].name + ", " + percent(c.largest_share));
+  if (c.suppliers.size() > 1) t.rows.emplace_back("Largest two", percent(c.largest_two_share));
+  t.rows.emplace_back("Herfindahl-Hirschman index",
+                      number(c.hhi) + " of 10000 (above " + number(highly_concentrated_hhi) + ": highly concentrated)");
+  for (const auto& s : c.suppliers)
+    t.rows.emplace_back("Supplier " + s.name, count(s.offers) + (s.offers == 1 ? " offer row" : " offer rows") +
+                                                  (s.gpus ? ", " + count(*s.gpus) + (*s.gpus == 1 ? " GPU" : " GPUs") : "") + ", " +
+                                                  percent(s.share));
+  return t;
+}
+
 }  // namespace
 
 std::vector<measurement_table> measurement_tables(const nlohmann::json& measurements) {
   std::vector<measurement_table> out;
   if (const auto s = m::read<m::offer_selection>(measurements)) out.push_back(offer_selection_table(*s));
+  if (const auto c = m::read<m::supply_composition>(measurements)) out.push_back(supply_table(*c));
   if (const auto a = m::read<m::advertised_rows>(measurements)) out.push_back(advertised_rows_table(*a));
   if (const auto b = m::read<m::billing>(measurements)) out.push_back(billing_table(*b));
   if (const auto r = m::read<m::rate_limit>(measurements)) out.push_back(rate_limit_table(*r));

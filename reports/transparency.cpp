@@ -1,6 +1,7 @@
 #include <neograde/reports/transparency.hpp>
 
 #include <neograde/core/measurements.hpp>
+#include <neograde/core/supply.hpp>
 #include <neograde/gpu_smoke/transparency.hpp>
 
 #include "fields.hpp"
@@ -116,6 +117,26 @@ claim_row aggregates_claim(const scorecard& card, const transparency_evidence& a
   return row;
 }
 
+// Who supplies the catalogue, as measured from the run's offer rows (core/supply.hpp), against the
+// supply the spec claims. Shown for every aggregator and DePIN network, claim or not: what a buyer
+// asks of them is whose GPUs they are.
+bool shows_supply(const scorecard& card) {
+  const auto& kind = card.provider.kind;
+  return kind == "aggregator" || kind == "depin" || fields::at(card.provider.transparency, "supply").is_object() ||
+         fields::at(card.measurements, measurement::supply_composition::key).is_object();
+}
+
+claim_row supply_claim(const scorecard& card) {
+  const auto measured = measurement::read<measurement::supply_composition>(card.measurements);
+  const auto v = judge_supply(fields::at(card.provider.transparency, "supply"), measured);
+  return {.claim = "supply",
+          .declared = v.declared,
+          .declared_source = v.source,
+          .measured = v.measured,
+          .verdict = v.verdict,
+          .evidence = measured ? "the offer rows the run listed, by the supplier each names (offer field underlying_provider)" : ""};
+}
+
 std::string seconds_or(const std::optional<double>& n, const std::string& none) {
   if (!n) return none;
   std::ostringstream out;
@@ -164,6 +185,7 @@ std::vector<claim_row> grade_transparency(const scorecard& card, const transpare
   }
   if (!texts(t, "address_registrants").empty() || !address_owner(card).empty()) rows.push_back(address_claim(card, all));
   if (!aggregated(t).empty()) rows.push_back(aggregates_claim(card, all, elsewhere));
+  if (shows_supply(card)) rows.push_back(supply_claim(card));
   return rows;
 }
 

@@ -297,6 +297,20 @@ case "$case_name" in
       '`transparency.instance.underlying_provider_as_listed` | transparency | high | fail' '**contradicted**'; do
       grep -qF "$finding" demo-out/providers/bodgenet/scorecard.md || fail "Bodgenet's card lacks $finding"
     done
+    # Supply composition (issue 40): Bodgenet's "community" is two centralised suppliers, a
+    # contradiction of its claim; Spheron's catalogue is of the suppliers it names; every
+    # aggregator and DePIN card has the supply row and, where its offers name suppliers, the table.
+    grep -q '^| supply | decentralised supply .* | 2 suppliers over 5 GPU offer rows .*HHI 6,800.* | \*\*contradicted\*\* |' \
+      demo-out/providers/bodgenet/scorecard.md || fail "Bodgenet's supply claim is not contradicted"
+    grep -q '^| Supplier hyperlease-dc | 4 offer rows, 80% |' demo-out/providers/bodgenet/scorecard.md ||
+      fail "Bodgenet's card lacks the supply composition table"
+    grep -q '^| supply | named suppliers: .* | consistent |' demo-out/providers/spheron/scorecard.md ||
+      fail "Spheron's supply claim is not consistent"
+    for kind in aggregator depin; do
+      for card in $(grep -l "\"kind\": *\"$kind\"" demo-out/providers/*/scorecard.json); do
+        grep -q '^| supply | ' "${card%.json}.md" || fail "$card ($kind) has no supply row"
+      done
+    done
     # Every demo key (and secret half) carries "demokey_": none may appear in a file or on a terminal.
     if grep -rq 'demokey_' demo-out out.txt err.txt; then fail "an emulator key leaked into the demo's output"; fi
     ;;

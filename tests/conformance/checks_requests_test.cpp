@@ -5,6 +5,7 @@
 #include "../support/specs.hpp"
 
 #include <neograde/core/json_util.hpp>
+#include <neograde/core/measurements.hpp>
 
 #include <gtest/gtest.h>
 
@@ -76,4 +77,29 @@ TEST(ErrorEnvelope, AnUndocumentedPathIsNotASampleOfTheEnvelope) {
   ASSERT_EQ(path.evidence.at(0).response_body, "<h1>Not Found</h1>") << "the front did not answer the unknown path";
   const auto& o = test::outcome_in(report, "errors.envelope.on_client_errors");
   EXPECT_EQ(o.result, outcome::pass) << o.reason;
+}
+
+// Who supplies the catalogue is measured from the offers read, where the rows name a supplier:
+// Bodgenet's "community" draws on two centralised suppliers, Spheron's rows name theirs with GPU
+// counts, and a catalogue that names none records nothing.
+TEST(SupplyComposition, MeasuredFromTheOffersRead) {
+  auto pass_through = [](const http::request&, emulator::provider_model&) -> std::optional<http::response> { return std::nullopt; };
+  const auto bodgenet = test::run_behind_front(test::spec("bodgenet"), pass_through);
+  const auto b = measurement::read<measurement::supply_composition>(bodgenet.measurements);
+  ASSERT_TRUE(b) << bodgenet.measurements.dump();
+  ASSERT_EQ(b->suppliers.size(), 2u);
+  EXPECT_EQ(b->suppliers[0].name, "hyperlease-dc");
+  // Four of its five offer rows (a type in a region) are hyperlease-dc's.
+  EXPECT_EQ(b->offers, 5u);
+  EXPECT_DOUBLE_EQ(b->largest_share, 0.8);
+  EXPECT_DOUBLE_EQ(b->hhi, 6800);
+
+  const auto spheron = test::run_behind_front(test::spec("spheron"), pass_through);
+  const auto s = measurement::read<measurement::supply_composition>(spheron.measurements);
+  ASSERT_TRUE(s) << spheron.measurements.dump();
+  EXPECT_EQ(s->basis, "gpus");
+  EXPECT_EQ(s->suppliers.size(), 2u);
+
+  const auto lambda = test::run_behind_front(test::spec("lambda"), pass_through);
+  EXPECT_FALSE(lambda.measurements.contains("supply_composition"));
 }

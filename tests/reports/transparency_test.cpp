@@ -168,3 +168,90 @@ TEST(Transparency, ClaimsSurviveTheScorecardJson) {
   old["hardware"][0].erase("origin");
   EXPECT_NO_THROW((void)old.get<scorecard>());
 }
+
+namespace {
+
+// A run of a `kind` provider whose footer records the supply composition `supply` (none: null).
+run_record supply_run(const std::string& kind, json transparency, json supply) {
+  auto r = run("net", std::move(transparency), "", supply.is_null() ? json::object() : json{{"supply_composition", std::move(supply)}});
+  r.header["provider_kind"] = kind;
+  return r;
+}
+
+// Bodgenet's demo catalogue: three "community" rows from one centralised supplier, one from another.
+json two_centralised_suppliers() {
+  return {{"offers", 4},
+          {"unattributed", 0},
+          {"basis", "offers"},
+          {"suppliers",
+           {{{"name", "hyperlease-dc"}, {"offers", 3}, {"gpus", nullptr}, {"share", 0.75}},
+            {{"name", "rackmonger-cloud"}, {"offers", 1}, {"gpus", nullptr}, {"share", 0.25}}}},
+          {"largest_share", 0.75},
+          {"largest_two_share", 1.0},
+          {"hhi", 6250}};
+}
+
+json decentralised() {
+  return {{"hardware", "owns"},
+          {"hardware_source", "s"},
+          {"supply", {{"claim", "decentralised"}, {"statement", "a community-powered data center"}, {"source", "landing page"}}}};
+}
+
+}  // namespace
+
+TEST(TransparencySupply, AConcentratedCommunityIsAContradictionOnTheCard) {
+  const auto card = build_scorecard(supply_run("depin", decentralised(), two_centralised_suppliers()));
+  const auto& s = claim(card, "supply");
+  EXPECT_EQ(s.verdict, "contradicted") << s.measured;
+  EXPECT_EQ(s.declared_source, "landing page");
+  EXPECT_NE(s.measured.find("largest 75% (hyperlease-dc), largest two 100%, HHI 6,250"), std::string::npos) << s.measured;
+  const auto md = render_markdown(card);
+  EXPECT_NE(md.find("- **Finding:** net Cloud declares supply `decentralised supply"), std::string::npos) << md;
+  // The composition as a small table of its own, never JSON in a cell.
+  EXPECT_NE(md.find("### Supply composition"), std::string::npos) << md;
+  EXPECT_NE(md.find("| Supplier hyperlease-dc | 3 offer rows, 75% |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| Herfindahl-Hirschman index | 6250 of 10000 (above 1800: highly concentrated) |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("supply_composition."), std::string::npos) << "flattened as untyped JSON: " << md;
+  const auto html = render_html({card}, "now");
+  EXPECT_NE(html.find("<h4>Supply composition</h4>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><th>Supplier rackmonger-cloud</th><td>1 offer row, 25%</td></tr>"), std::string::npos);
+  EXPECT_EQ(html.find("{&quot;name"), std::string::npos);
+  EXPECT_NE(html.find("<h3>Transparency contradicted</h3>"), std::string::npos);
+  // The same card through its JSON keeps the row and the measurement.
+  const auto back = json(card).get<scorecard>();
+  EXPECT_EQ(claim(back, "supply").verdict, "contradicted");
+}
+
+TEST(TransparencySupply, SpreadSupplyIsConsistentAndNoClaimIsUnverified) {
+  json spread = {{"offers", 10},         {"unattributed", 0},        {"basis", "gpus"}, {"suppliers", json::array()},
+                 {"largest_share", 0.1}, {"largest_two_share", 0.2}, {"hhi", 1000}};
+  for (int i = 0; i < 10; ++i)
+    spread["suppliers"].push_back({{"name", "node-" + std::to_string(i)}, {"offers", 1}, {"gpus", 1}, {"share", 0.1}});
+  EXPECT_EQ(claim(build_scorecard(supply_run("depin", decentralised(), spread)), "supply").verdict, "consistent");
+  // No claim: the composition is shown, unverified.
+  const auto unclaimed = build_scorecard(supply_run("depin", {{"hardware", "marketplace"}, {"hardware_source", "s"}}, spread));
+  EXPECT_EQ(claim(unclaimed, "supply").verdict, "unverified");
+  EXPECT_EQ(claim(unclaimed, "supply").declared, "");
+  EXPECT_NE(claim(unclaimed, "supply").measured.find("10 suppliers"), std::string::npos);
+  // An aggregator whose catalogue names no supplier: the row is there, unverified, saying why.
+  const auto unnamed = build_scorecard(supply_run("aggregator", decentralised(), nullptr));
+  EXPECT_EQ(claim(unnamed, "supply").verdict, "unverified");
+  EXPECT_NE(claim(unnamed, "supply").measured.find("names no supplier"), std::string::npos);
+  // A neocloud that claims nothing and lists no supplier has no supply row at all.
+  EXPECT_EQ(claim(build_scorecard(supply_run("neocloud", owns("vm"), nullptr)), "supply").claim, "absent");
+}
+
+TEST(TransparencySupply, HostileRecordsNeverThrow) {
+  for (const json& supply : {json(42), json("x"), json{{"suppliers", "x"}, {"hhi", 1e300}},
+                             json{{"suppliers", {{{"name", 7}, {"share", -3}}, nullptr}}, {"largest_share", "all"}}}) {
+    for (const json& declared : {json(5), json{{"claim", "count"}, {"at_least", 1e300}}, json{{"claim", "decentralised"}, {"max_hhi", "x"}},
+                                 json{{"claim", "named_suppliers"}, {"suppliers", 3}}}) {
+      const auto r = supply_run("depin", {{"hardware", "owns"}, {"hardware_source", "s"}, {"supply", declared}}, supply);
+      scorecard card;
+      ASSERT_NO_THROW(card = build_scorecard(r));
+      EXPECT_NE(claim(card, "supply").claim, "absent");
+      ASSERT_NO_THROW((void)render_markdown(card));
+      ASSERT_NO_THROW((void)render_html({card}, "now"));
+    }
+  }
+}

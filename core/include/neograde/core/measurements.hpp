@@ -125,6 +125,33 @@ void from_json(const nlohmann::json& j, billing_reading& m);
 void to_json(nlohmann::json& j, const billing& m);
 void from_json(const nlohmann::json& j, billing& m);
 
+// Who supplies the catalogue (core/supply.hpp, measure_supply): the GPU offer rows the run listed,
+// grouped by the underlying supplier each names (offer field underlying_provider), largest first.
+// Shares are of GPUs where every attributed row states its GPU count, else of offer rows (`basis`).
+struct supplier_share {
+  std::string name;
+  std::size_t offers = 0;
+  std::optional<std::size_t> gpus;  // none when a row of it states no GPU count
+  double share = 0;                 // of the basis, 0 to 1
+  friend bool operator==(const supplier_share&, const supplier_share&) = default;
+};
+struct supply_composition {
+  static constexpr const char* key = "supply_composition";
+  std::size_t offers = 0;        // GPU offer rows listed
+  std::size_t unattributed = 0;  // of them, rows naming no supplier (left out of the shares)
+  std::string basis;             // "gpus" or "offers"
+  std::vector<supplier_share> suppliers;
+  double largest_share = 0, largest_two_share = 0;
+  // Herfindahl-Hirschman index: the sum of the suppliers' squared shares in percent, from near 0
+  // (many small suppliers) to 10,000 (one supplier).
+  double hhi = 0;
+  friend bool operator==(const supply_composition&, const supply_composition&) = default;
+};
+void to_json(nlohmann::json& j, const supplier_share& m);
+void from_json(const nlohmann::json& j, supplier_share& m);
+void to_json(nlohmann::json& j, const supply_composition& m);
+void from_json(const nlohmann::json& j, supply_composition& m);
+
 // The measurement T as a footer's `measurements` holds it; none when it is absent or not an object.
 template <class T>
 [[nodiscard]] std::optional<T> read(const nlohmann::json& measurements) {
