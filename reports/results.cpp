@@ -33,7 +33,7 @@ results_writer::results_writer(const std::filesystem::path& path, const run_head
   file_ = std::fopen(part_.c_str(), "w");
   if (file_ == nullptr) throw config_error("cannot write " + part_.string() + ": " + std::strerror(errno));
   const auto& s = *h.spec;
-  line({{"record", "header"},
+  auto header = nlohmann::json{{"record", "header"},
         {"suite", "neograde"},
         {"suite_version", suite_version},
         {"run_id", h.run_id},
@@ -55,7 +55,9 @@ results_writer::results_writer(const std::filesystem::path& path, const run_head
           {"time_to_gone_s", s.timing.time_to_gone_s},
           {"poll_interval_s", s.timing.poll_interval_s},
           {"overridden", h.timing_overrides}}},
-        {"started_at", utc_now_iso8601()}});
+        {"started_at", utc_now_iso8601()}};
+  if (h.read_only) header["read_only"] = true;
+  line(header);
 }
 
 results_writer::~results_writer() {
