@@ -23,6 +23,7 @@ namespace neograde::conformance {
 // The run's own requests, every attempt (retries included; the rate-limit probe's are not the
 // run's): how many, answered by status class, transport errors, the server error rate ((5xx and
 // transport errors) / requests) and the latency percentiles (nearest rank) of the answered ones.
+// The 4xx include what the checks send wrong on purpose; a 5xx is the provider's whatever was sent.
 [[nodiscard]] nlohmann::json traffic_figures(const std::vector<const exchange*>& exchanges);
 
 }  // namespace neograde::conformance
