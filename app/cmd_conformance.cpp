@@ -135,8 +135,7 @@ prepared_run prepare(const conformance_cli& o, provider_spec spec_loaded, bool s
 void announce_live(const session& s) {
   std::ostringstream line;
   line << (s.spend().read_only ? "read-only audit " : "live run ") << s.run_id() << " of " << s.spec().provider.id << ": ";
-  if (s.spend().read_only)
-    line << "creates nothing, and the checks that would are not run\n";
+  if (s.spend().read_only) line << "creates nothing, and the checks that would are not run\n";
   else if (s.spend().allowed)
     line << "may create up to " << s.rules().budget.max_instances << " instance(s) estimated at $" << std::fixed << std::setprecision(2)
          << s.rules().budget.max_spend_usd << std::defaultfloat << " in all; journal " << s.rules().journal.string() << "\n";

@@ -35,8 +35,7 @@ nlohmann::json catalogue_figures(const std::vector<offer>& rows) {
     types.insert(r.instance_type);
     if (!r.region.empty()) regions.insert(r.region);
     if (!may_have_gpu) continue;
-    if (r.price_per_hour_usd && std::isfinite(*r.price_per_hour_usd) && *r.price_per_hour_usd >= 0)
-      prices.push_back(*r.price_per_hour_usd);
+    if (r.price_per_hour_usd && std::isfinite(*r.price_per_hour_usd) && *r.price_per_hour_usd >= 0) prices.push_back(*r.price_per_hour_usd);
     else
       ++unpriced;
   }
@@ -78,8 +77,7 @@ nlohmann::json traffic_figures(const std::vector<const exchange*>& exchanges) {
   nlohmann::json out{{"requests", requests},
                      {"answered", ms.size()},
                      {"transport_errors", transport},
-                     {"status",
-                      {{"1xx", classes[1]}, {"2xx", classes[2]}, {"3xx", classes[3]}, {"4xx", classes[4]}, {"5xx", classes[5]}}},
+                     {"status", {{"1xx", classes[1]}, {"2xx", classes[2]}, {"3xx", classes[3]}, {"4xx", classes[4]}, {"5xx", classes[5]}}},
                      {"rate_limited", limited}};
   if (requests > 0) out["server_error_rate"] = rounded(static_cast<double>(classes[5] + transport) / static_cast<double>(requests), 10000);
   if (!ms.empty()) {

@@ -207,7 +207,8 @@ std::optional<unmet_need> applicability(const check_descriptor& check, const pro
         if (!unmet) break;
         const auto why = n.why.empty() ? "needs " + n.variable : n.why;
         // What a read-only audit does not run, the checks that build on it are not run either.
-        if (run.spend.read_only && unmet->reason.starts_with(run.spend.refusal)) return unmet_need{.reason = spend_skip_reason(run.spend, why)};
+        if (run.spend.read_only && unmet->reason.starts_with(run.spend.refusal))
+          return unmet_need{.reason = spend_skip_reason(run.spend, why)};
         return not_applicable(why);
       }
     }

@@ -59,8 +59,7 @@ TEST_P(ReadOnlyAudit, CreatesNothingAndSaysWhatItDidNotRun) {
     }
     EXPECT_EQ(o.reason.find("creating resources is switched off"), std::string::npos) << o.check_id;
   }
-  EXPECT_EQ(test::outcome_of(a.report, "lifecycle.instance.launch_returns_id").reason,
-            "not run: read-only audit (launches an instance)");
+  EXPECT_EQ(test::outcome_of(a.report, "lifecycle.instance.launch_returns_id").reason, "not run: read-only audit (launches an instance)");
   // The footer's figures: the catalogue as listed and the run's own traffic.
   const auto& m = a.report.measurements;
   ASSERT_TRUE(m.contains("catalogue")) << m.dump();

@@ -20,7 +20,7 @@ namespace neograde {
 
 struct spend_permission {
   bool allowed = false;
-  std::string refusal;  // why not, for the reason of a skipped check; empty when allowed
+  std::string refusal;     // why not, for the reason of a skipped check; empty when allowed
   bool read_only = false;  // refused because the run is a read-only audit (conformance --read-only)
 };
 
