@@ -117,6 +117,7 @@ prepared_run prepare(const conformance_cli& o, provider_spec spec_loaded, bool s
   if (p.replay && p.replay->recorded().header.accounts == 2 && so.second_api_key.empty()) so.second_api_key = stand_in(2);
   if (!p.replay) discover_variables(spec, so);
   if (o.remote_exec) {
+    if (o.run.read_only) throw usage_error("--remote-exec needs an instance, which a --read-only audit does not create");
     if (!o.record.empty()) throw usage_error("--record cannot hold --remote-exec's SSH session; record without it");
     run.remote = o.remote;
     run.remote->binary = o.smoke_binary.empty() ? default_smoke_binary() : o.smoke_binary;
@@ -130,11 +131,12 @@ prepared_run prepare(const conformance_cli& o, provider_spec spec_loaded, bool s
   return p;
 }
 
-// What a live run may create, said before it starts.
+// What a live run (or any read-only audit) may create, said before it starts.
 void announce_live(const session& s) {
   std::ostringstream line;
-  line << "live run " << s.run_id() << " of " << s.spec().provider.id << ": ";
-  if (s.spend().allowed)
+  line << (s.spend().read_only ? "read-only audit " : "live run ") << s.run_id() << " of " << s.spec().provider.id << ": ";
+  if (s.spend().read_only) line << "creates nothing, and the checks that would are not run\n";
+  else if (s.spend().allowed)
     line << "may create up to " << s.rules().budget.max_instances << " instance(s) estimated at $" << std::fixed << std::setprecision(2)
          << s.rules().budget.max_spend_usd << std::defaultfloat << " in all; journal " << s.rules().journal.string() << "\n";
   else
@@ -157,7 +159,7 @@ int run_one(const conformance_cli& o, provider_spec spec) {
   const auto& replay = p.replay;
   session s(p.spec, std::move(p.so));
   if (s.unusable()) return report_stop(*s.unusable(), "", "");
-  if (s.live() && !replay) announce_live(s);
+  if ((s.live() || s.spend().read_only) && !replay) announce_live(s);
   install_stop_handlers();
 
   auto summary = run_and_report(s, p.run, p.timing_overrides, o.out);
@@ -204,7 +206,7 @@ int run_several(const conformance_cli& o, std::vector<provider_spec> specs) {
   if (runs.empty()) throw usage_error("--all: no provider has its key (and required variables) set");
   // What all of them may spend together, said before any starts: each live run has its own budget.
   const auto live = std::count_if(runs.begin(), runs.end(), [](const prepared_run& r) {
-    return is_live_target(r.so.base_url, r.so.treat_as_live) &&
+    return is_live_target(r.so.base_url, r.so.treat_as_live) && !r.so.read_only &&
            spend_permission_for(r.so.base_url, r.so.allow_spend, r.so.treat_as_live).allowed;
   });
   if (live > 1)
@@ -222,7 +224,7 @@ int run_several(const conformance_cli& o, std::vector<provider_spec> specs) {
     auto& p = runs[i];
     session s(p.spec, std::move(p.so));
     if (s.unusable()) return void(unusable[i] = *s.unusable());
-    if (s.live()) announce_live(s);
+    if (s.live() || s.spend().read_only) announce_live(s);
     summaries[i] = run_and_report(s, p.run, p.timing_overrides, dirs[i], jobs > 1);
   });
   int rc = exit_ok;
@@ -283,6 +285,13 @@ command add_conformance(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   add_live_options(cmd, o->run.live);
+  cmd->add_flag("--read-only", o->run.read_only,
+                "The read-only audit: every check that creates nothing (catalogue, auth, errors on reads, pagination, schemas, "
+                "rate limits) and the catalogue's and the API's measurements; the checks that would create something are "
+                "\"not run: read-only audit\". Needs no --allow-spend, and creates nothing even on the emulator")
+      ->excludes("--allow-spend")
+      ->excludes("--max-instances")
+      ->excludes("--max-spend");
   add_timing_options(cmd, o->run);
   add_target_options(cmd, o->run.target);
   cmd->add_option("--record", o->record,

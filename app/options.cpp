@@ -54,6 +54,7 @@ nlohmann::json apply_run_cli(session_options& session, conformance::run_options&
   session.second_api_key = o.second_api_key;
   session.http.extra_ca_file = o.ca_file;
   session.allow_spend = o.allow_spend;
+  session.read_only = o.read_only;
   session.budget = {o.max_instances, o.live.max_spend_usd};
   if (!o.live.journal.empty()) session.journal = o.live.journal;
   run.probe_rate_limit = o.probe_rate_limit;

@@ -60,6 +60,7 @@ struct run_cli {
   std::string ca_file;
   conformance::rdap_run_options rdap;  // --rdap-url, --no-rdap (conformance only)
   bool allow_spend = false;
+  bool read_only = false;  // conformance --read-only: the audit, which creates nothing
   bool probe_rate_limit = false;
   int max_instances = 1;
   std::optional<double> time_to_running_s, time_to_gone_s;  // replace the spec's (staging APIs, test doubles)

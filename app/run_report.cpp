@@ -36,6 +36,7 @@ run_summary run_and_report(session& s, conformance::run_options options, const n
                                                                     .base_url = s.base_url(),
                                                                     .time_scale = s.time_scale(),
                                                                     .allow_spend = s.spend().allowed,
+                                                                    .read_only = s.spend().read_only,
                                                                     .offer_selection = selection,
                                                                     .timing_overrides = timing_overrides});
   options.on_outcome = [&](const check_descriptor& d, const check_outcome& o) {

@@ -883,7 +883,9 @@ offer_selection provider_client::choose_offer(const std::vector<std::string>& re
     s.explanation = "the offers could not be listed: " + (offers.problem.empty() ? offers.call.describe() : offers.problem);
     return s;
   }
-  return select_offer(spec_, *offers.value, pins, refused);
+  auto s = select_offer(spec_, *offers.value, pins, refused);
+  s.listed = std::move(*offers.value);
+  return s;
 }
 
 namespace {

@@ -52,8 +52,12 @@ session::session(const provider_spec& spec, session_options options) : spec_(spe
     spend_ = {true, ""};  // a sweep only terminates, which costs nothing; the ledger journals it
     rules_ = {.live = true, .journal = options_.journal};
   } else {
-    const bool flag = !options_.read_only && effective_allow_spend(options_.base_url, options_.allow_spend, options_.treat_as_live);
-    spend_ = spend_permission_for(options_.base_url, flag, options_.treat_as_live);
+    // A read-only audit creates nothing, whatever the flags and the target.
+    spend_ = options_.read_only
+                 ? read_only_permission()
+                 : spend_permission_for(options_.base_url,
+                                        effective_allow_spend(options_.base_url, options_.allow_spend, options_.treat_as_live),
+                                        options_.treat_as_live);
     rules_ = {.live = live,
               .budget = options_.budget,
               .journal = options_.journal,

@@ -37,6 +37,12 @@ bool effective_allow_spend(const std::string& base_url, bool allow_spend_flag, b
   return allow_spend_flag || !is_live_target(base_url, treat_as_live);
 }
 
+spend_permission read_only_permission() { return {.allowed = false, .refusal = read_only_refusal, .read_only = true}; }
+
+std::string spend_skip_reason(const spend_permission& p, const std::string& what) {
+  return p.read_only ? p.refusal + " (" + what + ")" : what + ": " + p.refusal;
+}
+
 spend_permission spend_permission_for(const std::string& base_url, bool allow_spend_flag, bool treat_as_live) {
   const bool loopback = !is_live_target(base_url, treat_as_live);
   if (!allow_spend_flag)

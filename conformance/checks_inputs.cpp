@@ -155,8 +155,10 @@ void broken_bodies(context& ctx, std::vector<call_result>& samples) {
         untried.push_back(name_of(op_id) + ", " + replaces_key_set_why);
         continue;
       }
-      if (op_id == operation_id::launch && !ctx.spend.allowed) {
-        untried.push_back("launch, " + ctx.spend.refusal);
+      // A read-only audit sends nothing to an operation that creates, not even a body that should
+      // be refused (needs.cpp's no_body_operation predicts the same).
+      if ((op_id == operation_id::launch && !ctx.spend.allowed) || (op_id == operation_id::ssh_keys_add && ctx.spend.read_only)) {
+        untried.push_back(name_of(op_id) + ", " + ctx.spend.refusal);
         continue;
       }
       auto r = deliberately(ctx.client.raw(op.method, ctx.path_of(op), body, "application/json", auth_mode::key, op_id),

@@ -36,7 +36,7 @@ class driver {
   }
 
   void run() {
-    if (!rec_.run.spending_allowed) return skip_all(outcome::skipped, "launches an instance: " + rec_.run.spending_refusal);
+    if (!rec_.run.spending_allowed) return skip_all(outcome::skipped, spend_skip_reason(ctx_.spend, "launches an instance"));
     try {
       steps();
     } catch (const stop_requested&) {

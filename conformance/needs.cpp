@@ -140,8 +140,9 @@ std::optional<std::string> no_body_operation(const provider_spec& spec, const ru
       if (!untried) untried = nlohmann::json(op_id).get<std::string>() + ", " + replaces_key_set_why;
       continue;
     }
-    if (op_id == operation_id::launch && !run.spend.allowed) {
-      if (!untried) untried = "launch, " + run.spend.refusal;
+    // As checks_inputs.cpp's broken_bodies: a read-only audit sends no body to the SSH key add either.
+    if ((op_id == operation_id::launch && !run.spend.allowed) || (op_id == operation_id::ssh_keys_add && run.spend.read_only)) {
+      if (!untried) untried = nlohmann::json(op_id).get<std::string>() + ", " + run.spend.refusal;
       continue;
     }
     return std::nullopt;
@@ -166,7 +167,7 @@ std::optional<unmet_need> applicability(const check_descriptor& check, const pro
   for (const auto& n : check.needs) {
     switch (n.what) {
       case check_need::kind::spending:
-        if (!run.spend.allowed) return unmet_need{.reason = n.why + ": " + run.spend.refusal};
+        if (!run.spend.allowed) return unmet_need{.reason = spend_skip_reason(run.spend, n.why)};
         break;
       case check_need::kind::second_account:
         if (!run.second_account) return not_applicable(n.why.empty() ? "needs a second account (--second-api-key)" : n.why);
@@ -193,12 +194,23 @@ std::optional<unmet_need> applicability(const check_descriptor& check, const pro
                             .certain = false};
         break;
       case check_need::kind::body_operation:
-        if (auto why = no_body_operation(spec, run)) return not_applicable(n.why.empty() ? *why : n.why);
+        if (auto why = no_body_operation(spec, run)) {
+          // Left untried only because the audit launches nothing: not run, rather than not applicable.
+          if (run.spend.read_only && why->ends_with(run.spend.refusal))
+            return unmet_need{.reason = spend_skip_reason(run.spend, "every operation that takes a JSON body creates something")};
+          return not_applicable(n.why.empty() ? *why : n.why);
+        }
         break;
-      case check_need::kind::check:
-        if (const auto* of = find_check(n.variable); of == nullptr || applicability(*of, spec, run))
-          return not_applicable(n.why.empty() ? "needs " + n.variable : n.why);
-        break;
+      case check_need::kind::check: {
+        const auto* of = find_check(n.variable);
+        const auto unmet = of == nullptr ? std::optional<unmet_need>(unmet_need{}) : applicability(*of, spec, run);
+        if (!unmet) break;
+        const auto why = n.why.empty() ? "needs " + n.variable : n.why;
+        // What a read-only audit does not run, the checks that build on it are not run either.
+        if (run.spend.read_only && unmet->reason.starts_with(run.spend.refusal))
+          return unmet_need{.reason = spend_skip_reason(run.spend, why)};
+        return not_applicable(why);
+      }
     }
   }
   return std::nullopt;

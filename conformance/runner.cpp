@@ -1,3 +1,4 @@
+#include <neograde/conformance/audit.hpp>
 #include <neograde/conformance/catalogue.hpp>
 #include <neograde/conformance/needs.hpp>
 #include <neograde/conformance/runner.hpp>
@@ -59,7 +60,10 @@ void register_key(detail::context& ctx) {
 
 void delete_key(detail::context& ctx) {
   const char* id = "lifecycle.ssh_key.delete_removes";
-  if (ctx.ssh_key_id.empty()) return ctx.emit(detail::make(id, outcome::skipped, "not applicable: no SSH key was registered"));
+  if (ctx.ssh_key_id.empty()) {
+    if (auto skip = ctx.unmet(id)) return ctx.emit(std::move(*skip));  // a read-only audit's "not run"
+    return ctx.emit(detail::make(id, outcome::skipped, "not applicable: no SSH key was registered"));
+  }
   if (!ctx.applies(id)) return;
   auto d = ctx.client.delete_ssh_key(ctx.ssh_key_id);
   auto listed = ctx.client.list_ssh_keys();
@@ -83,7 +87,9 @@ void teardown(detail::context& ctx) noexcept {
     auto r = detail::terminate_run_instances(ctx);
     if (!ctx.ssh_key_id.empty()) (void)ctx.client.delete_ssh_key(ctx.ssh_key_id);
     if (ledger.launched() == 0 && r.confirmed.empty() && r.leftovers.empty())
-      return ctx.emit(detail::not_applicable(leftovers_id, "the run created no instance"));
+      return ctx.emit(ctx.spend.read_only
+                          ? detail::make(leftovers_id, outcome::skipped, spend_skip_reason(ctx.spend, "the run created no instance"))
+                          : detail::not_applicable(leftovers_id, "the run created no instance"));
     if (r.leftovers.empty())
       return ctx.emit(
           detail::make(leftovers_id, outcome::pass, std::to_string(r.confirmed.size()) + " instance(s) confirmed terminated or gone"));
@@ -196,6 +202,16 @@ run_report run(session& s, const run_options& options) {
                          .max_instances = s.live() ? std::optional<int>(s.rules().budget.max_instances) : std::nullopt,
                          .max_spend_usd = s.live() ? std::optional<double>(s.rules().budget.max_spend_usd) : std::nullopt};
   report.measurements["developer_experience"] = ctx.dx.to_json();
+  // The audit's figures, from what the run read: the catalogue as listed, and every request sent.
+  const auto& selection = s.selection();
+  report.measurements["catalogue"] = selection.listed.empty() && selection.explanation.starts_with("the offers could not be listed")
+                                         ? catalogue_not_listed(selection.explanation)
+                                         : catalogue_figures(selection.listed);
+  std::vector<const exchange*> sent;
+  for (auto* c : {&client, ctx.second})
+    if (c != nullptr)
+      for (const auto& e : c->transport().transcript()) sent.push_back(&e);
+  report.measurements["api_traffic"] = traffic_figures(sent);
   if (report.stopped) report.measurements["stopped"] = report.stopped->message;
   return report;
 }

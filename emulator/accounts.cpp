@@ -183,6 +183,7 @@ http::response provider_model::impl::add_key(const operation_spec& op, account& 
     for (const auto& k : it->second)
       if (k.is_string()) {
         acct.keys.push_back(emu_key{k.get<std::string>(), "", k.get<std::string>()});
+        ++keys_created;
         items.push_back(render_key(acct.keys.back(), op.id));
       }
     nlohmann::json body = response_template(op);
@@ -204,6 +205,7 @@ http::response provider_model::impl::add_key(const operation_spec& op, account& 
     generated = true;
   }
   acct.keys.push_back(k);
+  ++keys_created;
   auto obj = render_key(k, op.id);
   if (generated)
     write_field(obj, spec.ssh_key_fields, "private_key",

@@ -83,7 +83,11 @@ struct emulator::impl {
     http::response r;
     r.status = 200;
     r.headers = {{"Content-Type", "application/json"}, {emulator_header_name, model.spec().provider.id}};
-    r.body = nlohmann::json{{"live_instances", model.live_instances()}, {"instances_created", model.instances_created()}}.dump();
+    r.body = nlohmann::json{{"live_instances", model.live_instances()},
+                            {"instances_created", model.instances_created()},
+                            {"ssh_keys_created", model.ssh_keys_created()},
+                            {"create_requests", model.create_requests()}}
+                 .dump();
     return r;
   }
 

@@ -153,6 +153,16 @@ std::size_t provider_model::instances_created() const {
   return impl_->created;
 }
 
+std::size_t provider_model::create_requests() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->create_requests;
+}
+
+std::size_t provider_model::ssh_keys_created() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->keys_created;
+}
+
 const provider_spec& provider_model::spec() const { return impl_->spec; }
 const model_options& provider_model::options() const { return impl_->opts; }
 

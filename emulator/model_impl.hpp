@@ -124,6 +124,10 @@ struct provider_model::impl {
   std::mt19937_64 rng{0x6e656f67726164ULL};  // deterministic ids for reproducible runs
   unsigned next_ip = 10;
   std::size_t created = 0;  // instances ever launched, over all accounts
+  // Authenticated requests routed to an operation that creates (launch, SSH key add), answered
+  // or refused, and SSH keys ever added: what proves a read-only audit sent no create.
+  std::size_t create_requests = 0;
+  std::size_t keys_created = 0;
   // The first row launched ("type@region") and type delivered: what partial_capacity and
   // fixed_type_delivered keep to, whatever later launches order.
   std::optional<std::string> first_row, first_type;

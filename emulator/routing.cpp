@@ -235,6 +235,8 @@ http::response provider_model::impl::dispatch(const http::request& req, header_l
       break;
     }
   if (op == nullptr) return error_response("invalid_parameters", "The request does not name a known operation.");
+  // Counted before any validation: a create refused for its body was still sent.
+  if (op->id == operation_id::launch || op->id == operation_id::ssh_keys_add) ++create_requests;
   // GraphQL: the client's own query gives the arguments (inline or as variables) and the
   // fields it gets back (runpod-python and dstack write arguments inline).
   std::optional<graphql::operation> graphql_op;

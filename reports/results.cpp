@@ -33,29 +33,31 @@ results_writer::results_writer(const std::filesystem::path& path, const run_head
   file_ = std::fopen(part_.c_str(), "w");
   if (file_ == nullptr) throw config_error("cannot write " + part_.string() + ": " + std::strerror(errno));
   const auto& s = *h.spec;
-  line({{"record", "header"},
-        {"suite", "neograde"},
-        {"suite_version", suite_version},
-        {"run_id", h.run_id},
-        {"provider", s.provider.id},
-        {"display_name", s.provider.display_name},
-        {"provider_kind", s.provider.kind},
-        {"fictional", s.provider.fictional},
-        {"docs_url", s.provider.docs_url},
-        {"api_version", s.provider.api_version},
-        {"transparency", s.provider.transparency},
-        {"spec_version", s.spec_version},
-        {"source", h.source},
-        {"base_url", h.base_url},
-        {"time_scale", h.time_scale},
-        {"allow_spend", h.allow_spend},
-        {"offer_selection", h.offer_selection},
-        {"timing",
-         {{"time_to_running_s", s.timing.time_to_running_s},
-          {"time_to_gone_s", s.timing.time_to_gone_s},
-          {"poll_interval_s", s.timing.poll_interval_s},
-          {"overridden", h.timing_overrides}}},
-        {"started_at", utc_now_iso8601()}});
+  auto header = nlohmann::json{{"record", "header"},
+                               {"suite", "neograde"},
+                               {"suite_version", suite_version},
+                               {"run_id", h.run_id},
+                               {"provider", s.provider.id},
+                               {"display_name", s.provider.display_name},
+                               {"provider_kind", s.provider.kind},
+                               {"fictional", s.provider.fictional},
+                               {"docs_url", s.provider.docs_url},
+                               {"api_version", s.provider.api_version},
+                               {"transparency", s.provider.transparency},
+                               {"spec_version", s.spec_version},
+                               {"source", h.source},
+                               {"base_url", h.base_url},
+                               {"time_scale", h.time_scale},
+                               {"allow_spend", h.allow_spend},
+                               {"offer_selection", h.offer_selection},
+                               {"timing",
+                                {{"time_to_running_s", s.timing.time_to_running_s},
+                                 {"time_to_gone_s", s.timing.time_to_gone_s},
+                                 {"poll_interval_s", s.timing.poll_interval_s},
+                                 {"overridden", h.timing_overrides}}},
+                               {"started_at", utc_now_iso8601()}};
+  if (h.read_only) header["read_only"] = true;
+  line(header);
 }
 
 results_writer::~results_writer() {

@@ -115,6 +115,35 @@ case "$case_name" in
     run conformance --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --out out2 --time-to-running 0
     [ "$rc" -eq 2 ] || fail "--time-to-running 0: exit code $rc, expected 2"
     ;;
+  read_only)
+    # The read-only audit on an emulator of its own: exit 0, the launching checks not run, and the
+    # emulator's own count says no create request was sent, no instance and no key made.
+    command -v curl >/dev/null || { echo "SKIP: curl is not installed" >&2; exit 77; }
+    run conformance --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --second-api-key "$(key 2)" --read-only --out out
+    [ "$rc" -eq 0 ] || { cat out.txt err.txt >&2; fail "exit code $rc, expected 0"; }
+    grep -q '^read-only audit .* of lambda: creates nothing' err.txt || { cat err.txt >&2; fail "no line saying the audit creates nothing"; }
+    head -1 out/results.jsonl | grep -q '"read_only":true' || fail "the header does not say read_only"
+    grep -q '"check_id":"lifecycle.instance.launch_returns_id".*"reason":"not run: read-only audit (launches an instance)"' out/results.jsonl ||
+      fail "the launch is not reported as not run"
+    grep -q '"check_id":"lifecycle.ssh_key.visible_after_add".*"reason":"not run: read-only audit (registers an SSH key)"' out/results.jsonl ||
+      fail "the key check is not reported as not run"
+    tail -1 out/results.jsonl | grep -q '"api_traffic":{' || fail "no api_traffic measurement"
+    tail -1 out/results.jsonl | grep -q '"catalogue":{' || fail "no catalogue measurement"
+    state=$(curl -sf "$(base_url | sed -E 's#^(https?://[^/]+).*#\1#')/_neograde/state") || fail "no emulator state"
+    [[ $state == *'"create_requests":0'* && $state == *'"instances_created":0'* && $state == *'"ssh_keys_created":0'* ]] ||
+      fail "the audit created something: $state"
+    # The results load as any run's: a report, and the history.
+    run report --in out/results.jsonl --out report
+    [ "$rc" -eq 0 ] || { cat err.txt >&2; fail "report of the audit: exit $rc"; }
+    run history add --history history --in out
+    [ "$rc" -eq 0 ] || { cat out.txt err.txt >&2; fail "history add of the audit: exit $rc"; }
+    # Nothing that spends goes with it.
+    run conformance --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --read-only --allow-spend --out out2
+    [ "$rc" -eq 2 ] || fail "--read-only --allow-spend: exit $rc, expected 2"
+    [ ! -e out2/results.jsonl ] || fail "--read-only --allow-spend ran"
+    run conformance --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --read-only --remote-exec --out out2
+    [ "$rc" -eq 2 ] || fail "--read-only --remote-exec: exit $rc, expected 2"
+    ;;
   conformance_quirk)
     run conformance --spec lambda --base-url "$(base_url)" --api-key "$(key 1)" --out out
     [ "$rc" -eq 1 ] || fail "exit code $rc, expected 1 under a quirk"

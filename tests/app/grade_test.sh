@@ -3,6 +3,9 @@
 # digitalocean and the fictional bodgewell; runpod has no credentials and is skipped): two passes,
 # so that the second has a previous run to diff. Checks the history (two runs per provider), the
 # report's reliability section, the diff summary, and that every emulator has no instance left.
+# Then a third pass with no spending budget (--max-spend 0, no --allow-spend): the read-only audit
+# of every provider, kept in the history, which the emulators' own counts show created nothing (no
+# create request, instance or SSH key more than before it).
 # Usage: grade_test.sh NEOGRADE WORK_DIR
 set -uo pipefail
 neograde=$1 work=$2
@@ -11,6 +14,7 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v curl >/dev/null || { echo "SKIP: curl is not installed" >&2; exit 77; }
+command -v jq >/dev/null || { echo "SKIP: jq is not installed" >&2; exit 77; }
 
 providers=(lambda digitalocean bodgewell)
 pids=()
@@ -46,8 +50,10 @@ for p in "${providers[@]}"; do
 done
 
 grade() {
+  local pass=$1
+  shift
   "$here/scripts/grade" --neograde "$neograde" --providers lambda,digitalocean,bodgewell,runpod --treat-as-live \
-    --history history --work "work$1" --summary "summary$1.md" >"grade$1.out" 2>"grade$1.err"
+    --history history --work "work$pass" --summary "summary$pass.md" "$@" >"grade$pass.out" 2>"grade$pass.err"
 }
 started=$(date +%s)
 for pass in 1 2; do
@@ -64,7 +70,7 @@ for p in "${providers[@]}"; do
   created=$(echo "$state" | sed -n 's/.*"instances_created":\([0-9]*\).*/\1/p')
   [ "$live" = "0" ] || fail "$p: the emulator reports $live instance(s) not terminated"
   [ "${created:-0}" -ge 2 ] || fail "$p: only ${created:-0} instance(s) created: the runs did not launch as live runs"
-  grep -q "^| $p | 0 | [01] | terminated and confirmed" summary2.md || { cat summary2.md >&2; fail "$p: no row in the summary"; }
+  grep -q "^| $p | 0 | full | [01] | terminated and confirmed" summary2.md || { cat summary2.md >&2; fail "$p: no row in the summary"; }
 done
 [ -d history/runpod ] && fail "runpod, without credentials, is in the history"
 report=work2/report
@@ -90,4 +96,29 @@ rc=$?
 "$here/scripts/grade" sweep --neograde "$neograde" --providers lambda,digitalocean,bodgewell --work work2 >sweep.out 2>sweep.err ||
   { cat sweep.err >&2; fail "grade sweep failed"; }
 [ "$(grep -c 'swept: terminated and confirmed 0' sweep.out)" -eq 3 ] || { cat sweep.out >&2; fail "grade sweep found something"; }
+
+# The third pass: no spending budget, so the read-only audit of each provider.
+counts() { curl -sf "${origin[$1]}/_neograde/state" | jq -c '{create_requests, instances_created, ssh_keys_created}'; }
+declare -A before
+for p in "${providers[@]}"; do
+  before[$p]=$(counts "$p") || fail "$p: no state from the emulator"
+  [ "$(echo "${before[$p]}" | jq .create_requests)" -gt 0 ] || fail "$p: the launching passes sent no create: ${before[$p]}"
+done
+grade 3 --max-spend 0 || { cat grade3.err >&2; fail "pass 3 (the audit): scripts/grade exited $?"; }
+for p in "${providers[@]}"; do
+  after=$(counts "$p")
+  [ "$after" = "${before[$p]}" ] || fail "$p: the read-only audit created something: ${before[$p]} before, $after after"
+  [ -f "work3/$p.preflight.out" ] && fail "$p: the audit pass ran preflight (a launching run's)"
+  grep -q "^| $p | - | audit | [01] | terminated and confirmed" summary3.md || { cat summary3.md >&2; fail "$p: no audit row in the summary"; }
+  n=$(find "history/$p" -name results.jsonl | wc -l)
+  [ "$n" -eq 3 ] || fail "$p: $n run(s) in the history after the audit, expected 3"
+  latest=$(find "history/$p" -name results.jsonl | sort | tail -1)
+  head -1 "$latest" | jq -e '.read_only == true and .allow_spend == false' >/dev/null || fail "$p: the audit's header: $(head -1 "$latest")"
+  tail -1 "$latest" | jq -e '.measurements.catalogue.rows > 0 and .measurements.api_traffic.requests > 0 and .measurements.spend.instances_created == 0' \
+    >/dev/null || fail "$p: the audit's footer lacks its figures: $(tail -1 "$latest")"
+  grep '"check_id":"lifecycle.instance.launch_returns_id"' "$latest" | grep -q '"reason":"not run: read-only audit' ||
+    fail "$p: the launch is not reported as not run by the audit"
+done
+[ "$(grep -cE '^\| [^|]+ \| emulated \| 3 \|' work3/report/reliability.md)" -eq 3 ] ||
+  fail "the report over the history does not count the audit: $(cat work3/report/reliability.md)"
 echo "ok: grade"

@@ -79,6 +79,8 @@ struct offer_selection {
   std::optional<offer> chosen;
   std::string explanation;  // one sentence: what was chosen and why, or why nothing was
   std::size_t rows = 0, not_gpu = 0, unavailable = 0, misfit = 0, unpriced = 0, unpinned = 0, refused = 0;
+  // Every row the catalogue listed (choose_offer), for the catalogue's measurements; not recorded.
+  std::vector<offer> listed;
   // As the results header and footer record it (core/measurements.hpp).
   [[nodiscard]] measurement::offer_selection record() const;
   [[nodiscard]] nlohmann::json to_json() const { return record(); }

@@ -20,8 +20,18 @@ namespace neograde {
 
 struct spend_permission {
   bool allowed = false;
-  std::string refusal;  // why not, for the reason of a skipped check; empty when allowed
+  std::string refusal;     // why not, for the reason of a skipped check; empty when allowed
+  bool read_only = false;  // refused because the run is a read-only audit (conformance --read-only)
 };
+
+// The refusal of a read-only audit (session_options::read_only): the run creates nothing, even
+// where it would cost nothing, and the checks that would create something are not run.
+inline constexpr const char* read_only_refusal = "not run: read-only audit";
+[[nodiscard]] spend_permission read_only_permission();
+
+// Why a check that does `what` ("launches an instance") is skipped under `p`: "launches an
+// instance: <refusal>", or for a read-only audit "not run: read-only audit (launches an instance)".
+[[nodiscard]] std::string spend_skip_reason(const spend_permission& p, const std::string& what);
 
 // `treat_as_live`: apply the rules of a remote host to a loopback one (testing live mode).
 [[nodiscard]] spend_permission spend_permission_for(const std::string& base_url, bool allow_spend_flag, bool treat_as_live = false);

@@ -56,6 +56,11 @@ class provider_model {
   [[nodiscard]] std::size_t live_instances() const;
   // Instances ever launched, terminated ones included (did a run create anything at all?).
   [[nodiscard]] std::size_t instances_created() const;
+  // Authenticated requests to an operation that creates (launch, SSH key add), answered or
+  // refused (a body refused as invalid included): zero after a read-only audit.
+  [[nodiscard]] std::size_t create_requests() const;
+  // SSH keys ever added, over all accounts.
+  [[nodiscard]] std::size_t ssh_keys_created() const;
   [[nodiscard]] const provider_spec& spec() const;
   [[nodiscard]] const model_options& options() const;
 

@@ -26,7 +26,8 @@ struct run_header {
   std::string base_url;
   double time_scale = 1.0;
   bool allow_spend = false;
-  nlohmann::json offer_selection;                              // which offer row the run launches, and why (null: not known)
+  bool read_only = false;          // a read-only audit (conformance --read-only): written as "read_only": true, only then
+  nlohmann::json offer_selection;  // which offer row the run launches, and why (null: not known)
   nlohmann::json timing_overrides = nlohmann::json::object();  // spec timings the run replaced (run_options)
 };
 
