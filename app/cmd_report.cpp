@@ -7,6 +7,7 @@
 
 #include <neograde/core/json_util.hpp>
 #include <neograde/reports/compare.hpp>
+#include <neograde/reports/drift.hpp>
 #include <neograde/reports/history.hpp>
 #include <neograde/reports/results.hpp>
 
@@ -119,6 +120,7 @@ command add_diff(CLI::App& app) {
     std::string history;
     std::string markdown;
     reports::reliability_thresholds t;
+    reports::drift_thresholds d;
   };
   auto o = std::make_shared<options>();
   auto* cmd = app.add_subcommand("diff",
@@ -143,6 +145,12 @@ command add_diff(CLI::App& app) {
   cmd->add_option("--p95-seconds", o->t.p95_seconds, "... and beyond this many seconds")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--price-percent", o->d.price_percent, "Drift: the cheapest launchable row's price moving beyond this percentage")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--capacity-percent", o->d.capacity_percent, "Drift: the rows with capacity moving beyond this percentage")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   return [o] {
     std::vector<reports::run_record> before, after;
     if (!o->history.empty()) {
@@ -157,16 +165,20 @@ command add_diff(CLI::App& app) {
     auto changes = reports::diff_scorecards(reports::merge_scorecards(before), reports::merge_scorecards(after));
     auto figures = reports::diff_reliability(reports::compute_reliability(before), reports::compute_reliability(after), o->t);
     changes.insert(changes.end(), figures.begin(), figures.end());
-    int regressions = 0, improvements = 0;
+    // A history's latest runs against the runs before them; OLD's runs, and NEW's before its latest, against NEW's latest.
+    for (const auto& d : o->history.empty() ? reports::diff_drift(before, after, o->d) : reports::diff_drift({}, after, o->d))
+      changes.push_back(reports::as_change(d));
+    int regressions = 0, improvements = 0, drift = 0;
     for (const auto& c : changes) {
       regressions += c.kind == "regression";
       improvements += c.kind == "improvement";
+      drift += c.kind == "drift";
       std::cout << c.kind << "\t" << c.provider << " (" << c.source << ")\t" << (c.check_id.empty() ? std::string("tier") : c.check_id)
                 << "\t" << (c.before.empty() ? "-" : c.before) << " -> " << (c.after.empty() ? "-" : c.after)
                 << (c.reason.empty() ? "" : "\t" + c.reason) << "\n";
     }
-    std::cout << regressions << " regression(s), " << improvements << " improvement(s), " << changes.size() - regressions - improvements
-              << " other change(s)\n";
+    std::cout << regressions << " regression(s), " << improvements << " improvement(s), "
+              << changes.size() - regressions - improvements - drift << " other change(s), " << drift << " contract drift(s)\n";
     if (!o->markdown.empty()) {
       std::ofstream md(o->markdown, std::ios::app);
       md << reports::render_diff_markdown(changes, o->t);

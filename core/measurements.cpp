@@ -1,5 +1,7 @@
 #include <neograde/core/measurements.hpp>
 
+#include <neograde/core/contract_shape.hpp>
+
 #include <cmath>
 
 namespace neograde::measurement {
@@ -208,7 +210,8 @@ void from_json(const json& j, billing& m) {
 }
 
 bool is_typed(const std::string& key) {
-  for (const char* k : {developer_experience::key, spend::key, rate_limit::key, offer_selection::key, advertised_rows::key, billing::key})
+  for (const char* k : {developer_experience::key, spend::key, rate_limit::key, offer_selection::key, advertised_rows::key, billing::key,
+                        contract_shape::key})
     if (key == k) return true;
   return false;
 }
