@@ -81,6 +81,7 @@ command add_report(CLI::App& app) {
   struct options {
     std::vector<std::string> in;
     std::string history;
+    std::vector<std::string> observations;
     std::string out = "neograde-report";
   };
   auto o = std::make_shared<options>();
@@ -89,9 +90,22 @@ command add_report(CLI::App& app) {
   cmd->add_option("--history", o->history,
                   "A history folder (neograde history add): its runs are merged too, and the report gains the reliability "
                   "section (reliability.json, reliability.md, trend charts)");
+  cmd->add_option("--observations", o->observations,
+                  "A person's observation of creating an account (reports/observation.schema.json), or a directory of them (*.json); "
+                  "repeatable. Merged into its provider's card labelled OBSERVED with who and when, never into the score");
   cmd->add_option("--out", o->out, "Output directory")->capture_default_str();
   return [o] {
     if (o->in.empty() && o->history.empty()) throw usage_error("report: give --in or --history");
+    // Read first: a bad record is refused before any run is read.
+    std::vector<reports::observation> observations;
+    for (const auto& path : o->observations) {
+      try {
+        auto some = reports::read_observations(path);
+        observations.insert(observations.end(), some.begin(), some.end());
+      } catch (const reports::observation_error& e) {
+        throw usage_error(e.what());
+      }
+    }
     // Each run is merged as it is read; only the reliability figures of a history need them all.
     reports::run_merger merger;
     std::vector<reports::run_record> runs;
@@ -104,11 +118,15 @@ command add_report(CLI::App& app) {
         if (keep) runs.push_back(std::move(r));
       });
     if (merger.runs() == 0) throw usage_error("no complete run in the history " + o->history);
-    const auto cards = merger.cards();
+    auto cards = merger.cards();
+    for (const auto& unmatched : reports::attach_observations(cards, observations))
+      std::cerr << "neograde: an observation of " << unmatched.provider << " (by " << unmatched.observed_by << ", " << unmatched.observed_at
+                << ") matches no provider in the report: not shown\n";
     std::vector<reports::reliability> figures;
     if (keep) figures = reports::compute_reliability(runs);
     const auto html = write_report(cards, o->out, figures);
     std::cout << cards.size() << " scorecard(s)" << (keep ? ", reliability over " + std::to_string(runs.size()) + " run(s)" : "")
+              << (observations.empty() ? "" : ", " + std::to_string(observations.size()) + " observation(s)")
               << "; report: " << html.string() << "\n";
     return exit_ok;
   };
