@@ -105,7 +105,7 @@ grep -q '^0 regression(s), 0 improvement(s), 0 other change(s), 0 contract drift
 "$neograde" report --history drifted --out drift-report >/dev/null 2>&1 || fail "report --history drifted"
 sed -n '/<svg class="chart trend" data-provider="bodgenet"/,$p' drift-report/index.html | grep -q '<div class="drift" data-provider="bodgenet"' ||
   fail "the drift is not beside bodgenet's trend chart"
-grep -q '<tr data-kind="field_vanished"><td>field_vanished</td><td>list</td><td><code>/instances/*/ip</code>' drift-report/index.html ||
+grep -qF '<tr data-kind="field_vanished"><td>field_vanished</td><td>list</td><td><code>/instances/*/ip</code>' drift-report/index.html ||
   fail "the report's drift table lacks the vanished field"
 grep -q 'Contract drift: 2 change(s)' drift-report/reliability.md || fail "reliability.md lacks the drift"
 grep -q '"kind": "status_word_new"' drift-report/reliability.json || fail "reliability.json lacks the drift"
