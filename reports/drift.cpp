@@ -155,9 +155,12 @@ std::vector<contract_drift> drift_between(const std::vector<const run_record*>& 
     if (previous) {
       for (const auto& [name, now_op] : latest->operations) {
         const auto was = previous->operations.find(name);
+        // An operation that answered 404 before too (an unknown id: a run whose instance never ran
+        // restarts only that one) is not gone for answering it alone now; likewise for redirects.
         if (was != previous->operations.end() && answered_ok(was->second) && !answered_ok(now_op)) {
-          if (only(now_op, {404, 410})) add("operation_gone", name, name, list(was->second.statuses), list(now_op.statuses), previous_ref);
-          else if (only(now_op, {301, 302, 307, 308}))
+          if (only(now_op, {404, 410}) && !was->second.statuses.contains(404) && !was->second.statuses.contains(410)) add("operation_gone", name, name, list(was->second.statuses), list(now_op.statuses), previous_ref);
+          else if (only(now_op, {301, 302, 307, 308}) && !std::any_of(was->second.statuses.begin(), was->second.statuses.end(),
+                                                                       [](int st) { return st >= 300 && st < 400; }))
             add("operation_moved", name, name, list(was->second.statuses), list(now_op.statuses), previous_ref);
         }
         if (statuses_ever.contains(name))

@@ -168,6 +168,14 @@ TEST(ContractDrift, FieldsAppearingOperationsGoneAndCatalogueJumps) {
   // Within the thresholds, the catalogue did not jump.
   const auto near = run("r3", "2026-12-03T06:00:00Z", shape(fields, {"active"}), selection(10, 3, 2.60));
   EXPECT_TRUE(drift_between({&before}, near).empty()) << kinds(drift_between({&before}, near)).front();
+  // An operation that answered 404 before too (an unknown id) is not gone for answering only 404 now.
+  auto both = shape(fields, {"active"});
+  both.operations["get"].statuses = {200, 404};
+  const auto with_404 = run("r4", "2026-12-04T06:00:00Z", both);
+  EXPECT_EQ(kinds(drift_between({&before}, with_404)), std::vector<std::string>{"status_new get 404"});
+  EXPECT_EQ(kinds(drift_between({&with_404}, after)),
+            (std::vector<std::string>{"field_appeared list /instances/*/gpu_vendor", "capacity_jump list_offers rows with capacity",
+                                      "price_jump list_offers cheapest launchable row"}));
   // OLD and NEW: NEW's latest against OLD's runs.
   EXPECT_EQ(diff_drift({before}, {after}).size(), 5u);
 }

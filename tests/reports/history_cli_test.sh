@@ -109,4 +109,13 @@ grep -qF '<tr data-kind="field_vanished"><td>field_vanished</td><td>list</td><td
   fail "the report's drift table lacks the vanished field"
 grep -q 'Contract drift: 2 change(s)' drift-report/reliability.md || fail "reliability.md lacks the drift"
 grep -q '"kind": "status_word_new"' drift-report/reliability.json || fail "reliability.json lacks the drift"
+# End to end, on the embedded emulator: a run of Lambda's, then one whose booting instances report a
+# status word Lambda does not document (and never run): that word is the drift, and only that.
+"$neograde" demo --only lambda --out e2e-before >/dev/null 2>&1 || fail "demo of lambda"
+"$neograde" demo --only lambda --quirk lambda:unknown_status_word --out e2e-after >/dev/null 2>&1 || fail "demo of lambda with a quirk"
+"$neograde" diff e2e-before/providers/lambda e2e-after/providers/lambda >e2e.out 2>&1
+[ "$(grep -c '^drift' e2e.out)" -eq 1 ] && grep -qP '^drift\tlambda \(emulated\)\tdrift.status_word_new\t- -> ' e2e.out ||
+  fail "the undocumented status word is not the one drift: $(grep '^drift' e2e.out)"
+"$neograde" diff e2e-before/providers/lambda e2e-before/providers/lambda >e2e-same.out 2>&1
+grep -q ' 0 contract drift(s)$' e2e-same.out || fail "a run drifted from itself: $(cat e2e-same.out)"
 echo "ok: history"

@@ -8,8 +8,8 @@
 //   field_appeared   a field no earlier run's answers had, under a parent they had
 //   status_word_new  an instance status word no earlier run read
 //   status_new       an HTTP status an operation never answered before (4xx, or 2xx/3xx; not 5xx or 429)
-//   operation_gone   an operation that answered with success and now answers 404 or 410 only
-//   operation_moved  ... and now answers a redirect (301, 302, 307, 308) only
+//   operation_gone   an operation that answered with success, and never 404 or 410, now answers 404 or 410 only
+//   operation_moved  ... and never a redirect, now answers a redirect (301, 302, 307, 308) only
 //   price_jump       the cheapest launchable row's price moved beyond the threshold
 //   capacity_jump    the rows with capacity advertised moved beyond the threshold
 // Runs without the measurement (older ones) compare nothing of it. Drift is not graded: it is
