@@ -110,7 +110,8 @@ void to_json(json& j, const contract_drift& d) {
        {"text", d.text()}};
 }
 
-std::vector<contract_drift> drift_between(const std::vector<const run_record*>& earlier, const run_record& later, const drift_thresholds& t) {
+std::vector<contract_drift> drift_between(const std::vector<const run_record*>& earlier, const run_record& later,
+                                          const drift_thresholds& t) {
   std::vector<contract_drift> out;
   const auto now = ref(later);
   auto add = [&](std::string kind, std::string op, std::string subject, std::string before, std::string after, const run_ref& since) {
@@ -158,9 +159,10 @@ std::vector<contract_drift> drift_between(const std::vector<const run_record*>& 
         // An operation that answered 404 before too (an unknown id: a run whose instance never ran
         // restarts only that one) is not gone for answering it alone now; likewise for redirects.
         if (was != previous->operations.end() && answered_ok(was->second) && !answered_ok(now_op)) {
-          if (only(now_op, {404, 410}) && !was->second.statuses.contains(404) && !was->second.statuses.contains(410)) add("operation_gone", name, name, list(was->second.statuses), list(now_op.statuses), previous_ref);
-          else if (only(now_op, {301, 302, 307, 308}) && !std::any_of(was->second.statuses.begin(), was->second.statuses.end(),
-                                                                       [](int st) { return st >= 300 && st < 400; }))
+          if (only(now_op, {404, 410}) && !was->second.statuses.contains(404) && !was->second.statuses.contains(410))
+            add("operation_gone", name, name, list(was->second.statuses), list(now_op.statuses), previous_ref);
+          else if (only(now_op, {301, 302, 307, 308}) &&
+                   !std::any_of(was->second.statuses.begin(), was->second.statuses.end(), [](int st) { return st >= 300 && st < 400; }))
             add("operation_moved", name, name, list(was->second.statuses), list(now_op.statuses), previous_ref);
         }
         if (statuses_ever.contains(name))
@@ -191,7 +193,9 @@ std::vector<contract_drift> drift_between(const std::vector<const run_record*>& 
       const auto was = selection_of(**it);
       if (!was || was->rows == 0) continue;
       const auto since = ref(**it);
-      const auto capacity = [](const measurement::offer_selection& s) { return static_cast<double>(s.rows - std::min(s.rows, s.unavailable)); };
+      const auto capacity = [](const measurement::offer_selection& s) {
+        return static_cast<double>(s.rows - std::min(s.rows, s.unavailable));
+      };
       const double before = capacity(*was), after = capacity(*sel);
       if (std::fabs(after - before) > t.capacity_percent / 100 * std::max(before, 1.0))
         add("capacity_jump", "list_offers", "rows with capacity", format(before, "%.0f") + " of " + std::to_string(was->rows),
@@ -209,7 +213,8 @@ std::vector<contract_drift> drift_between(const std::vector<const run_record*>& 
   return out;
 }
 
-std::vector<contract_drift> diff_drift(const std::vector<run_record>& before, const std::vector<run_record>& after, const drift_thresholds& t) {
+std::vector<contract_drift> diff_drift(const std::vector<run_record>& before, const std::vector<run_record>& after,
+                                       const drift_thresholds& t) {
   const auto old_groups = runs_by_provider_and_source(before);
   std::vector<contract_drift> out;
   for (const auto& [key, group] : runs_by_provider_and_source(after)) {

@@ -221,7 +221,8 @@ void render_trend(std::ostringstream& out, const reliability& r) {
 // What the latest run's contract did against the runs before it, in a sentence.
 std::string drift_heading(const reliability& r) {
   if (r.runs < 2) return "Contract drift: one run, nothing to compare yet.";
-  if (r.drift.empty()) return "Contract drift: none; the latest run's answers match the " + std::to_string(r.runs - 1) + " run(s) before it.";
+  if (r.drift.empty())
+    return "Contract drift: none; the latest run's answers match the " + std::to_string(r.runs - 1) + " run(s) before it.";
   return "Contract drift: " + std::to_string(r.drift.size()) + " change(s) in the latest run's answers against the " +
          std::to_string(r.runs - 1) + " run(s) before it (not graded).";
 }

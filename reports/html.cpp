@@ -638,7 +638,8 @@ void render_observations(std::ostringstream& out, const placed_card& v) {
   out << "<div class=\"observations\" id=\"" << v.anchor << "-observed\">\n<h3>Developer experience: OBSERVED</h3>\n";
   for (const auto& o : card.observations) {
     out << "<div class=\"observation\" data-observed-by=\"" << esc(o.observed_by) << "\" data-observed-at=\"" << esc(o.observed_at)
-        << "\">\n<div class=\"banner observed\"><p class=\"headline\">" << esc(observed_label(o)) << "</p></div>\n<table class=\"dx observed\">\n<tbody>\n"
+        << "\">\n<div class=\"banner observed\"><p class=\"headline\">" << esc(observed_label(o))
+        << "</p></div>\n<table class=\"dx observed\">\n<tbody>\n"
         << "<tr><th>Sign-up</th><td>" << esc(signup_text(o)) << "</td></tr>\n"
         << "<tr><th>Verification asked for</th><td>" << esc(verification_text(o)) << "</td></tr>\n"
         << "<tr><th>Free credits</th><td>" << esc(credits_text(o)) << "</td></tr>\n";

@@ -52,14 +52,8 @@ void to_json(json& j, const observation& o) {
     if (!e.what.empty()) item["what"] = e.what;
     evidence.push_back(std::move(item));
   }
-  j = {{"observation_version", 1},
-       {"provider", o.provider},
-       {"observed_by", o.observed_by},
-       {"observed_at", o.observed_at},
-       {"signup", signup},
-       {"verification", o.verification},
-       {"credits", credits},
-       {"evidence", evidence}};
+  j = {{"observation_version", 1}, {"provider", o.provider},         {"observed_by", o.observed_by}, {"observed_at", o.observed_at},
+       {"signup", signup},         {"verification", o.verification}, {"credits", credits},           {"evidence", evidence}};
   if (!o.notes.empty()) j["notes"] = o.notes;
 }
 
@@ -75,19 +69,20 @@ observation read_observation(const json& doc, const std::string& origin) {
   // Valid against the schema: every member read below has its type.
   const auto& signup = doc.at("signup");
   const auto& credits = doc.at("credits");
-  observation o{.provider = text(doc, "provider"),
-                .observed_by = text(doc, "observed_by"),
-                .observed_at = text(doc, "observed_at"),
-                .signup_steps = signup.at("steps").get<int>(),
-                .signup_minutes = signup.at("minutes").get<double>(),
-                .api_key_obtained = signup.contains("api_key_obtained") ? std::optional(signup["api_key_obtained"].get<bool>()) : std::nullopt,
-                .signup_notes = text(signup, "notes"),
-                .verification = doc.at("verification").get<std::vector<std::string>>(),
-                .credits_promised_usd = money(credits, "promised_usd"),
-                .credits_promised_where = text(credits, "promised_where"),
-                .credits_received_usd = money(credits, "received_usd"),
-                .credits_conditions = text(credits, "conditions"),
-                .notes = text(doc, "notes")};
+  observation o{
+      .provider = text(doc, "provider"),
+      .observed_by = text(doc, "observed_by"),
+      .observed_at = text(doc, "observed_at"),
+      .signup_steps = signup.at("steps").get<int>(),
+      .signup_minutes = signup.at("minutes").get<double>(),
+      .api_key_obtained = signup.contains("api_key_obtained") ? std::optional(signup["api_key_obtained"].get<bool>()) : std::nullopt,
+      .signup_notes = text(signup, "notes"),
+      .verification = doc.at("verification").get<std::vector<std::string>>(),
+      .credits_promised_usd = money(credits, "promised_usd"),
+      .credits_promised_where = text(credits, "promised_where"),
+      .credits_received_usd = money(credits, "received_usd"),
+      .credits_conditions = text(credits, "conditions"),
+      .notes = text(doc, "notes")};
   for (const auto& e : doc.at("evidence")) o.evidence.push_back({text(e, "url"), text(e, "read_at"), text(e, "what")});
   return o;
 }

@@ -287,8 +287,8 @@ std::string render_observations_markdown(const scorecard& card) {
     md << "| Free credits | " << md_escape(credits_text(o)) << " |\n";
     if (!o.credits_promised_where.empty()) md << "| Credits promised at | " << md_escape(o.credits_promised_where) << " |\n";
     for (const auto& e : o.evidence)
-      md << "| Evidence | <" << md_escape(e.url) << "> (read " << md_escape(e.read_at) << ")" << (e.what.empty() ? "" : ": " + md_escape(e.what))
-         << " |\n";
+      md << "| Evidence | <" << md_escape(e.url) << "> (read " << md_escape(e.read_at) << ")"
+         << (e.what.empty() ? "" : ": " + md_escape(e.what)) << " |\n";
     if (!o.notes.empty()) md << "| Notes | " << md_escape(o.notes) << " |\n";
     md << "\n";
   }

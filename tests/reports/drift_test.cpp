@@ -50,7 +50,7 @@ json selection(std::size_t rows, std::size_t unavailable, double price) {
 
 run_record run(const std::string& id, const std::string& started, const contract_shape& s, const json& sel = selection(10, 2, 2.49)) {
   run_record r;
-  r.header = {{"record", "header"}, {"run_id", id},       {"provider", "bodgenet"},
+  r.header = {{"record", "header"}, {"run_id", id},          {"provider", "bodgenet"},
               {"source", "live"},   {"started_at", started}, {"display_name", "Bodgenet"}};
   r.footer = json{{"record", "footer"},
                   {"provider", "bodgenet"},
@@ -103,12 +103,13 @@ TEST(ContractShape, StaysWithinItsBoundsWhateverTheProviderAnswers) {
 }
 
 TEST(ContractDrift, AFieldRemovedAndANewStatusWordAreBothReported) {
-  const std::vector<run_record> runs{run("r1", "2026-12-01T06:00:00Z", shape(fields, {"booting", "active"})),
-                                     run("r2", "2026-12-02T06:00:00Z", shape(fields, {"booting", "active"})),
-                                     run("r3", "2026-12-03T06:00:00Z", shape({"id", "status", "price"}, {"booting", "active", "degraded"}))};
+  const std::vector<run_record> runs{
+      run("r1", "2026-12-01T06:00:00Z", shape(fields, {"booting", "active"})),
+      run("r2", "2026-12-02T06:00:00Z", shape(fields, {"booting", "active"})),
+      run("r3", "2026-12-03T06:00:00Z", shape({"id", "status", "price"}, {"booting", "active", "degraded"}))};
   const auto drift = diff_drift({}, runs);
-  EXPECT_EQ(kinds(drift), (std::vector<std::string>{"field_vanished get /ip", "field_vanished list /instances/*/ip",
-                                                    "status_word_new  degraded"}));
+  EXPECT_EQ(kinds(drift),
+            (std::vector<std::string>{"field_vanished get /ip", "field_vanished list /instances/*/ip", "status_word_new  degraded"}));
   EXPECT_EQ(drift[0].since_run, "r2");
   EXPECT_EQ(drift[0].run, "r3");
   EXPECT_NE(drift[2].text().find("\"degraded\" never read before"), std::string::npos) << drift[2].text();
@@ -160,8 +161,8 @@ TEST(ContractDrift, AnUnchangedHistoryReportsNothing) {
 
 TEST(ContractDrift, FieldsAppearingOperationsGoneAndCatalogueJumps) {
   const auto before = run("r1", "2026-12-01T06:00:00Z", shape(fields, {"active"}));
-  const auto after = run("r2", "2026-12-02T06:00:00Z", shape({"id", "status", "ip", "price", "gpu_vendor"}, {"active"}, 404),
-                         selection(10, 9, 3.99));
+  const auto after =
+      run("r2", "2026-12-02T06:00:00Z", shape({"id", "status", "ip", "price", "gpu_vendor"}, {"active"}, 404), selection(10, 9, 3.99));
   EXPECT_EQ(kinds(drift_between({&before}, after)),
             (std::vector<std::string>{"operation_gone get get", "status_new get 404", "field_appeared list /instances/*/gpu_vendor",
                                       "capacity_jump list_offers rows with capacity", "price_jump list_offers cheapest launchable row"}));

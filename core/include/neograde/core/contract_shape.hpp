@@ -23,9 +23,9 @@
 namespace neograde::measurement {
 
 struct operation_shape {
-  std::set<int> statuses;         // the HTTP statuses the operation answered (no transport errors)
-  std::set<std::string> fields;   // JSON pointers in its successful answers, "" for the root, "*" for items
-  bool fields_cut = false;        // more fields than the bound: the rest were not kept
+  std::set<int> statuses;        // the HTTP statuses the operation answered (no transport errors)
+  std::set<std::string> fields;  // JSON pointers in its successful answers, "" for the root, "*" for items
+  bool fields_cut = false;       // more fields than the bound: the rest were not kept
   friend bool operator==(const operation_shape&, const operation_shape&) = default;
 };
 

@@ -46,13 +46,13 @@ void to_json(nlohmann::json& j, const contract_drift& d);
 // The drift of `later` against `earlier` (the runs before it of the same provider and source,
 // oldest first).
 [[nodiscard]] std::vector<contract_drift> drift_between(const std::vector<const run_record*>& earlier, const run_record& later,
-                                                       const drift_thresholds& t = {});
+                                                        const drift_thresholds& t = {});
 
 // Per provider and source in `after`: its latest run against every run of `before` with that
 // provider and source, and the runs of `after` before it. With before empty, a history's latest
 // runs against the runs before them. Ordered by provider, source, then kind.
 [[nodiscard]] std::vector<contract_drift> diff_drift(const std::vector<run_record>& before, const std::vector<run_record>& after,
-                                                    const drift_thresholds& t = {});
+                                                     const drift_thresholds& t = {});
 
 // As a change of `neograde diff`: kind "drift", check_id "drift.<kind>", the sentence as reason.
 [[nodiscard]] outcome_change as_change(const contract_drift& d);
