@@ -7,6 +7,7 @@
 
 #include <neograde/core/json_util.hpp>
 #include <neograde/reports/compare.hpp>
+#include <neograde/reports/drift.hpp>
 #include <neograde/reports/history.hpp>
 #include <neograde/reports/results.hpp>
 
@@ -80,6 +81,7 @@ command add_report(CLI::App& app) {
   struct options {
     std::vector<std::string> in;
     std::string history;
+    std::vector<std::string> observations;
     std::string out = "neograde-report";
   };
   auto o = std::make_shared<options>();
@@ -88,9 +90,22 @@ command add_report(CLI::App& app) {
   cmd->add_option("--history", o->history,
                   "A history folder (neograde history add): its runs are merged too, and the report gains the reliability "
                   "section (reliability.json, reliability.md, trend charts)");
+  cmd->add_option("--observations", o->observations,
+                  "A person's observation of creating an account (reports/observation.schema.json), or a directory of them (*.json); "
+                  "repeatable. Merged into its provider's card labelled OBSERVED with who and when, never into the score");
   cmd->add_option("--out", o->out, "Output directory")->capture_default_str();
   return [o] {
     if (o->in.empty() && o->history.empty()) throw usage_error("report: give --in or --history");
+    // Read first: a bad record is refused before any run is read.
+    std::vector<reports::observation> observations;
+    for (const auto& path : o->observations) {
+      try {
+        auto some = reports::read_observations(path);
+        observations.insert(observations.end(), some.begin(), some.end());
+      } catch (const reports::observation_error& e) {
+        throw usage_error(e.what());
+      }
+    }
     // Each run is merged as it is read; only the reliability figures of a history need them all.
     reports::run_merger merger;
     std::vector<reports::run_record> runs;
@@ -103,11 +118,15 @@ command add_report(CLI::App& app) {
         if (keep) runs.push_back(std::move(r));
       });
     if (merger.runs() == 0) throw usage_error("no complete run in the history " + o->history);
-    const auto cards = merger.cards();
+    auto cards = merger.cards();
+    for (const auto& unmatched : reports::attach_observations(cards, observations))
+      std::cerr << "neograde: an observation of " << unmatched.provider << " (by " << unmatched.observed_by << ", " << unmatched.observed_at
+                << ") matches no provider in the report: not shown\n";
     std::vector<reports::reliability> figures;
     if (keep) figures = reports::compute_reliability(runs);
     const auto html = write_report(cards, o->out, figures);
     std::cout << cards.size() << " scorecard(s)" << (keep ? ", reliability over " + std::to_string(runs.size()) + " run(s)" : "")
+              << (observations.empty() ? "" : ", " + std::to_string(observations.size()) + " observation(s)")
               << "; report: " << html.string() << "\n";
     return exit_ok;
   };
@@ -119,6 +138,7 @@ command add_diff(CLI::App& app) {
     std::string history;
     std::string markdown;
     reports::reliability_thresholds t;
+    reports::drift_thresholds d;
   };
   auto o = std::make_shared<options>();
   auto* cmd = app.add_subcommand("diff",
@@ -143,6 +163,12 @@ command add_diff(CLI::App& app) {
   cmd->add_option("--p95-seconds", o->t.p95_seconds, "... and beyond this many seconds")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--price-percent", o->d.price_percent, "Drift: the cheapest launchable row's price moving beyond this percentage")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--capacity-percent", o->d.capacity_percent, "Drift: the rows with capacity moving beyond this percentage")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   return [o] {
     std::vector<reports::run_record> before, after;
     if (!o->history.empty()) {
@@ -157,16 +183,20 @@ command add_diff(CLI::App& app) {
     auto changes = reports::diff_scorecards(reports::merge_scorecards(before), reports::merge_scorecards(after));
     auto figures = reports::diff_reliability(reports::compute_reliability(before), reports::compute_reliability(after), o->t);
     changes.insert(changes.end(), figures.begin(), figures.end());
-    int regressions = 0, improvements = 0;
+    // A history's latest runs against the runs before them; OLD's runs, and NEW's before its latest, against NEW's latest.
+    for (const auto& d : o->history.empty() ? reports::diff_drift(before, after, o->d) : reports::diff_drift({}, after, o->d))
+      changes.push_back(reports::as_change(d));
+    int regressions = 0, improvements = 0, drift = 0;
     for (const auto& c : changes) {
       regressions += c.kind == "regression";
       improvements += c.kind == "improvement";
+      drift += c.kind == "drift";
       std::cout << c.kind << "\t" << c.provider << " (" << c.source << ")\t" << (c.check_id.empty() ? std::string("tier") : c.check_id)
                 << "\t" << (c.before.empty() ? "-" : c.before) << " -> " << (c.after.empty() ? "-" : c.after)
                 << (c.reason.empty() ? "" : "\t" + c.reason) << "\n";
     }
-    std::cout << regressions << " regression(s), " << improvements << " improvement(s), " << changes.size() - regressions - improvements
-              << " other change(s)\n";
+    std::cout << regressions << " regression(s), " << improvements << " improvement(s), "
+              << changes.size() - regressions - improvements - drift << " other change(s), " << drift << " contract drift(s)\n";
     if (!o->markdown.empty()) {
       std::ofstream md(o->markdown, std::ios::app);
       md << reports::render_diff_markdown(changes, o->t);

@@ -8,6 +8,7 @@
 #include <neograde/clients/curl.hpp>
 #include <neograde/clients/stop.hpp>
 #include <neograde/clients/teardown.hpp>
+#include <neograde/core/contract_shape.hpp>
 #include <neograde/core/json_util.hpp>
 
 #include <cmath>
@@ -135,6 +136,7 @@ run_report run(session& s, const run_options& options) {
   const auto conditions = conditions_of(s, options, ctx.spend);
   for (const auto& d : catalogue())
     if (auto unmet = applicability(d, spec, conditions); unmet && unmet->certain) ctx.inapplicable.emplace(d.id, unmet->reason);
+  measurement::contract_recorder contract;
   client.observer = [&](operation_id op, const call_result& r) {
     // The scans read the parsed body, the status, the headers and the evidence, and of the raw
     // body only whether there was one: a prefix of it is kept, so that a run does not hold every
@@ -145,7 +147,13 @@ run_report run(session& s, const run_options& options) {
       kept.response->body.shrink_to_fit();
     }
     ctx.seen.push_back({op, std::move(kept)});
-    if (r.response) ctx.dx.api_answered = true;
+    if (r.response) {
+      ctx.dx.api_answered = true;
+      // The contract met, for drift between runs (issue 40.3): a keyed collection's keys are ids or names, not fields.
+      const auto* spec_op = spec.operation(op);
+      const auto keyed = spec_op != nullptr && spec_op->items_are_object_values ? spec_op->items : std::nullopt;
+      contract.answer(nlohmann::json(op).get<std::string>(), r.status(), r.success && r.json ? &*r.json : nullptr, keyed);
+    }
     read_statuses(ctx, op, r);
   };
   // A check's duration is the time since the previous outcome was decided.
@@ -212,6 +220,9 @@ run_report run(session& s, const run_options& options) {
     if (c != nullptr)
       for (const auto& e : c->transport().transcript()) sent.push_back(&e);
   report.measurements["api_traffic"] = traffic_figures(sent);
+  for (const auto& [word, where] : ctx.status_words)
+    if (!word.empty()) contract.status_word(word);
+  report.measurements[measurement::contract_shape::key] = contract.shape();
   if (report.stopped) report.measurements["stopped"] = report.stopped->message;
   return report;
 }

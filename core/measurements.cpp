@@ -1,5 +1,7 @@
 #include <neograde/core/measurements.hpp>
 
+#include <neograde/core/contract_shape.hpp>
+
 #include <cmath>
 
 namespace neograde::measurement {
@@ -241,7 +243,7 @@ void from_json(const json& j, supply_composition& m) {
 
 bool is_typed(const std::string& key) {
   for (const char* k : {developer_experience::key, spend::key, rate_limit::key, offer_selection::key, advertised_rows::key, billing::key,
-                        supply_composition::key})
+                        supply_composition::key, contract_shape::key})
     if (key == k) return true;
   return false;
 }

@@ -218,6 +218,31 @@ void render_trend(std::ostringstream& out, const reliability& r) {
   out << "</svg>\n</figure>\n";
 }
 
+// What the latest run's contract did against the runs before it, in a sentence.
+std::string drift_heading(const reliability& r) {
+  if (r.runs < 2) return "Contract drift: one run, nothing to compare yet.";
+  if (r.drift.empty())
+    return "Contract drift: none; the latest run's answers match the " + std::to_string(r.runs - 1) + " run(s) before it.";
+  return "Contract drift: " + std::to_string(r.drift.size()) + " change(s) in the latest run's answers against the " +
+         std::to_string(r.runs - 1) + " run(s) before it (not graded).";
+}
+
+// Beside the trend chart: the drift of the latest run (reports/drift.hpp).
+void render_drift(std::ostringstream& out, const reliability& r) {
+  out << "<div class=\"drift\" data-provider=\"" << esc(r.provider) << "\" data-source=\"" << esc(r.source) << "\">\n<p>"
+      << esc(drift_heading(r)) << "</p>\n";
+  if (!r.drift.empty()) {
+    out << "<table class=\"drift\"><thead><tr><th>drift</th><th>operation</th><th>field, word or figure</th><th>before</th><th>after</th>"
+           "<th>since</th></tr></thead><tbody>\n";
+    for (const auto& d : r.drift)
+      out << "<tr data-kind=\"" << esc(d.kind) << "\"><td>" << esc(d.kind) << "</td><td>" << esc(d.operation.empty() ? "-" : d.operation)
+          << "</td><td><code>" << esc(d.subject) << "</code></td><td>" << esc(d.before.empty() ? "-" : d.before) << "</td><td>"
+          << esc(d.after.empty() ? "-" : d.after) << "</td><td>" << esc(d.since_run + " (" + d.since_started_at + ")") << "</td></tr>\n";
+    out << "</tbody></table>\n";
+  }
+  out << "</div>\n";
+}
+
 // How a figure moved: "regression", "improvement" or "" (within the threshold).
 std::string judge(double before, double after, double threshold, bool higher_is_better) {
   const double delta = after - before;
@@ -382,6 +407,7 @@ std::vector<reliability> compute_reliability(const std::vector<run_record>& runs
       }
       if (f.flips > 0) r.flipping.push_back(std::move(f));
     }
+    r.drift = drift_between(std::vector<const run_record*>(group.begin(), group.end() - 1), *group.back());
     std::stable_sort(r.flipping.begin(), r.flipping.end(), [](const flipping_check& a, const flipping_check& b) {
       return a.flips != b.flips ? a.flips > b.flips : a.check_id < b.check_id;
     });
@@ -421,7 +447,8 @@ void to_json(json& j, const reliability& r) {
          {"time_to_ssh_s", timing(r.time_to_ssh_s)},
          {"time_to_first_kernel_s", timing(r.time_to_first_kernel_s)}}},
        {"flipping_checks", flipping},
-       {"trend", trend}};
+       {"trend", trend},
+       {"contract_drift", r.drift}};
 }
 
 json reliability_document(const std::vector<reliability>& all) { return {{"reliability_version", 1}, {"providers", all}}; }
@@ -452,6 +479,14 @@ std::string render_reliability_markdown(const std::vector<reliability>& all) {
       for (const auto& f : r.flipping)
         out << "| `" << md_cell(f.check_id) << "` | " << f.flips << " | " << md_cell(flips_text(f)) << " |\n";
     }
+    out << "\n" << drift_heading(r) << "\n\n";
+    if (!r.drift.empty()) {
+      out << "| drift | operation | field, word or figure | before | after | since |\n|---|---|---|---|---|---|\n";
+      for (const auto& d : r.drift)
+        out << "| " << md_cell(d.kind) << " | " << md_cell(d.operation.empty() ? "-" : d.operation) << " | `" << md_cell(d.subject)
+            << "` | " << md_cell(d.before.empty() ? "-" : d.before) << " | " << md_cell(d.after.empty() ? "-" : d.after) << " | "
+            << md_cell(d.since_run + " (" + d.since_started_at + ")") << " |\n";
+    }
   }
   return out.str();
 }
@@ -473,6 +508,7 @@ std::string render_reliability_html(const std::vector<reliability>& all) {
   for (const auto& r : all) {
     out << "<h3>" << esc(label_of(r)) << "</h3>\n";
     render_trend(out, r);
+    render_drift(out, r);
     if (r.dx_unknown > 0)
       out << "<p class=\"note\">" << r.dx_unknown
           << " run(s) without the developer_experience measurement: their launches and timings are unknown.</p>\n";
@@ -532,7 +568,8 @@ std::string render_diff_markdown(const std::vector<outcome_change>& changes, con
   std::ostringstream out;
   out << "## neograde diff\n\n"
       << kinds["regression"] << " regression(s), " << kinds["improvement"] << " improvement(s), "
-      << changes.size() - static_cast<std::size_t>(kinds["regression"] + kinds["improvement"]) << " other change(s).\n\n"
+      << changes.size() - static_cast<std::size_t>(kinds["regression"] + kinds["improvement"] + kinds["drift"]) << " other change(s), "
+      << kinds["drift"] << " contract drift(s) (reported, not graded).\n\n"
       << "Thresholds: launch success rate " << format(t.success_rate_points, "%g") << " points, refusal rate "
       << format(t.refusal_rate_points, "%g") << " points, p95 timings " << format(t.p95_percent, "%g") << "% and "
       << format(t.p95_seconds, "%g") << " s.\n\n";

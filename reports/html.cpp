@@ -198,6 +198,7 @@ a{color:#0969da}
 .banner.replay{background:#ddf4ff;border-color:#54aeff}
 .banner.live{background:#dafbe1;border-color:#4ac26b}
 .banner.unknown{background:#ffebe9;border-color:#ff8182}
+.banner.observed{background:#fbefff;border-color:#c297ff}
 span.kind{font-size:.75rem;font-weight:normal;color:var(--grey);border:1px solid var(--line);border-radius:3px;padding:0 4px}
 .banner .headline{font-weight:700;margin:.2rem 0}
 .banner ul{margin:.2rem 0;padding-left:1.2rem}
@@ -629,6 +630,30 @@ void render_transparency(std::ostringstream& out, const placed_card& v) {
   out << "</tbody>\n</table>\n";
 }
 
+// People's observations of creating an account, each under its OBSERVED banner: never mixed with
+// the measured developer-experience timings above them, never in the score.
+void render_observations(std::ostringstream& out, const placed_card& v) {
+  const auto& card = *v.card;
+  if (card.observations.empty()) return;
+  out << "<div class=\"observations\" id=\"" << v.anchor << "-observed\">\n<h3>Developer experience: OBSERVED</h3>\n";
+  for (const auto& o : card.observations) {
+    out << "<div class=\"observation\" data-observed-by=\"" << esc(o.observed_by) << "\" data-observed-at=\"" << esc(o.observed_at)
+        << "\">\n<div class=\"banner observed\"><p class=\"headline\">" << esc(observed_label(o))
+        << "</p></div>\n<table class=\"dx observed\">\n<tbody>\n"
+        << "<tr><th>Sign-up</th><td>" << esc(signup_text(o)) << "</td></tr>\n"
+        << "<tr><th>Verification asked for</th><td>" << esc(verification_text(o)) << "</td></tr>\n"
+        << "<tr><th>Free credits</th><td>" << esc(credits_text(o)) << "</td></tr>\n";
+    if (!o.credits_promised_where.empty()) out << "<tr><th>Credits promised at</th><td>" << esc(o.credits_promised_where) << "</td></tr>\n";
+    // Links only: the page requests nothing (the schema admits http(s) and file: URLs alone).
+    for (const auto& e : o.evidence)
+      out << "<tr><th>Evidence</th><td><a href=\"" << esc(e.url) << "\" rel=\"noreferrer nofollow\">" << esc(e.url) << "</a> (read "
+          << esc(e.read_at) << ")" << (e.what.empty() ? "" : ": " + esc(e.what)) << "</td></tr>\n";
+    if (!o.notes.empty()) out << "<tr><th>Notes</th><td>" << esc(o.notes) << "</td></tr>\n";
+    out << "</tbody>\n</table>\n</div>\n";
+  }
+  out << "</div>\n";
+}
+
 void render_hardware(std::ostringstream& out, const scorecard& card) {
   if (card.hardware.empty()) return;
   out << "<h3>Hardware: GPU smoke test on the delivered instance</h3>\n";
@@ -707,6 +732,7 @@ void render_provider(std::ostringstream& out, const placed_card& v) {
   out << "</div>\n";
   render_facts(out, v);
   render_transparency(out, v);
+  render_observations(out, v);
   render_measurements(out, card);
   render_categories(out, card);
   render_hardware(out, card);

@@ -273,6 +273,30 @@ std::string provenance_banner(const scorecard& card) {
 
 std::string score_text(const scorecard& card, const char* none) { return card.score ? json_number{*card.score}.text() : none; }
 
+namespace {
+
+// People's observations, each under its OBSERVED label, apart from everything the run measured.
+std::string render_observations_markdown(const scorecard& card) {
+  if (card.observations.empty()) return "";
+  std::ostringstream md;
+  md << "## Developer experience: OBSERVED\n\n";
+  for (const auto& o : card.observations) {
+    md << "> **" << md_escape(observed_label(o)) << "**\n\n| | |\n|---|---|\n";
+    md << "| Sign-up | " << md_escape(signup_text(o)) << " |\n";
+    md << "| Verification asked for | " << md_escape(verification_text(o)) << " |\n";
+    md << "| Free credits | " << md_escape(credits_text(o)) << " |\n";
+    if (!o.credits_promised_where.empty()) md << "| Credits promised at | " << md_escape(o.credits_promised_where) << " |\n";
+    for (const auto& e : o.evidence)
+      md << "| Evidence | <" << md_escape(e.url) << "> (read " << md_escape(e.read_at) << ")"
+         << (e.what.empty() ? "" : ": " + md_escape(e.what)) << " |\n";
+    if (!o.notes.empty()) md << "| Notes | " << md_escape(o.notes) << " |\n";
+    md << "\n";
+  }
+  return md.str();
+}
+
+}  // namespace
+
 std::string render_markdown(const scorecard& card) {
   std::ostringstream md;
   const auto& p = card.provider;
@@ -297,6 +321,7 @@ std::string render_markdown(const scorecard& card) {
   md << "\n";
   md << render_measurements(card.measurements);
   md << render_transparency_markdown(card);
+  md << render_observations_markdown(card);
   if (!card.hardware.empty()) md << render_hardware(card);
   md << "## Checks\n\n| check | category | severity | outcome | reason |\n|---|---|---|---|---|\n";
   for (const auto& c : card.checks)

@@ -241,6 +241,8 @@ void to_json(json& j, const scorecard& c) {
            {"checks", checks},
            {"failures", failures},
            {"provenance", c.provenance}};
+  // A person's observations, apart from everything measured (written only when there are any).
+  if (!c.observations.empty()) j["observations"] = c.observations;
 }
 
 void from_json(const json& j, scorecard& c) {
@@ -316,6 +318,17 @@ void from_json(const json& j, scorecard& c) {
                                                                .evidence = f.any("evidence")};
                                           }),
        .provenance = card.text("provenance")};
+  // Cards without observations have none; each one is checked against its own schema.
+  if (j.contains("observations")) {
+    const auto& all = card.of_type("observations", &json::is_array, "an array");
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      try {
+        c.observations.push_back(read_observation(all[i], "/observations/" + std::to_string(i)));
+      } catch (const observation_error& e) {
+        throw scorecard_format_error(e.what());
+      }
+    }
+  }
 }
 
 }  // namespace neograde::reports

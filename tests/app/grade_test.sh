@@ -88,6 +88,14 @@ grep -q '^| added | ' summary1.md || fail "the first pass's diff does not say th
 # Two histories compared (the same one: nothing changed); an empty history is a usage error.
 "$neograde" diff history history >same.out 2>same.err || { cat same.out same.err >&2; fail "diff of a history with itself failed"; }
 grep -q '^0 regression(s), 0 improvement(s), 0 other change(s)' same.out || fail "a history differs from itself: $(cat same.out)"
+# Every run kept the contract it met (the footer's contract_shape); the second pass met the same
+# emulators as the first, so its answers drifted in nothing.
+for p in "${providers[@]}"; do
+  [ "$(grep -l '"contract_shape":{"operations":{' $(find "history/$p" -name results.jsonl) | wc -l)" -eq 2 ] ||
+    fail "$p: not every run kept its contract_shape"
+done
+"$neograde" diff --history history >drift.out 2>drift.err
+grep -q ' 0 contract drift(s)$' drift.out || fail "the same emulators twice drifted: $(grep '^drift' drift.out)"
 mkdir -p empty
 "$neograde" report --history empty --out empty-report >empty.out 2>empty.err
 rc=$?

@@ -145,8 +145,10 @@ TEST(Measurements, HostileFieldsReadAsDefaults) {
   EXPECT_TRUE(measurement::read<measurement::spend>(json{{"spend", json::object()}}));
 }
 
-TEST(Measurements, TypedKeysAreTheSix) {
-  for (const char* k : {"developer_experience", "spend", "rate_limit", "offer_selection", "advertised_rows_launched", "billing"})
+TEST(Measurements, TypedKeysAreTheEight) {
+  for (const char* k :
+       {"developer_experience", "spend", "rate_limit", "offer_selection", "advertised_rows_launched", "billing", "contract_shape",
+        "supply_composition"})
     EXPECT_TRUE(measurement::is_typed(k)) << k;
   EXPECT_FALSE(measurement::is_typed("latency_read_ms"));
   EXPECT_FALSE(measurement::is_typed("capacity_refusal_rate"));

@@ -55,6 +55,30 @@ fi
 page_requests() { grep '"network_isolation_key":"file://' "$1" | grep -o '"url":"https\?://[^"]*"' | sort -u; }
 external=$(page_requests netlog.json)
 [ -z "$external" ] || fail "the report requested: $external"
+
+# A person's observation of creating an account (the fictional provider's example record), merged
+# by `neograde report --observations`: on bodgewell's card alone, labelled OBSERVED with who and
+# when, its evidence links requesting nothing, the score the same as without it.
+examples=$(cd "$(dirname "$0")/../../reports/examples/observations" && pwd) || fail "no example observations"
+in=()
+for p in "${providers[@]}"; do in+=(--in "demo/providers/$p"); done
+"$neograde" report "${in[@]}" --observations "$examples" --out observed >observed.txt 2>observed.err ||
+  { cat observed.err >&2; fail "neograde report --observations failed"; }
+grep -q '1 observation(s)' observed.txt || fail "the report does not count the observation: $(cat observed.txt)"
+timeout 120 "$browser" "${flags[@]}" --log-net-log="$PWD/observed-netlog.json" --dump-dom "file://$PWD/observed/index.html" \
+  >observed-dom.html 2>>browser.err || fail "Chromium could not render the report with the observation"
+grep -q 'id="provider-bodgewell-observed"' observed-dom.html || fail "the rendered page has no observation on bodgewell's card"
+[ "$(grep -c -- '-observed"' observed-dom.html)" -eq 1 ] || fail "an observation shows on another provider's card"
+grep -q '<div class="banner observed"><p class="headline">OBSERVED by Example Person (fictional example) on 2026-11-20: ' observed-dom.html ||
+  fail "the observation is not labelled OBSERVED with who and when"
+grep -q 'promised \$50, received \$0: \$50 short of the promise' observed-dom.html || fail "the credits promised and received are not shown"
+sed -n '/id="provider-bodgewell"/,/<\/section>/p' observed-dom.html | grep -q 'id="provider-bodgewell-observed"' ||
+  fail "the observation is not inside bodgewell's card"
+external=$(page_requests observed-netlog.json)
+[ -z "$external" ] || fail "the report with an observation requested: $external"
+score() { sed -n 's/.*"tier": *"\([^"]*\)".*/\1/p' "$1" | head -1; }
+[ "$(score observed/providers/bodgewell/scorecard.json)" = "$(score demo/providers/bodgewell/scorecard.json)" ] ||
+  fail "the observation changed the tier"
 # The same probe on a page that does fetch something must see it (.invalid never resolves).
 echo '<html><body><img src="http://neograde.invalid/probe.png"></body></html>' >control.html
 timeout 120 "$browser" "${flags[@]}" --log-net-log="$PWD/control-netlog.json" --dump-dom "file://$PWD/control.html" \

@@ -73,4 +73,49 @@ grep -qP '^improvement\tlambda \(live\)\treliability.launch_success_rate' back.o
 "$neograde" diff --history all >latest.out 2>&1
 rc=$?
 [ "$rc" -le 1 ] && grep -q 'regression(s)' latest.out || fail "diff --history: exit $rc, $(cat latest.out)"
+grep -q ' 0 contract drift(s)$' latest.out || fail "runs without contract_shape reported drift: $(cat latest.out)"
+
+# Contract drift (issue 40.3): three runs of a fictional provider whose footers keep the contract
+# they met. Runs 1 and 2 match; run 3's instances lost the field ip and read a status word never
+# read before. Both are reported, not graded (exit 0); a history of the two matching runs, nothing.
+shape_run() {
+  local i=$1 fields=$2 words=$3
+  echo "{\"record\":\"header\",\"suite\":\"neograde\",\"run_id\":\"shape-$i\",\"provider\":\"bodgenet\",\"display_name\":\"Bodgenet\",\"source\":\"emulated\",\"started_at\":\"2026-12-0${i}T06:00:00Z\"}"
+  echo '{"record":"outcome","provider":"bodgenet","check_id":"auth.key.required","category":"auth","severity":"critical","outcome":"pass","reason":"r","source":"emulated","evidence":[]}'
+  echo "{\"record\":\"footer\",\"provider\":\"bodgenet\",\"complete\":true,\"measurements\":{\"contract_shape\":{\"operations\":{\"list\":{\"statuses\":[200],\"fields\":[\"\",\"/instances\",\"/instances/*\"$fields]}},\"status_words\":[$words]}}}"
+}
+all_fields=',"/instances/*/id","/instances/*/ip","/instances/*/status"'
+for i in 1 2 3; do
+  mkdir -p "shape/$i"
+  if [ "$i" -lt 3 ]; then shape_run "$i" "$all_fields" '"active","booting"'; else
+    shape_run "$i" ',"/instances/*/id","/instances/*/status"' '"active","booting","degraded"'; fi >"shape/$i/results.jsonl"
+  "$neograde" history add --history drifted --in "shape/$i" >/dev/null 2>&1 || fail "history add of shape run $i"
+  [ "$i" -lt 3 ] && { "$neograde" history add --history steady --in "shape/$i" >/dev/null 2>&1 || fail "history add of shape run $i"; }
+done
+"$neograde" diff --history drifted --markdown drift.md >drift.out 2>&1 || { cat drift.out >&2; fail "diff --history: contract drift is not a regression"; }
+grep -qP '^drift\tbodgenet \(emulated\)\tdrift.field_vanished\tpresent -> absent\tfield /instances/\*/ip vanished in list answers: present in the previous run \(run shape-2, 2026-12-02T06:00:00Z\)$' drift.out ||
+  fail "the vanished field is not reported: $(cat drift.out)"
+grep -qP '^drift\tbodgenet \(emulated\)\tdrift.status_word_new\t- -> degraded\tinstance status word "degraded" never read before' drift.out ||
+  fail "the new status word is not reported: $(cat drift.out)"
+grep -q ' 2 contract drift(s)$' drift.out || fail "diff --history counts: $(tail -1 drift.out)"
+grep -q '^| drift | bodgenet | emulated | `drift.field_vanished` |' drift.md || fail "the Markdown summary lacks the drift"
+"$neograde" diff --history steady >steady.out 2>&1 || fail "diff --history of an unchanged history: $(cat steady.out)"
+grep -q '^0 regression(s), 0 improvement(s), 0 other change(s), 0 contract drift(s)$' steady.out || fail "an unchanged history drifted: $(cat steady.out)"
+# The report shows it beside the trend chart, and in reliability.json.
+"$neograde" report --history drifted --out drift-report >/dev/null 2>&1 || fail "report --history drifted"
+sed -n '/<svg class="chart trend" data-provider="bodgenet"/,$p' drift-report/index.html | grep -q '<div class="drift" data-provider="bodgenet"' ||
+  fail "the drift is not beside bodgenet's trend chart"
+grep -qF '<tr data-kind="field_vanished"><td>field_vanished</td><td>list</td><td><code>/instances/*/ip</code>' drift-report/index.html ||
+  fail "the report's drift table lacks the vanished field"
+grep -q 'Contract drift: 2 change(s)' drift-report/reliability.md || fail "reliability.md lacks the drift"
+grep -q '"kind": "status_word_new"' drift-report/reliability.json || fail "reliability.json lacks the drift"
+# End to end, on the embedded emulator: a run of Lambda's, then one whose booting instances report a
+# status word Lambda does not document (and never run): that word is the drift, and only that.
+"$neograde" demo --only lambda --out e2e-before >/dev/null 2>&1 || fail "demo of lambda"
+"$neograde" demo --only lambda --quirk lambda:unknown_status_word --out e2e-after >/dev/null 2>&1 || fail "demo of lambda with a quirk"
+"$neograde" diff e2e-before/providers/lambda e2e-after/providers/lambda >e2e.out 2>&1
+[ "$(grep -c '^drift' e2e.out)" -eq 1 ] && grep -qP '^drift\tlambda \(emulated\)\tdrift.status_word_new\t- -> ' e2e.out ||
+  fail "the undocumented status word is not the one drift: $(grep '^drift' e2e.out)"
+"$neograde" diff e2e-before/providers/lambda e2e-before/providers/lambda >e2e-same.out 2>&1
+grep -q ' 0 contract drift(s)$' e2e-same.out || fail "a run drifted from itself: $(cat e2e-same.out)"
 echo "ok: history"

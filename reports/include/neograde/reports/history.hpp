@@ -1,7 +1,7 @@
 #pragma once
 // Reliability over time: a history folder of runs appended by date, the figures computed over it
 // per provider and source (launch success, refusals, timing percentiles, API availability, checks
-// that flip), rendered as Markdown, JSON (reports/reliability.schema.json) and an HTML section with
+// that flip, contract drift), rendered as Markdown, JSON (reports/reliability.schema.json) and an HTML section with
 // a trend chart per provider, and compared between two histories by `neograde diff`.
 //
 // Layout (reports/README.md, History):
@@ -9,6 +9,7 @@
 // one directory per run, named by its header's started_at (UTC) so that a listing sorts by date.
 
 #include <neograde/reports/compare.hpp>
+#include <neograde/reports/drift.hpp>
 #include <neograde/reports/results.hpp>
 
 #include <nlohmann/json.hpp>
@@ -85,6 +86,8 @@ struct reliability {
   timing_summary time_to_running_s, time_to_ssh_s, time_to_first_kernel_s;
   std::vector<flipping_check> flipping;  // ordered by flips (most first), then id
   std::vector<trend_point> trend;        // oldest first
+  // The latest run's contract against the runs before it (reports/drift.hpp), default thresholds.
+  std::vector<contract_drift> drift;
 };
 
 // The figures per provider and source, ordered by provider id then source. Reads records as data:

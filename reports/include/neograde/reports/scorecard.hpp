@@ -2,6 +2,7 @@
 // Scorecards: a graded summary of one run, rendered as JSON and Markdown, and an index of many.
 // The grading formula is documented in reports/README.md; the JSON layout in scorecard.schema.json.
 
+#include <neograde/reports/observation.hpp>
 #include <neograde/reports/results.hpp>
 
 #include <nlohmann/json.hpp>
@@ -153,6 +154,9 @@ struct scorecard {
   std::vector<check_row> checks;
   std::vector<finding_row> failures;
   std::string provenance;  // provenance_banner() when the card was built
+  // People's dated observations of creating an account (neograde report --observations): labelled
+  // OBSERVED wherever shown, never measured results, never in the score.
+  std::vector<observation> observations;
 };
 
 // A document this version cannot read as a scorecard: another scorecard_version, or a key it
