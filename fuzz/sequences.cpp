@@ -103,7 +103,9 @@ struct world {
   void over(double within_s, Look look) {
     const auto since = t.clock().now();
     const auto window = t.scaled(within_s);
-    const auto gap = std::max(grace(), window / 8);
+    // Rounded up, so that the ninth read is never before the window's end (a slow provider that
+    // keeps its word is no finding).
+    const auto gap = std::max(grace(), (window + std::chrono::milliseconds(7)) / 8);
     for (int reads = 1;; ++reads) {
       if (look()) return;
       if (t.clock().now() - since >= window || reads >= 9 || t.primary().target_time_scale() == 0) return;
