@@ -733,7 +733,8 @@ bool answers_empty(const provider_spec& spec, operation_id op, const call_result
   return o != nullptr && !o->empty_kind.empty() && !r.success && r.response && r.status() == spec.errors.kinds.at(o->empty_kind).status;
 }
 
-typed_result<std::vector<nlohmann::json>> provider_client::walk(operation_id id, int page_size, std::vector<std::size_t>* page_sizes) {
+typed_result<std::vector<nlohmann::json>> provider_client::walk(operation_id id, int page_size, std::vector<std::size_t>* page_sizes,
+                                                                std::vector<call_result>* answers) {
   const auto& op = *spec_.operation(id);
   typed_result<std::vector<nlohmann::json>> out;
   std::vector<nlohmann::json> items;
@@ -756,6 +757,7 @@ typed_result<std::vector<nlohmann::json>> provider_client::walk(operation_id id,
         add(pg->token_param, token);
     }
     out.call = call(id, {}, auth_mode::key, query);
+    if (answers != nullptr) answers->push_back(out.call);
     // An empty collection answered as the error the provider documents for it (Vast.ai's 404
     // "No SSH keys found"): nothing to list, not a failure.
     if (page == 0 && answers_empty(spec_, id, out.call)) {

@@ -10,6 +10,7 @@
 
 #include <neograde/conformance/catalogue.hpp>
 
+#include <neograde/clients/effect.hpp>
 #include <neograde/clients/stop.hpp>
 #include <neograde/clients/teardown.hpp>
 #include <neograde/core/json_util.hpp>
@@ -144,9 +145,10 @@ class driver {
                if (!w.seen) return std::nullopt;
                w.last_status = w.seen->provider_status;
                const auto state = w.seen->state;
-               if (state == instance_state::running) return running_wait::end::running;
-               if (state == instance_state::failed || state == instance_state::terminated) return running_wait::end::ended;
-               l.undocumented_if(state == instance_state::unknown);
+               const auto read = read_toward(instance_state::running, state);  // clients/effect.hpp
+               if (read == toward::reached) return running_wait::end::running;
+               if (read == toward::ended) return running_wait::end::ended;
+               l.undocumented_if(read == toward::undocumented);
                w.after_s = ctx_.seconds_since(since);
                stopped = state == instance_state::stopped ? stopped + 1 : 0;
                if (stopped >= stopped_polls) return w.count = stopped, running_wait::end::stopped;
@@ -463,10 +465,10 @@ class driver {
                std::tie(w.seen, w.last) = observe(id);
                if (!w.seen) return std::nullopt;
                w.last_status = w.seen->provider_status;
-               const auto state = w.seen->state;
-               if (state == instance_state::stopped) return state_wait::end::reached;
-               if (state == instance_state::failed || state == instance_state::terminated) return state_wait::end::ended;
-               l.undocumented_if(state == instance_state::unknown);
+               const auto read = read_toward(instance_state::stopped, w.seen->state);  // clients/effect.hpp
+               if (read == toward::reached) return state_wait::end::reached;
+               if (read == toward::ended) return state_wait::end::ended;
+               l.undocumented_if(read == toward::undocumented);
                return std::nullopt;
              });
     w.how = r.decided.value_or(r.end == poll_end::undocumented ? state_wait::end::undocumented : state_wait::end::deadline);

@@ -3,6 +3,7 @@
 #include "lifecycle_judges.hpp"
 
 #include <neograde/clients/delivered.hpp>
+#include <neograde/clients/effect.hpp>
 #include <neograde/clients/teardown.hpp>
 #include <neograde/core/json_util.hpp>
 
@@ -442,9 +443,7 @@ check_outcome judge_start(const power_record& p, const provider_spec& spec) {
   return make(start_id, outcome::pass, action.message + "running again after " + after + ", address " + *w.seen->ip, evidence);
 }
 
-bool deleted(const std::optional<instance>& read) {
-  return !read || read->state == instance_state::terminated || read->state == instance_state::stopping;
-}
+bool deleted(const std::optional<instance>& read) { return instance_gone(read); }
 
 check_outcome judge_bulk_delete(const bulk_record& b) {
   const auto n = std::to_string(b.tagged.size());
@@ -477,22 +476,13 @@ check_outcome judge_bulk_delete(const bulk_record& b) {
 }
 
 namespace {
-
 // The failure of check `id` where the walk's last page answers what the page before it listed
-// again (`noun`: what the pages list): the page parameter or token is ignored, and a client that
-// walks until a page says it is the last never ends; with both pages as evidence.
+// again (clients/pages.hpp).
 std::optional<check_outcome> repeated_page(const std::string& id, const std::vector<page_read>& pages, const pagination_spec& pg,
                                            const std::string& noun) {
-  const auto n = pages.size();
-  if (n < 2 || pages[n - 1].ids.empty() || pages[n - 1].ids != pages[n - 2].ids) return std::nullopt;
-  const auto param = pg.style == "token" ? std::string("page token") : pg.style == "page" ? pg.page_param : pg.offset_param;
-  return make(id, outcome::fail,
-              "page " + std::to_string(n) + " answers the " + std::to_string(pages[n - 1].ids.size()) + " " + noun + " of page " +
-                  std::to_string(n - 1) + " again: the " + param +
-                  " parameter is ignored: a client that walks until a page says it is the last never ends, and one that walks "
-                  "until it has the total holds the first " +
-                  noun + " over and over (neograde stops at a repeated page)",
-              {pages[n - 2].result.evidence, pages[n - 1].result.evidence});
+  auto f = neograde::repeated_page(pages, pg, noun);
+  if (!f) return std::nullopt;
+  return make(id, outcome::fail, std::move(f->message), std::move(f->evidence));
 }
 
 }  // namespace
@@ -534,115 +524,11 @@ std::vector<check_outcome> judge_pagination(const walk_record& w, const provider
   return out;
 }
 
-namespace {
-
-// Where a link points: its page number (page style) or offset (offset style), from its query.
-std::optional<long> link_position(const pagination_spec& pg, const std::string& link) {
-  const auto& key = pg.style == "page" ? pg.page_param : pg.offset_param;
-  const auto q = link.find('?');
-  if (q == std::string::npos || key.empty()) return std::nullopt;
-  for (std::size_t at = q + 1; at < link.size();) {
-    const auto end = std::min(link.find('&', at), link.size());
-    const auto pair = link.substr(at, end - at);
-    if (pair.starts_with(key + "=")) {
-      try {
-        return std::stol(pair.substr(key.size() + 1));
-      } catch (const std::exception&) {
-        return std::nullopt;
-      }
-    }
-    at = end + 1;
-  }
-  return std::nullopt;
-}
-
-// The position of page i: its page number, or its offset (the items before it).
-long page_position(const pagination_spec& pg, const std::vector<page_read>& pages, std::size_t i) {
-  if (pg.style == "page") return static_cast<long>(pg.first_page) + static_cast<long>(i);
-  long before = 0;
-  for (std::size_t k = 0; k < i; ++k) before += static_cast<long>(pages[k].ids.size());
-  return before;
-}
-
-// What page i of a walk whose last page listing something is `last` says wrongly about the walk
-// (`distinct` instances), if anything.
-std::optional<std::string> page_problem(const pagination_spec& pg, const std::vector<page_read>& pages, std::size_t i, std::size_t last,
-                                        std::size_t distinct, const std::string& noun) {
-  const auto& body = *pages[i].result.json;
-  if (!pg.total_pointer.empty()) {
-    const auto* total = find_pointer(body, pg.total_pointer);
-    if (total == nullptr || !total->is_number_integer()) return "no integer total at " + pg.total_pointer;
-    if (const auto stated = total->get<long long>(); stated != static_cast<long long>(distinct))
-      return "the page states a total of " + std::to_string(stated) + " (" + pg.total_pointer + "); the walk found " +
-             std::to_string(distinct) + " distinct " + noun +
-             (stated > static_cast<long long>(distinct) ? ": a client that walks until it has the total never ends" : "");
-  }
-  // What the page says about a next page: each declared form, and whether it says more.
-  std::vector<std::pair<std::string, bool>> says;
-  if (!pg.more_pointer.empty()) {
-    const auto* more = find_pointer(body, pg.more_pointer);
-    says.emplace_back("the more flag " + pg.more_pointer, more != nullptr && more->is_boolean() && more->get<bool>());
-  }
-  if (pg.style == "token") says.emplace_back("the next token " + pg.next_pointer, !string_at(body, pg.next_pointer).value_or("").empty());
-  std::string next_link;
-  if (!pg.next_link_pointer.empty()) {
-    next_link = string_at(body, pg.next_link_pointer).value_or("");
-    says.emplace_back("the next link " + pg.next_link_pointer, !next_link.empty());
-  }
-  for (const auto& [what, more] : says) {
-    if (i < last && !more) return what + " says no page follows, yet page " + std::to_string(i + 2) + " lists " + noun;
-    if (i == last && more) return "the last page: " + what + " still says a page follows, past the end";
-  }
-  if (!next_link.empty()) {
-    const auto to = link_position(pg, next_link);
-    if (!to || *to != page_position(pg, pages, i + 1))
-      return "the next link \"" + next_link + "\" does not name the following page (" + pg.page_param + pg.offset_param + " " +
-             std::to_string(page_position(pg, pages, i + 1)) + ")" + (to && *to <= page_position(pg, pages, i) ? ": it loops back" : "");
-  }
-  if (!pg.last_link_pointer.empty()) {
-    const auto link = string_at(body, pg.last_link_pointer).value_or("");
-    if (i < last && link.empty()) return "no last link at " + pg.last_link_pointer + " on a page before the last";
-    if (const auto to = link.empty() ? std::optional<long>() : link_position(pg, link);
-        !link.empty() && (!to || *to != page_position(pg, pages, last)))
-      return "the last link \"" + link + "\" does not name the last page (" + pg.page_param + pg.offset_param + " " +
-             std::to_string(page_position(pg, pages, last)) + ")";
-  }
-  return std::nullopt;
-}
-
-// The last page that lists something (pages.size() when none does).
-std::size_t last_listing(const std::vector<page_read>& pages) {
-  std::size_t last = pages.size();
-  for (std::size_t i = 0; i < pages.size(); ++i)
-    if (!pages[i].ids.empty()) last = i;
-  return last;
-}
-
-// What the spec declares the pages say about the walk, in words.
-std::string declared_metadata(const pagination_spec& pg) {
-  std::vector<std::string> checked;
-  if (!pg.total_pointer.empty()) checked.push_back("the total");
-  if (!pg.more_pointer.empty()) checked.push_back("the more flag");
-  if (pg.style == "token") checked.push_back("the next token");
-  if (!pg.next_link_pointer.empty()) checked.push_back("the next link");
-  if (!pg.last_link_pointer.empty()) checked.push_back("the last link");
-  std::string what;
-  for (const auto& c : checked) what += (what.empty() ? "" : ", ") + c;
-  return what;
-}
-
-}  // namespace
-
 std::optional<check_outcome> untrue_page(const std::string& id, const std::vector<page_read>& pages, const pagination_spec& pg,
                                          const std::string& noun) {
-  std::set<std::string> ids;
-  for (const auto& p : pages) ids.insert(p.ids.begin(), p.ids.end());
-  const auto last = last_listing(pages);
-  for (std::size_t i = 0; i <= last && i < pages.size(); ++i)
-    if (auto why = page_problem(pg, pages, i, last, ids.size(), noun))
-      return make(id, outcome::fail, "page " + std::to_string(i + 1) + " of " + std::to_string(last + 1) + ": " + *why,
-                  {pages[i].result.evidence});
-  return std::nullopt;
+  auto f = neograde::untrue_page(pages, pg, noun);
+  if (!f) return std::nullopt;
+  return make(id, outcome::fail, std::move(f->message), std::move(f->evidence));
 }
 
 // pagination.list.metadata_truthful: what the pages of the walk say about it, where the spec
@@ -661,39 +547,24 @@ check_outcome judge_page_metadata(const walk_record& w, const pagination_spec& p
               {pages[last].result.evidence});
 }
 
-// pagination.offers.walk_ends: each page advances past the one before (a page that answers the
-// rows of the one before again ignores its page parameter: a client that walks until a page says
-// it is the last never ends), no row is listed on two pages, the walk ends
-// within the client's bound (a problem of the walk), and what the pages say about it is true where
-// the spec declares it.
+// pagination.offers.walk_ends: the walk judged by what its pages say against each other and about
+// it (offers_walk_fault, clients/pages.hpp, which the fuzzer's page walk shares); a walk that
+// failed for its request is a failure of the request.
 check_outcome judge_offers_walk(const offers_walk_record& w, const pagination_spec& pg) {
   const auto& pages = w.pages;
   const auto n = pages.size();
-  auto page = [](std::size_t i) { return "page " + std::to_string(i + 1); };
-  if (!w.walked.value) {
-    if (auto repeated = repeated_page(offers_walk_id, pages, pg, "row(s)")) return *repeated;
-    if (!w.walked.problem.empty())
-      return make(offers_walk_id, outcome::fail, "walking the catalogue one row per page: " + w.walked.problem, {w.walked.call.evidence});
+  if (auto fault = offers_walk_fault(w.walked, pages, pg)) return make(offers_walk_id, outcome::fail, fault->message, fault->evidence);
+  if (!w.walked.value)
     return make(offers_walk_id, w.walked.call.response ? outcome::fail : outcome::errored,
                 "walking the catalogue one row per page failed: " + w.walked.call.describe(), {w.walked.call.evidence});
-  }
-  std::map<std::string, std::size_t> first_on;
-  for (std::size_t i = 0; i < n; ++i)
-    for (const auto& row : pages[i].ids)
-      if (auto [at, fresh] = first_on.emplace(row, i); !fresh && at->second != i)
-        return make(offers_walk_id, outcome::fail,
-                    page(i) + " lists a row " + page(at->second) +
-                        " listed already: the pages overlap, so a client that walks "
-                        "until the total counts rows twice",
-                    {pages[at->second].result.evidence, pages[i].result.evidence});
-  std::string metadata;
-  if (!pg.metadata_source.empty() && last_listing(pages) < n) {
-    if (auto untrue = untrue_page(offers_walk_id, pages, pg, "offer rows")) return *untrue;
-    metadata = "; " + declared_metadata(pg) + " true on every page (" + pg.metadata_source + ")";
-  }
+  std::set<std::string> rows;
+  for (const auto& p : pages) rows.insert(p.ids.begin(), p.ids.end());
+  const auto metadata = !pg.metadata_source.empty() && last_listing(pages) < n
+                            ? "; " + declared_metadata(pg) + " true on every page (" + pg.metadata_source + ")"
+                            : std::string();
   if (n == 0) return make(offers_walk_id, outcome::errored, "the walk read no page");
   return make(offers_walk_id, outcome::pass,
-              std::to_string(first_on.size()) + " distinct row(s) over " + std::to_string(n) +
+              std::to_string(rows.size()) + " distinct row(s) over " + std::to_string(n) +
                   " page(s) of one row: the walk ended on its own" + metadata,
               {pages.back().result.evidence});
 }

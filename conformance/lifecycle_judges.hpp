@@ -113,7 +113,8 @@ struct action_verdict {
 [[nodiscard]] bool stopped(const power_record& p);
 [[nodiscard]] check_outcome judge_start(const power_record& p, const provider_spec& spec);
 
-// lifecycle.instance.bulk_delete_exact_set: every instance carrying the tag gone, the other left.
+// lifecycle.instance.bulk_delete_exact_set: every instance carrying the tag gone, the other left
+// (gone as instance_gone decides, clients/effect.hpp).
 [[nodiscard]] bool deleted(const std::optional<instance>& read);
 [[nodiscard]] check_outcome judge_bulk_delete(const bulk_record& b);
 

@@ -4,6 +4,7 @@
 // The lifecycle's checks are judged from this record alone (lifecycle_judges.hpp), as the observed
 // checks are judged from what the run saw; the tests build records by hand.
 
+#include <neograde/clients/pages.hpp>
 #include <neograde/clients/provider_client.hpp>
 #include <neograde/core/poll.hpp>
 
@@ -183,12 +184,6 @@ struct many_record {
   int undocumented = 0;
   std::string word;  // the undocumented status read
   exchange last;
-};
-
-// The pages of one walk, one item per page.
-struct page_read {
-  call_result result;
-  std::vector<std::string> ids;  // the instance ids the page lists (an offer row's JSON text)
 };
 
 struct walk_record {

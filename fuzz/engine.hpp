@@ -99,6 +99,9 @@ class target {
 
   // Request outcomes, for the throughput report: [accepted, rejected at the door, reached logic].
   void tally(const call_result& r, const std::string& generator);
+  // An action's effect a sequence read and found (a stop, a start, a delete by tag, an offer walk
+  // that ended), for the report: that the oracles on effects ran, not only that nothing failed.
+  void count_effect(const std::string& what) { ++tally_["effect:" + what]; }
   // Adds a lane's tallies and created instances to this (the main) target's.
   void absorb(const target& lane);
   [[nodiscard]] nlohmann::json tallies() const;

@@ -1,12 +1,15 @@
 // Stateful fuzzing with RapidCheck's state-machine testing (rc::state): random sequences of
-// launch, get, list, restart, terminate, SSH-key and cross-account operations, each checked
-// against a model of the provider. The model names instances and keys by slot (the n-th launched),
+// launch, get, list, restart, stop, start, terminate (one, or every instance carrying the
+// sequence's tag), offer-page walks, SSH-key and cross-account operations, each checked against a
+// model of the provider. The model names instances and keys by slot (the n-th launched),
 // so that sequences are generated, replayed and shrunk without knowing the ids the provider
 // will hand out; the system under test keeps the slot -> id mapping.
 
 #include "engine.hpp"
 
 #include <neograde/clients/delivered.hpp>
+#include <neograde/clients/effect.hpp>
+#include <neograde/clients/pages.hpp>
 #include <neograde/clients/teardown.hpp>
 #include <neograde/core/template.hpp>
 
@@ -22,9 +25,20 @@ constexpr int launches_per_sequence = 3;
 
 struct model {
   std::vector<bool> terminated;   // per instance slot
+  std::vector<bool> stopped;      // per instance slot: stopped last, not started since
+  std::vector<bool> tagged;       // per instance slot: launched with the sequence's tag
   std::vector<bool> key_deleted;  // per key slot
   int launches = 0;
+  bool tags = false;  // launches may carry the sequence's tag (the API deletes by tag)
 };
+
+// An instance slot a stop, a start or a delete by tag may act on.
+bool alive(const model& m, std::size_t n) { return n < m.terminated.size() && !m.terminated[n]; }
+bool any_tagged(const model& m) {
+  for (std::size_t i = 0; i < m.tagged.size(); ++i)
+    if (m.tagged[i] && alive(m, i)) return true;
+  return false;
+}
 
 struct slot {
   std::optional<std::string> id;  // nullopt: the launch was refused for capacity, or skipped
@@ -33,6 +47,8 @@ struct slot {
   std::optional<clock::time_point> terminated_at;
   bool seen_running = false;
   bool restarted = false;
+  bool off = false;     // stopped by the sequence (its stopped state read), not started since
+  bool tagged = false;  // launched with the sequence's tag
 };
 
 struct world {
@@ -42,6 +58,7 @@ struct world {
   std::vector<std::string> key_names;
   std::vector<std::string> steps;
   bool incomplete = false;
+  std::string tag;  // what this sequence's tagged launches carry, where the API deletes by tag
 
   void step(std::string s) { steps.push_back(std::move(s)); }
   [[noreturn]] void fail(const std::string& oracle, const std::string& operation, const call_result& r, std::string message) {
@@ -73,6 +90,64 @@ struct world {
   [[nodiscard]] std::chrono::milliseconds grace() const {
     return std::max(std::chrono::milliseconds(1), t.scaled(t.spec().timing.poll_interval_s));
   }
+  // The provider seconds since `since` on the run's clock.
+  [[nodiscard]] double provider_seconds_since(clock::time_point since) const {
+    const double scale = t.session().time_scale();
+    const double ms = static_cast<double>(std::chrono::duration_cast<std::chrono::milliseconds>(t.clock().now() - since).count());
+    return scale > 0 ? ms / 1000 / scale : 0;
+  }
+  // Reads of an action's effect: the first at once, then spaced over `within_s` provider seconds
+  // (the spec's time for it, on the run's clock), at most nine, the last at the end. A sequence
+  // pays a bounded number of requests to learn whether an action did anything.
+  template <class Look>
+  void over(double within_s, Look look) {
+    const auto since = t.clock().now();
+    const auto window = t.scaled(within_s);
+    // Rounded up, so that the ninth read is never before the window's end (a slow provider that
+    // keeps its word is no finding).
+    const auto gap = std::max(grace(), (window + std::chrono::milliseconds(7)) / 8);
+    for (int reads = 1;; ++reads) {
+      if (look()) return;
+      if (t.clock().now() - since >= window || reads >= 9 || t.primary().target_time_scale() == 0) return;
+      t.clock().sleep(gap);
+    }
+  }
+  // A read of a live instance: its status word documented, the answer held to every oracle, the
+  // instance readable.
+  typed_result<instance> read(const slot& s) {
+    auto r = t.primary().get(*s.id);
+    if (r.value && !r.value->provider_status.empty() && !t.spec().states.contains(r.value->provider_status))
+      fail("status_vocabulary", "get", r.call, "status \"" + r.value->provider_status + "\" is not in the documented vocabulary");
+    judge("get", operation_id::get, r.call, expectation::any);
+    if (!r.call.success) fail("lost_instance", "get", r.call, "a launched instance cannot be read: " + r.call.describe());
+    return r;
+  }
+  // An accepted stop or start followed to its effect: the instance must read the spec's `goal`
+  // state (read_toward, clients/effect.hpp: the conformance lifecycle's decision) within
+  // `within_s`; undocumented words are the vocabulary's finding, a read that ends the instance
+  // (failed, terminated) and a deadline with the instance elsewhere are no_effect's.
+  void await(slot& s, instance_state goal, const std::string& operation, const call_result& accepted, double within_s) {
+    const auto since = t.clock().now();
+    std::string last = "(unread)";
+    std::optional<call_result> last_read;
+    bool reached = false;
+    over(within_s, [&] {
+      auto r = read(s);
+      last_read = r.call;
+      if (!r.value) return false;
+      last = r.value->provider_status;
+      const auto read = read_toward(goal, r.value->state);
+      if (read == toward::ended)
+        fail("no_effect", operation, r.call, "the " + operation + " ended the instance: status \"" + last + "\"");
+      if (read == toward::reached && goal == instance_state::running) s.seen_running = true, s.restarted = false;
+      return reached = read == toward::reached;
+    });
+    if (reached) return;
+    const auto* goal_word = goal == instance_state::stopped ? "stopped" : "running";
+    fail("no_effect", operation, last_read.value_or(accepted),
+         "status \"" + last + "\" " + std::to_string(provider_seconds_since(since)) + " s after the " + operation +
+             " was accepted; the spec expects its " + goal_word + " state within " + std::to_string(within_s) + " s");
+  }
 };
 
 using command = rc::state::Command<model, world>;
@@ -82,9 +157,13 @@ using command_ptr = std::shared_ptr<const command>;
 std::size_t pick(const std::vector<bool>& v) { return *rc::gen::resize(100, rc::gen::inRange<std::size_t>(0, v.size())); }
 
 struct launch_instance : command {
+  bool tagged;  // with the sequence's tag (drawn only where the API deletes by tag)
+  explicit launch_instance(const model& m) : tagged(m.tags && *rc::gen::arbitrary<bool>()) {}
   void checkPreconditions(const model& m) const override { RC_PRE(m.launches < launches_per_sequence); }
   void apply(model& m) const override {
     m.terminated.push_back(false);
+    m.stopped.push_back(false);
+    m.tagged.push_back(tagged);
     ++m.launches;
   }
   void run(const model&, world& w) const override {
@@ -97,12 +176,16 @@ struct launch_instance : command {
     const auto& row = w.t.offers[static_cast<std::size_t>(w.t.launched()) % w.t.offers.size()];
     const auto& type = row.instance_type;
     const auto name = w.t.fresh_name("s");
-    w.step("launch " + row.key() + " as " + name);
+    auto params = row.params;
+    // Untagged, a launch carries the run's tag (provider_client): the delete by tag names the
+    // sequence's own, so that it never acts on what another sequence or lane launched.
+    if (tagged) params["run_tag"] = w.tag;
+    w.step("launch " + row.key() + " as " + name + (tagged ? " tagged " + w.tag : ""));
     auto r = w.t.primary().launch({.instance_type = type,
                                    .region = row.region,
                                    .ssh_key_name = w.t.ssh_key_name,
                                    .name = name,
-                                   .params = row.params,
+                                   .params = std::move(params),
                                    .public_key = w.t.session().public_key()});
     if (r.call.not_sent) {
       w.incomplete = true;  // the spend budget said no: nothing was sent
@@ -123,8 +206,9 @@ struct launch_instance : command {
     w.instances.back().id = r.value;
     w.instances.back().type = type;
     w.instances.back().row = row;
+    w.instances.back().tagged = tagged;
   }
-  void show(std::ostream& os) const override { os << "launch"; }
+  void show(std::ostream& os) const override { os << (tagged ? "launch tagged" : "launch"); }
 };
 
 // A launch that must fail (an instance type or a region that does not exist); it must leave
@@ -241,7 +325,10 @@ struct terminate_instance : command {
 struct restart_instance : command {
   std::size_t n;
   explicit restart_instance(const model& m) : n(pick(m.terminated)) {}
-  void checkPreconditions(const model& m) const override { RC_PRE(n < m.terminated.size()); }
+  void checkPreconditions(const model& m) const override {
+    const bool on = n < m.terminated.size() && !m.stopped[n];  // a stopped instance is started, not restarted
+    RC_PRE(on);
+  }
   void run(const model& m, world& w) const override {
     auto& s = w.instances[n];
     if (!s.id) return;
@@ -253,6 +340,136 @@ struct restart_instance : command {
     if (r.success) s.restarted = true;
   }
   void show(std::ostream& os) const override { os << "restart instance " << n; }
+};
+
+// A stop of a running instance, judged by its effect: the instance reads the spec's stopped state
+// within the spec's time to gone (as lifecycle.instance.stop_reaches_stopped judges it), whatever
+// the answer and an action record say.
+struct stop_instance : command {
+  std::size_t n;
+  explicit stop_instance(const model& m) : n(pick(m.terminated)) {}
+  void checkPreconditions(const model& m) const override {
+    const bool on = alive(m, n) && !m.stopped[n];
+    RC_PRE(on);
+  }
+  void apply(model& m) const override { m.stopped[n] = true; }
+  void run(const model&, world& w) const override {
+    auto& s = w.instances[n];
+    if (!s.id || s.off) return;
+    // A stop acts on a running instance (the API refuses it otherwise, rightly): one still
+    // booting is waited for, within the spec's time to running, as the lifecycle does.
+    if (!s.seen_running) {
+      w.step("read instance " + std::to_string(n) + " until it runs");
+      w.over(w.t.spec().timing.time_to_running_s, [&] {
+        auto r = w.read(s);
+        if (r.value && r.value->state == instance_state::running) s.seen_running = true;
+        return s.seen_running;
+      });
+      if (!s.seen_running) return;  // still booting is reaches_running's concern (conformance)
+    }
+    w.step("stop instance " + std::to_string(n));
+    auto r = w.t.primary().stop(*s.id);
+    w.judge("stop", operation_id::stop, r, expectation::any);
+    if (!r.success) return;
+    w.await(s, instance_state::stopped, "stop", r, w.t.spec().timing.time_to_gone_s);
+    s.off = true;
+    w.t.count_effect("stop");
+  }
+  void show(std::ostream& os) const override { os << "stop instance " << n; }
+};
+
+// A start of an instance the sequence stopped: it reads running again within the spec's time to
+// running (lifecycle.instance.start_returns_to_running's decision); booting on the way is no
+// regression.
+struct start_instance : command {
+  std::size_t n;
+  explicit start_instance(const model& m) : n(pick(m.terminated)) {}
+  void checkPreconditions(const model& m) const override {
+    const bool off = alive(m, n) && m.stopped[n];
+    RC_PRE(off);
+  }
+  void apply(model& m) const override { m.stopped[n] = false; }
+  void run(const model&, world& w) const override {
+    auto& s = w.instances[n];
+    if (!s.id || !s.off) return;
+    w.step("start instance " + std::to_string(n));
+    auto r = w.t.primary().start(*s.id);
+    w.judge("start", operation_id::start, r, expectation::any);
+    if (!r.success) return;
+    s.off = false;
+    s.restarted = true;
+    w.await(s, instance_state::running, "start", r, w.t.spec().timing.time_to_running_s);
+    w.t.count_effect("start");
+  }
+  void show(std::ostream& os) const override { os << "start instance " << n; }
+};
+
+// One delete of every instance carrying the sequence's tag: each of them gone within the spec's
+// time to gone, and every instance of the sequence launched without the tag still there
+// (lifecycle.instance.bulk_delete_exact_set's set; gone as instance_gone decides, clients/effect.hpp).
+struct terminate_tagged : command {
+  void checkPreconditions(const model& m) const override { RC_PRE(any_tagged(m)); }
+  void apply(model& m) const override {
+    for (std::size_t i = 0; i < m.tagged.size(); ++i)
+      if (m.tagged[i]) m.terminated[i] = true;
+  }
+  void run(const model& m, world& w) const override {
+    std::vector<std::size_t> tagged, others;
+    for (std::size_t i = 0; i < w.instances.size() && i < m.terminated.size(); ++i)
+      if (w.instances[i].id && !m.terminated[i]) (m.tagged[i] ? tagged : others).push_back(i);
+    if (tagged.empty()) return;
+    w.step("delete every instance tagged " + w.tag);
+    auto r = w.t.primary().terminate_tagged(w.tag);
+    w.judge("terminate_tagged", operation_id::terminate_tagged, r, expectation::accept);
+    if (!r.success) return;  // a provider condition (rate limit): nothing was deleted to judge
+    const auto since = w.t.clock().now();
+    std::optional<call_result> last;
+    auto left = tagged;
+    w.over(w.t.spec().timing.time_to_gone_s, [&] {
+      std::vector<std::size_t> still;
+      for (const auto i : left) {
+        auto g = w.t.primary().get(*w.instances[i].id);
+        w.judge("get", operation_id::get, g.call, expectation::any);
+        last = g.call;
+        if (instance_gone(g.value)) w.instances[i].terminated_at = w.t.clock().now();
+        else
+          still.push_back(i);
+      }
+      left = std::move(still);
+      return left.empty();
+    });
+    if (!left.empty())
+      w.fail("bulk_set", "terminate_tagged", last.value_or(r),
+             std::to_string(left.size()) + " of the " + std::to_string(tagged.size()) + " instances tagged " + w.tag + " still there " +
+                 std::to_string(w.provider_seconds_since(since)) + " s after " + r.describe() + " named the tag (instance " +
+                 std::to_string(left.front()) + " among them)");
+    for (const auto i : others) {
+      auto g = w.t.primary().get(*w.instances[i].id);
+      w.judge("get", operation_id::get, g.call, expectation::any);
+      if (instance_gone(g.value))
+        w.fail("bulk_set", "terminate_tagged", g.call,
+               "instance " + std::to_string(i) + ", launched without the tag " + w.tag + ", is gone too after the delete by tag");
+    }
+    w.t.count_effect("terminate_tagged");
+  }
+  void show(std::ostream& os) const override { os << "delete tagged"; }
+};
+
+// The offer catalogue walked one row per page: the walk ends within the client's bound, no page
+// repeats the one before nor lists a row of another, and what the pages say about the walk is
+// true (offers_walk_fault, clients/pages.hpp: pagination.offers.walk_ends's decision).
+struct walk_offers : command {
+  void run(const model&, world& w) const override {
+    w.step("walk the offers one row per page");
+    std::vector<call_result> answers;
+    auto r = w.t.primary().walk(operation_id::list_offers, 1, nullptr, &answers);
+    for (const auto& a : answers) w.judge("list_offers", operation_id::list_offers, a, expectation::accept);
+    const auto pages = read_pages(w.t.primary(), operation_id::list_offers, answers, true);
+    if (auto fault = offers_walk_fault(r, pages, *w.t.spec().operation(operation_id::list_offers)->pagination))
+      w.fail("page_walk", "list_offers", answers.empty() ? r.call : answers.back(), fault->message);
+    if (r.value) w.t.count_effect("offer_walk");
+  }
+  void show(std::ostream& os) const override { os << "walk offers"; }
 };
 
 struct wait_a_while : command {
@@ -378,6 +595,9 @@ rc::Gen<command_ptr> make(const model& m) {
 struct sequences::impl {
   target& t;
   bool launches = false, restart = false, keys = false, cross = false;
+  bool power = false, bulk = false, walk = false;
+
+  [[nodiscard]] model initial() const { return model{.tags = bulk}; }
 
   rc::Gen<command_ptr> next(const model& m) const {
     std::vector<std::pair<std::size_t, rc::Gen<command_ptr>>> g;
@@ -390,10 +610,16 @@ struct sequences::impl {
       g.emplace_back(4, make<read_instance>(m));
       g.emplace_back(2, make<terminate_instance>(m));
       if (restart) g.emplace_back(1, make<restart_instance>(m));
+      if (power) {
+        g.emplace_back(2, make<stop_instance>(m));
+        if (std::find(m.stopped.begin(), m.stopped.end(), true) != m.stopped.end()) g.emplace_back(2, make<start_instance>(m));
+      }
+      if (bulk && any_tagged(m)) g.emplace_back(2, make<terminate_tagged>(m));
       if (cross && std::find(m.terminated.begin(), m.terminated.end(), false) != m.terminated.end())
         g.emplace_back(2, make<cross_account>(m));
     }
     if (launches) g.emplace_back(2, make<list_instances>(m));
+    if (walk) g.emplace_back(1, make<walk_offers>(m));
     // Time must pass for what happens after a terminate or a boot to show.
     const bool terminated = std::find(m.terminated.begin(), m.terminated.end(), true) != m.terminated.end();
     g.emplace_back(terminated || any ? 3 : 1, make<wait_a_while>(m));
@@ -407,10 +633,10 @@ struct sequences::impl {
 
   // Runs one sequence against a fresh world, and cleans up what it made.
   sequence_run execute(const std::vector<command_ptr>& cmds) {
-    world w{t, {}, {}, {}, {}, false};
+    world w{t, {}, {}, {}, {}, false, bulk ? t.fresh_name("g") : std::string()};
     sequence_run out;
     try {
-      rc::state::runAll(cmds, model{}, w);
+      rc::state::runAll(cmds, initial(), w);
       out.complete = !w.incomplete;
     } catch (violation_error& e) {
       out.found = std::move(e.v);
@@ -440,15 +666,21 @@ sequences::sequences(target& t) : impl_(std::make_unique<impl>(impl{t})) {
   impl_->keys = spec.operation(operation_id::ssh_keys_add) != nullptr && spec.operation(operation_id::ssh_keys_list) != nullptr &&
                 spec.operation(operation_id::ssh_keys_delete) != nullptr;
   impl_->cross = t.second() != nullptr;
+  // Stop and start, and the delete by tag, where the spec declares them and sequences launch.
+  impl_->power = impl_->launches && spec.operation(operation_id::stop) != nullptr && spec.operation(operation_id::start) != nullptr &&
+                 std::any_of(spec.states.begin(), spec.states.end(), [](const auto& w) { return w.second == instance_state::stopped; });
+  impl_->bulk = impl_->launches && spec.operation(operation_id::terminate_tagged) != nullptr;
+  const auto* offers = spec.operation(operation_id::list_offers);
+  impl_->walk = offers != nullptr && offers->pagination && !offers->pagination->size_param.empty();
 }
 
 sequences::~sequences() = default;
 
-bool sequences::available() const { return impl_->launches || impl_->keys; }
+bool sequences::available() const { return impl_->launches || impl_->keys || impl_->walk; }
 
 sequence_run sequences::run_one(const rc::Random& random, int size, int shrink_runs, std::mutex& rc_mu) {
   auto& d = *impl_;
-  auto gen = rc::state::gen::commands(model{}, [&d](const model& m) { return d.next(m); });
+  auto gen = rc::state::gen::commands(d.initial(), [&d](const model& m) { return d.next(m); });
   std::unique_lock rc_lock(rc_mu);
   const auto shrinkable = gen(random, size);
   auto commands = shrinkable.value();

@@ -192,7 +192,11 @@ nlohmann::json target::tallies() const {
     return it == tally_.end() ? 0L : it->second;
   };
   const long judged = get("judged");
+  auto effects = nlohmann::json::object();
+  for (const auto& [k, n] : tally_)
+    if (k.starts_with("effect:")) effects[k.substr(7)] = n;
   return {{"requests", requests()},
+          {"effects_seen", std::move(effects)},
           {"responses_judged", judged},
           {"accepted", get("accepted")},
           {"rejected_at_door", get("rejected_at_door")},

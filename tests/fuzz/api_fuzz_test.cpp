@@ -129,6 +129,14 @@ const std::vector<reachable>& reachable_quirks() {
       {"key_not_listed", "key_model"},
       {"key_delete_ignored", "key_model"},
       {"ghost_after_terminate", "ghost_instance"},
+      // Actions judged by their effect, bulk operations by their set, pages that end (issue 39):
+      // where the API stops and starts and deletes by tag (DigitalOcean), where its offer pages
+      // state a total (Prime Intellect's totalCount, which its CLI walks to).
+      {"action_without_effect", "no_effect", time_scale, "digitalocean"},
+      {"start_without_effect", "no_effect", time_scale, "digitalocean"},
+      {"bulk_delete_partial", "bulk_set", time_scale, "digitalocean"},
+      {"page_repeats", "page_walk", time_scale, "primeintellect"},
+      {"page_total_wrong", "page_walk", time_scale, "primeintellect"},
   };
   return all;
 }
@@ -151,9 +159,7 @@ const std::map<std::string, std::string>& unreachable_quirks() {
       {"terminate_first_only", "fuzz sequences terminate one instance at a time"},
       {"no_retry_after_header", "fuzzing stays under rate limits (politeness); the probe is conformance's"},
       {"rate_limit_text", "fuzzing stays under rate limits (politeness); the probe is conformance's"},
-      {"page_repeats", "pagination is walked by conformance over many instances"},
       {"page_size_ignored", "pagination is walked by conformance over many instances"},
-      {"page_total_wrong", "pagination metadata is walked by conformance over many instances"},
       {"next_link_on_last_page", "pagination metadata is walked by conformance over many instances"},
       {"tag_filter_ignored", "fuzz sequences never list by tag; the filter is conformance's check where the provider documents it"},
       {"no_rate_limit_headers_on_success", "headers declared on every response are conformance's check over everything the run saw"},
@@ -172,11 +178,6 @@ const std::map<std::string, std::string>& unreachable_quirks() {
       {"list_lags_get", "no defect: a list a few seconds behind single reads is tolerated (conformance shows every check passes)"},
       {"restart_ends_off", "needs the full time to running after a restart"},
       {"terminate_stuck", "needs the full time to gone after a terminate, which a fuzz sequence does not wait for"},
-      // actions judged by their effect, bulk operations by their set (issue 39)
-      {"action_without_effect", "an action's effect is read by the conformance lifecycle; fuzz sequences do not stop instances"},
-      {"start_without_effect", "fuzz sequences do not stop or start instances; the conformance lifecycle does where the API can"},
-      {"bulk_delete_partial", "fuzzing never sends a terminate by tag (it acts on whatever carries the tag); the lifecycle does"},
-      // what was delivered against what was ordered and listed (issue 39)
   };
   return all;
 }
@@ -204,6 +205,21 @@ INSTANTIATE_TEST_SUITE_P(Catalogue, FuzzCleanEmulator,
                          [](const auto& info) {
                            return test::test_name(std::get<0>(info.param)) + "_on_" + std::to_string(std::get<1>(info.param));
                          });
+
+// No false findings from the effect oracles (issue 39), and not for want of trying: on the clean
+// emulators where they apply, stops reach the stopped state, starts running, deletes by tag
+// exactly the tagged set, and offer walks end, each read and counted.
+TEST(FuzzEffects, TheCleanEmulatorShowsEveryEffectAndNoFinding) {
+  auto digitalocean = run_fuzz(test::spec("digitalocean"), {}, 7, 2000);
+  EXPECT_TRUE(digitalocean.report.findings.empty()) << describe(digitalocean.report);
+  const auto& seen = digitalocean.report.measurements["effects_seen"];
+  for (const char* effect : {"stop", "start", "terminate_tagged", "offer_walk"})
+    EXPECT_GT(seen.value(effect, 0L), 0) << effect << ": " << seen.dump();
+  auto primeintellect = run_fuzz(test::spec("primeintellect"), {}, 7, 1000);
+  EXPECT_TRUE(primeintellect.report.findings.empty()) << describe(primeintellect.report);
+  EXPECT_GT(primeintellect.report.measurements["effects_seen"].value("offer_walk", 0L), 0) << primeintellect.report.measurements.dump();
+  EXPECT_EQ(digitalocean.live_after + primeintellect.live_after, 0u);
+}
 
 // The second account's read of an instance is compared with its read of a missing id of the
 // same shape: Vast.ai answers a non-integer id 400 for its form alone and a missing integer id

@@ -167,9 +167,11 @@ class provider_client {
   [[nodiscard]] std::vector<offer> to_offers(const nlohmann::json& obj) const;
   [[nodiscard]] ssh_key to_ssh_key(const nlohmann::json& obj, operation_id from) const;
   // Every item of a (possibly paginated) collection operation. `page_size` overrides the spec's
-  // page size; `page_sizes` receives the number of items of each page.
+  // page size; `page_sizes` receives the number of items of each page, `answers` every answer
+  // (to judge the pages against each other: clients/pages.hpp).
   [[nodiscard]] typed_result<std::vector<nlohmann::json>> walk(operation_id op, int page_size = 0,
-                                                               std::vector<std::size_t>* page_sizes = nullptr);
+                                                               std::vector<std::size_t>* page_sizes = nullptr,
+                                                               std::vector<call_result>* answers = nullptr);
 
   // The elements of a collection at `pointer` (an array, or an object's values).
   [[nodiscard]] std::vector<nlohmann::json> collection(const nlohmann::json& doc, const std::string& pointer, bool object_values) const;

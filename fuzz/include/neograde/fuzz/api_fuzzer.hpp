@@ -1,8 +1,8 @@
 #pragma once
 // Fuzzing a provider's API from its spec (neograde fuzz): RapidCheck generators of positive and
-// negative requests for every operation, rc::state sequences of launch, get, list, restart,
-// terminate and SSH-key operations checked against a model of the provider, and oracles on every
-// response. Findings are shrunk, deduplicated by signature and reported in the conformance
+// negative requests for every operation, rc::state sequences of launch, get, list, restart, stop,
+// start, terminate (one, or by tag), offer-page walks and SSH-key operations checked against a
+// model of the provider, and oracles on every response. Findings are shrunk, deduplicated by signature and reported in the conformance
 // outcome format (category "fuzz").
 
 #include <neograde/clients/session.hpp>
