@@ -10,12 +10,14 @@
 #include <neograde/core/json_schema.hpp>
 #include <neograde/core/json_util.hpp>
 #include <neograde/core/measurements.hpp>
+#include <neograde/core/provenance.hpp>
 #include <neograde/core/template.hpp>
 #include <neograde/core/text.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdlib>
 #include <set>
 #include <thread>
 
@@ -225,12 +227,27 @@ void scan_schemas(context& ctx) {
 void latency(context& ctx) {
   const char* id = "performance.latency.read_p95";
   if (!ctx.applies(id)) return;  // the API has no GET operation
+  // On the emulator, the time it says it took (service_time_header_name): its loopback round trip
+  // measures the machine running the run, and a verdict must not depend on how busy that is.
+  bool emulated = false;
+  auto duration = [&](const exchange& e) {
+    for (const auto& [k, v] : e.response_headers)
+      if (iequals(k, service_time_header_name)) {
+        emulated = true;
+        char* end = nullptr;
+        const double d = std::strtod(v.c_str(), &end);
+        return end != v.c_str() && d >= 0 ? d : 0.0;
+      }
+    return e.duration_ms;
+  };
   std::vector<double> ms;
   const exchange* slowest = nullptr;
+  double slowest_ms = -1;
   for (const auto* e : declared_answers(ctx))
     if (e->method == "GET" && e->status != 0) {
-      ms.push_back(e->duration_ms);
-      if (slowest == nullptr || e->duration_ms > slowest->duration_ms) slowest = e;
+      const double d = duration(*e);
+      ms.push_back(d);
+      if (d > slowest_ms) slowest = e, slowest_ms = d;
     }
   if (ms.empty()) return ctx.emit(not_applicable(id, "no read request was made"));
   std::sort(ms.begin(), ms.end());
@@ -240,7 +257,8 @@ void latency(context& ctx) {
   const auto limit = static_cast<double>(latency_threshold(ctx.spec, ctx.scale()).count());
   auto o = make(id, p95 <= limit ? outcome::pass : outcome::fail,
                 "p50 " + std::to_string(p50) + " ms, p95 " + std::to_string(p95) + " ms, p99 " + std::to_string(p99) + " ms over " +
-                    std::to_string(ms.size()) + " reads (expectation: p95 within " + std::to_string(limit) + " ms)",
+                    std::to_string(ms.size()) + " reads (expectation: p95 within " + std::to_string(limit) + " ms)" +
+                    (emulated ? "; the emulator's stated service times, not this machine's round trips" : ""),
                 {*slowest});
   o.measurements = ctx.measurements["latency_read_ms"];
   ctx.emit(std::move(o));
