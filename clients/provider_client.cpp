@@ -937,6 +937,7 @@ template_vars provider_client::launch_vars(const launch_request& req) const {
   if (!req.public_key.empty()) vars["public_key"] = req.public_key;
   if (!req.region.empty()) vars["region"] = req.region;
   if (!req.ssh_key_name.empty()) vars["ssh_key_name"] = req.ssh_key_name;
+  if (!req.ssh_key_id.empty()) vars["ssh_key_id"] = req.ssh_key_id;
   return vars;
 }
 

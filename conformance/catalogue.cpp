@@ -170,7 +170,8 @@ const std::vector<check_descriptor>& catalogue() {
        .requirement_text = "Every 4xx answer of a documented operation MUST carry the provider's error envelope with a JSON "
                            "content type.",
        .source = "provider error documentation (spec errors.envelope_schema); RFC 9457",
-       .quirk = "html_errors"},
+       .quirk = "html_errors",
+       .needs = {section(spec_section::errors_documented)}},
       {.id = "errors.request.malformed_json_is_4xx",
        .category = "errors",
        .level = high,
@@ -807,7 +808,7 @@ const std::vector<check_descriptor>& catalogue() {
        .requirement_text = "A 429 SHOULD carry the provider's error envelope like every other error.",
        .source = "provider error documentation",
        .quirk = "rate_limit_text",
-       .needs = {rate_limit_probe}},
+       .needs = {rate_limit_probe, section(spec_section::errors_documented)}},
       // ---- pagination
       {.id = "pagination.list.each_once",
        .category = "pagination",

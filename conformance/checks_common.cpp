@@ -95,7 +95,8 @@ std::optional<offer> launchable_offer(context& ctx, const std::vector<std::strin
 
 template_vars launch_vars_for(const context& ctx, const std::optional<offer>& target) {
   if (!target) {
-    auto vars = ctx.client.launch_vars(launch_request{.ssh_key_name = ctx.ssh_key_name, .public_key = ctx.public_key});
+    auto vars = ctx.client.launch_vars(
+        launch_request{.ssh_key_name = ctx.ssh_key_name, .public_key = ctx.public_key, .ssh_key_id = ctx.ssh_key_id});
     vars.erase("instance_type");
     return vars;
   }
@@ -103,7 +104,8 @@ template_vars launch_vars_for(const context& ctx, const std::optional<offer>& ta
                                                .region = target->region,
                                                .ssh_key_name = ctx.ssh_key_name,
                                                .params = target->params,
-                                               .public_key = ctx.public_key});
+                                               .public_key = ctx.public_key,
+                                               .ssh_key_id = ctx.ssh_key_id});
 }
 
 std::optional<std::string> undocumented_status(const provider_spec& spec, const std::string& word) {

@@ -192,7 +192,8 @@ class driver {
                            .ssh_key_name = ctx_.ssh_key_name,
                            .name = name,
                            .params = row.params,
-                           .public_key = ctx_.public_key});
+                           .public_key = ctx_.public_key,
+                           .ssh_key_id = ctx_.ssh_key_id});
   }
 
   // Counts a refused launch of the main instance by its condition, for the developer timeline.

@@ -141,6 +141,7 @@ provider_spec build(const nlohmann::json& doc) {
   s.errors.funds_messages = e.value("funds_messages", std::vector<std::string>{});
   s.errors.no_capacity_messages = e.value("no_capacity_messages", std::vector<std::string>{});
   s.errors.configuration_messages = e.value("configuration_messages", std::vector<std::string>{});
+  s.errors.not_documented = e.value("not_documented", "");
 
   for (auto& [word, state] : doc.at("states").items()) {
     auto canonical = instance_state_from_string(state.get<std::string>());

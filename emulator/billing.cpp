@@ -38,7 +38,7 @@ double provider_model::impl::instance_charge(const emu_instance& i, clock::time_
   auto end = now;
   if (i.terminated_at && !has(quirk::billing_continues_after_terminate)) end = std::min(end, *i.terminated_at);
   if (end <= start) return 0;
-  const auto* type = emu.find_type(i.type);
+  const auto* type = i.entry;
   const double price = type != nullptr && type->price_per_hour_usd.is_number() ? type->price_per_hour_usd.get<double>() : 0.0;
   const double real_s = std::chrono::duration<double>(end - start).count();
   // Without delays (time scale 0) provider time cannot be told; real time stands in for it.
@@ -51,7 +51,7 @@ double provider_model::impl::instance_charge(const emu_instance& i, clock::time_
 double provider_model::impl::charged_usd(const emu_instance& i, clock::time_point now) const {
   if (emu.billing) return instance_charge(i, now);
   const auto end = i.terminated_at ? std::min(now, *i.terminated_at) : now;
-  const auto* type = emu.find_type(i.type);
+  const auto* type = i.entry;
   if (end <= i.requested || type == nullptr || !type->price_per_hour_usd.is_number()) return 0;
   const double real_s = std::chrono::duration<double>(end - i.requested).count();
   return type->price_per_hour_usd.get<double>() * (opts.time_scale > 0 ? real_s / opts.time_scale : real_s) / 3600;
@@ -64,8 +64,7 @@ double provider_model::impl::spend_rate(const account& acct, clock::time_point n
   for (const auto& i : acct.instances) {
     if (now < (from_request ? i.requested : i.boot_done) || (!from_request && has(quirk::stuck_booting))) continue;
     if (i.terminated_at && *i.terminated_at <= now && !has(quirk::billing_continues_after_terminate)) continue;
-    if (const auto* type = emu.find_type(i.type); type != nullptr && type->price_per_hour_usd.is_number())
-      rate += type->price_per_hour_usd.get<double>();
+    if (const auto* type = i.entry; type != nullptr && type->price_per_hour_usd.is_number()) rate += type->price_per_hour_usd.get<double>();
   }
   return rate;
 }
@@ -90,7 +89,7 @@ void provider_model::impl::write_billing(nlohmann::json& doc, const account& acc
     if (falls && b.deposit)
       for (const auto& i : acct.instances)
         if (!(i.terminated_at && *i.terminated_at <= now) || has(quirk::deposit_not_released))
-          if (const auto* type = emu.find_type(i.type); type != nullptr && type->price_per_hour_usd.is_number())
+          if (const auto* type = i.entry; type != nullptr && type->price_per_hour_usd.is_number())
             charged += deposit_usd(b, type->price_per_hour_usd.get<double>());
     put(b.amount->pointer, written(falls ? emu.opening_balance - charged : charged, *b.amount));
   }

@@ -64,8 +64,7 @@ std::string provider_model::impl::other_type(const std::string& ordered) const {
 
 // Whose capacity an instance type is, as its offer rows name it (offer field underlying_provider:
 // a launch parameter of the type, or a static member of its rows or of their enclosing item).
-std::string provider_model::impl::underlying_provider_of(const std::string& type) const {
-  const auto* t = emu.find_type(type);
+std::string provider_model::impl::underlying_provider_of(const emu_instance_type* t) const {
   const auto field = spec.offer_fields.find("underlying_provider");
   if (t == nullptr || field == spec.offer_fields.end()) return {};
   if (const auto p = t->params.find("underlying_provider"); p != t->params.end()) return p->second;
@@ -78,7 +77,7 @@ std::string provider_model::impl::underlying_provider_of(const std::string& type
 // Another underlying provider than `named`: another type's, else a made-up one.
 std::string provider_model::impl::other_underlying_provider(const std::string& named) const {
   for (const auto& t : emu.instance_types)
-    if (const auto other = underlying_provider_of(t.name); !other.empty() && other != named) return other;
+    if (const auto other = underlying_provider_of(&t); !other.empty() && other != named) return other;
   return named + "-subcontractor";
 }
 
@@ -87,7 +86,7 @@ long provider_model::impl::remaining(const emu_instance_type& type, const std::s
   long left = cap != type.capacity.end() ? cap->second : 0;
   for (const auto& a : accounts)
     for (const auto& i : a.instances)
-      if (i.type == type.name && i.region == region && phase_of(i, now) != phase::gone && phase_of(i, now) != phase::terminated) --left;
+      if (i.entry == &type && i.region == region && phase_of(i, now) != phase::gone && phase_of(i, now) != phase::terminated) --left;
   return left;
 }
 
@@ -111,7 +110,8 @@ http::response provider_model::impl::launch(const operation_spec& op, account& a
   auto var = [&](const std::string& n) { return vars.contains(n) ? first_string(vars.at(n)) : std::string(); };
   auto type_name = var("instance_type");
   auto region = var("region");
-  const auto key_name = var("ssh_key_name");
+  auto key_name = var("ssh_key_name");
+  const auto key_id = var("ssh_key_id");
   const auto name = var("name");
   if (has(quirk::phantom_capacity)) return error_response("insufficient_capacity");
   if (has(quirk::missing_field_accepted) && type_name.empty()) type_name = emu.instance_types.front().name;
@@ -126,7 +126,10 @@ http::response provider_model::impl::launch(const operation_spec& op, account& a
   // first region that has capacity (any region for a type only unknown_type_accepted takes).
   const bool any_region = has(quirk::missing_field_accepted) || has(quirk::unknown_region_accepted);
   if (any_region && !emu.regions.contains(region)) region.clear();
-  const auto* type = emu.find_type(type_name);
+  std::map<std::string, std::string> sent;
+  for (const auto& [placeholder, _] : launch_placeholders)
+    if (vars.contains(placeholder)) sent[placeholder] = var(placeholder);
+  const auto* type = emu.find_type(type_name, sent);
   if (type == nullptr && !has(quirk::unknown_type_accepted))
     return error_response("invalid_parameters", "Invalid instance type: " + type_name);
   if (region.empty() && (any_region || !launch_requires_region)) {
@@ -138,6 +141,14 @@ http::response provider_model::impl::launch(const operation_spec& op, account& a
     if (region.empty()) return error_response("insufficient_capacity");
   }
   if (!emu.regions.contains(region)) return error_response("invalid_parameters", "Invalid region: " + region);
+  // A key named by the id its add answered (Verda's ssh_key_ids, Spheron's sshKeyId): the
+  // instance carries that key, by its name.
+  if (!key_id.empty() && spec.operation(operation_id::ssh_keys_add) != nullptr) {
+    const auto k = std::find_if(acct.keys.begin(), acct.keys.end(), [&](const auto& k) { return k.id == key_id; });
+    if (k == acct.keys.end() && !has(quirk::unknown_ssh_key_accepted))
+      return error_response("invalid_parameters", "Unknown SSH key id: " + key_id);
+    if (k != acct.keys.end() && key_name.empty()) key_name = k->name.empty() ? k->id : k->name;
+  }
   if (!key_name.empty() && spec.operation(operation_id::ssh_keys_add) != nullptr && !has(quirk::unknown_ssh_key_accepted) &&
       std::none_of(acct.keys.begin(), acct.keys.end(), [&](const auto& k) { return k.name == key_name; }))
     return error_response("invalid_parameters", "Unknown SSH key: " + key_name);
@@ -184,6 +195,7 @@ http::response provider_model::impl::launch(const operation_spec& op, account& a
   if (!first_row) first_row = row, first_type = type_name;
   inst.name = name;
   inst.type = type_name;  // as ordered, for capacity; fixed_type_delivered renders another
+  inst.entry = type;
   inst.region = region;
   if (!key_name.empty()) inst.ssh_keys.push_back(key_name);
   if (vars.contains("run_tag"))

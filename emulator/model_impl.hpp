@@ -38,6 +38,9 @@ struct emu_instance {
   std::string id;
   std::string name;
   std::string type;
+  // Its catalogue entry (the supplier's, where several sell the type); null for an instance of a
+  // type the catalogue lacks (unknown_type_accepted).
+  const emu_instance_type* entry = nullptr;
   std::string region;
   std::vector<std::string> ssh_keys;
   std::vector<std::string> tags;  // what the launch sent as {{run_tag}} (DigitalOcean's tags)
@@ -188,7 +191,7 @@ struct provider_model::impl {
   [[nodiscard]] phase phase_of(const emu_instance& i, clock::time_point now) const;
   [[nodiscard]] std::vector<std::string> requested_ports(const nlohmann::json& body) const;
   [[nodiscard]] std::string other_type(const std::string& ordered) const;
-  [[nodiscard]] std::string underlying_provider_of(const std::string& type) const;
+  [[nodiscard]] std::string underlying_provider_of(const emu_instance_type* type) const;
   [[nodiscard]] std::string other_underlying_provider(const std::string& named) const;
   [[nodiscard]] long remaining(const emu_instance_type& type, const std::string& region, clock::time_point now) const;
   std::string new_hex(int n = 32);

@@ -118,7 +118,13 @@ http::response provider_model::impl::list_offers(const operation_spec& op, clock
         nlohmann::json item = t.parent_object;
         if (auto r = row.parent.find("region"); r != row.parent.end() && r->second.is_string())
           if (const auto region = emu.regions.find(r->second.get<std::string>()); region != emu.regions.end()) item.update(region->second);
-        for (const auto& [field, value] : row.parent) set_pointer(item, spec.offer_fields.at(field).pointer.substr(1), value);
+        // Written as the spec reads them (scale, string numbers), at the pointer without its '^':
+        // integer cents in a parent object are served as cents, not as the dollars they mean.
+        for (const auto& [field, value] : row.parent) {
+          auto at_item = spec.offer_fields.at(field);
+          at_item.pointer = at_item.pointer.substr(1);
+          write_field(item, {{field, at_item}}, field, value);
+        }
         set_pointer(item, rows_field->second.pointer, nlohmann::json::array());
         groups.emplace_back(row.parent, std::move(item));
         it = std::prev(groups.end());

@@ -261,7 +261,7 @@ nlohmann::json provider_model::impl::render_instance(const emu_instance& i, phas
   write_field(obj, f, "ssh_key_names", i.ssh_keys);
   // What it is billed per hour and the launch parameters it shows, as its offer row listed them
   // (the emulator refuses a launch whose parameters are not the row's).
-  if (const auto* type = emu.find_type(i.type); type != nullptr) {
+  if (const auto* type = i.entry; type != nullptr) {
     if (const auto& price = type->price_per_hour_usd; price.is_number())
       write_field(obj, f, "price_per_hour_usd", has(quirk::price_above_row) ? nlohmann::json(price.get<double>() * 1.25) : price);
     for (const auto& [param, value] : type->params) {
@@ -272,7 +272,7 @@ nlohmann::json provider_model::impl::render_instance(const emu_instance& i, phas
     }
   }
   if (f.contains("underlying_provider")) {
-    const auto named = underlying_provider_of(i.type);
+    const auto named = underlying_provider_of(i.entry);
     write_field(obj, f, "underlying_provider", has(quirk::underlying_provider_swapped) ? other_underlying_provider(named) : named);
   }
   // Published ports beside the template's, Docker-style: {"10022/tcp": [{"HostIp", "HostPort"}]},

@@ -147,6 +147,16 @@ const emu_instance_type* emulator_section::find_type(const std::string& name) co
   return nullptr;
 }
 
+const emu_instance_type* emulator_section::find_type(const std::string& name, const std::map<std::string, std::string>& sent) const {
+  for (const auto& t : instance_types)
+    if (t.name == name && std::all_of(t.params.begin(), t.params.end(), [&](const auto& p) {
+          const auto s = sent.find(p.first);
+          return s == sent.end() || s->second == p.second;
+        }))
+      return &t;
+  return find_type(name);
+}
+
 emulator_section parse_emulator_section(const provider_spec& spec) {
   emulator_section s;
   try {

@@ -132,6 +132,9 @@ struct emulator_section {
   std::map<std::string, emu_step> steps;  // by the launch step's name
 
   [[nodiscard]] const emu_instance_type* find_type(const std::string& name) const;
+  // The entry named `name` whose launch parameters are the ones `sent` carries (an aggregator
+  // sells the same type from several suppliers, told apart by a parameter); else the first so named.
+  [[nodiscard]] const emu_instance_type* find_type(const std::string& name, const std::map<std::string, std::string>& sent) const;
 };
 
 // Throws std::invalid_argument when a member the schema requires is missing (a spec without an

@@ -273,10 +273,14 @@ struct campaign {
       return;
     }
     const auto* launch = spec.operation(operation_id::launch);
-    const bool needs_key = launch != nullptr && launch->body && template_pointers(*launch->body).contains("ssh_key_name");
+    const auto placed = launch != nullptr && launch->body ? template_pointers(*launch->body) : std::map<std::string, std::string>{};
+    const bool needs_key = placed.contains("ssh_key_name") || placed.contains("ssh_key_id");
     if (needs_key && spec.operation(operation_id::ssh_keys_add) != nullptr) {
       auto k = t.primary().add_ssh_key(t.prefix() + "key", t.session().public_key());
-      if (k.value) t.ssh_key_name = k.value->name.empty() ? t.prefix() + "key" : k.value->name;
+      if (k.value) {
+        t.ssh_key_name = k.value->name.empty() ? t.prefix() + "key" : k.value->name;
+        t.ssh_key_id = k.value->id;
+      }
     }
   }
 

@@ -109,6 +109,7 @@ class target {
   // Offer rows to launch with (type, region and the row's launch parameters).
   std::vector<offer> offers;
   std::string ssh_key_name;          // the run's SSH key, when launches need one
+  std::string ssh_key_id;            // ... and its id, for launches that name keys by id
   std::vector<std::string> created;  // ids of every instance a launch returned, for teardown
 
  private:

@@ -137,8 +137,7 @@ struct world {
       if (!r.value) return false;
       last = r.value->provider_status;
       const auto read = read_toward(goal, r.value->state);
-      if (read == toward::ended)
-        fail("no_effect", operation, r.call, "the " + operation + " ended the instance: status \"" + last + "\"");
+      if (read == toward::ended) fail("no_effect", operation, r.call, "the " + operation + " ended the instance: status \"" + last + "\"");
       if (read == toward::reached && goal == instance_state::running) s.seen_running = true, s.restarted = false;
       return reached = read == toward::reached;
     });
@@ -186,7 +185,8 @@ struct launch_instance : command {
                                    .ssh_key_name = w.t.ssh_key_name,
                                    .name = name,
                                    .params = std::move(params),
-                                   .public_key = w.t.session().public_key()});
+                                   .public_key = w.t.session().public_key(),
+                                   .ssh_key_id = w.t.ssh_key_id});
     if (r.call.not_sent) {
       w.incomplete = true;  // the spend budget said no: nothing was sent
       w.step("launch (" + r.call.describe() + ")");
@@ -236,7 +236,8 @@ struct launch_refused : command {
                                    .ssh_key_name = w.t.ssh_key_name,
                                    .name = name,
                                    .params = row.params,
-                                   .public_key = w.t.session().public_key()});
+                                   .public_key = w.t.session().public_key(),
+                                   .ssh_key_id = w.t.ssh_key_id});
     if (r.call.not_sent) {
       w.incomplete = true;  // the spend budget said no: nothing was sent
       w.step("launch (" + r.call.describe() + ")");

@@ -63,6 +63,7 @@ target::target(target& main, int lane)
       interval_s_(main.interval_s_) {
   offers = main.offers;
   ssh_key_name = main.ssh_key_name;
+  ssh_key_id = main.ssh_key_id;
 }
 
 bool target::may_launch() const {

@@ -319,8 +319,8 @@ case "$case_name" in
     kinds=$(grep '^## ' demo-out/index.md | tr '\n' '|')
     [ "$kinds" = "## Neoclouds|## Marketplaces|## Aggregators|## DePIN networks|## Hyperscalers|" ] ||
       fail "index not grouped by kind: $kinds"
-    sed -n '/^## DePIN networks/,/^## /p' demo-out/index.md | grep -q 'Bodgenet (fictional) | depin' ||
-      fail "Bodgenet is not among the DePIN networks"
+    depin=$(sed -n '/^## DePIN networks/,/^## /p' demo-out/index.md)  # whole: grep -q would cut sed off (pipefail)
+    grep -q 'Bodgenet (fictional) | depin' <<<"$depin" || fail "Bodgenet is not among the DePIN networks"
     for finding in '`capacity.offers.advertised_is_launchable` | capacity | high | fail' \
       '`billing.deposit.released_after_teardown` | billing | high | fail' \
       '`transparency.instance.underlying_provider_as_listed` | transparency | high | fail' '**contradicted**'; do
@@ -532,10 +532,10 @@ case "$case_name" in
     [ "$rc" -eq 0 ] || { cat out.txt err.txt >&2; fail "the catalogue has spec lint errors (exit $rc)"; }
     grep -q ' 0 error(s)' out.txt || { cat out.txt >&2; fail "no error count"; }
     # An unknown placeholder: the lint names it and exits 1; loading the spec refuses it.
-    jq '.operations.launch.body.ssh_key_ids = ["{{ssh_key_id}}"]' "$(dirname "$0")/../../specs/providers/lambda.json" >bad.json
+    jq '.operations.launch.body.ssh_key_ids = ["{{ssh_key_uuid}}"]' "$(dirname "$0")/../../specs/providers/lambda.json" >bad.json
     run spec lint bad.json
     [ "$rc" -eq 1 ] || { cat out.txt err.txt >&2; fail "spec lint of a bad spec: exit $rc, expected 1"; }
-    grep -q 'bad.json:/operations/launch/body/ssh_key_ids/0: error: unknown placeholder "ssh_key_id"' out.txt ||
+    grep -q 'bad.json:/operations/launch/body/ssh_key_ids/0: error: unknown placeholder "ssh_key_uuid"' out.txt ||
       { cat out.txt >&2; fail "the placeholder is not named with its place"; }
     run conformance --spec bad.json --base-url http://127.0.0.1:9 --api-key k --out out
     [ "$rc" -eq 2 ] || { cat err.txt >&2; fail "a spec with a lint error loaded (exit $rc)"; }

@@ -2,6 +2,7 @@
 
 #include <neograde/clients/oracles.hpp>
 #include <neograde/core/json_util.hpp>
+#include <neograde/core/template.hpp>
 #include <neograde/emulator/emulator.hpp>
 
 #include "../support/scripted_server.hpp"
@@ -245,7 +246,8 @@ TEST(OfferRows, RequirementOfAValue) {
   doc["offer_fields"] = {{"instance_type", "/gpuType"}, {"region", "/region"}};
   doc["offer_requirements"] = {{{"pointer", "/machineType"}, {"equals", "virtual-machine"}, {"why", "the launch rents a virtual machine"}},
                                {{"pointer", "/enabled"}, {"equals", true}, {"why", "a disabled option cannot be rented"}}};
-  auto spec = parse_spec(doc.dump(), "equals.json");
+  // A model of the mechanism only: lambda's catalogue schema names neither field (the lint would refuse it).
+  auto spec = parse_spec(doc.dump(), "equals.json", spec_checks::model_only);
   ASSERT_TRUE(spec.has_value()) << spec.error().what();
   provider_client c(*spec, "http://127.0.0.1:1", "k");
   auto row = [&](const char* json) {
@@ -279,7 +281,9 @@ TEST_F(ProviderClient, LaunchSendsTheRowsParametersAndTheEmulatorChecksThem) {
   doc["emulator"]["instance_types"][0]["params"] = {{"template_id", "tmpl-a"}};
   doc["operations"]["launch"]["body"]["template_id"] = "{{template_id}}";
   doc["operations"]["launch"].erase("request_schema");
-  auto spec = parse_spec(doc.dump(), "tmpl.json");
+  // The row's template reaches the launch as a parameter here, not through an offer field, which
+  // the lint would ask for in a live spec.
+  auto spec = parse_spec(doc.dump(), "tmpl.json", spec_checks::model_only);
   ASSERT_TRUE(spec.has_value()) << spec.error().what();
   emulator::model_options m;
   m.api_keys = {"key-one"};
@@ -337,6 +341,95 @@ TEST(ProviderClientText, VerdaKeyCreationAnswersItsIdAsText) {
   ASSERT_EQ(listed.value->size(), 1u);
   EXPECT_EQ(listed.value->front().id, added.value->id);
   EXPECT_TRUE(c.delete_ssh_key(added.value->id).success);
+}
+
+// A price the rows' enclosing item carries, in the provider's unit (integer cents, scale 0.01):
+// the emulator serves it in cents and the client reads the dollars it means (issue 41.3).
+TEST(OfferRows, AScaledPriceInTheEnclosingItemIsServedInItsUnit) {
+  auto doc = test::spec_json("runpod");
+  doc["offer_fields"]["price_per_hour_usd"] = {{"pointer", "^/price/secure"}, {"scale", 0.01}};
+  auto spec = parse_spec(doc.dump(), "cents.json", spec_checks::model_only);
+  ASSERT_TRUE(spec.has_value()) << spec.error().what();
+  auto e = start_emulator(*spec);
+  provider_client c(*spec, e.emu->base_url(), e.key);
+  auto offers = c.list_offers();
+  ASSERT_TRUE(offers.value.has_value() && !offers.value->empty()) << offers.call.describe();
+  std::map<std::string, double> listed;
+  for (const auto& t : doc["emulator"]["instance_types"]) listed[t["name"].get<std::string>()] = t["price_per_hour_usd"].get<double>();
+  for (const auto& o : *offers.value) {
+    ASSERT_TRUE(listed.contains(o.instance_type)) << o.instance_type;
+    ASSERT_TRUE(o.price_per_hour_usd.has_value()) << o.key();
+    EXPECT_NEAR(*o.price_per_hour_usd, listed.at(o.instance_type), 1e-9) << o.key();
+  }
+  EXPECT_NE(offers.call.evidence.response_body.find("\"secure\":" + std::to_string(std::llround(listed.begin()->second * 100))),
+            std::string::npos)
+      << offers.call.evidence.response_body.substr(0, 600);
+}
+
+// An aggregator sells the same type in the same region from two suppliers (issue 41.3): two rows,
+// each launched as its supplier's, each with its own capacity.
+TEST(OfferRows, TheSameTypeFromTwoSuppliersIsTwoRows) {
+  auto doc = test::spec_json("spheron");
+  auto second = doc["emulator"]["instance_types"][0];
+  second["params"]["underlying_provider"] = "sesterce";
+  second["price_per_hour_usd"] = 0.7;
+  const std::string region = second["capacity"].begin().key();
+  second["capacity"] = {{region, 1}};
+  doc["emulator"]["instance_types"].push_back(second);
+  auto spec = parse_spec(doc.dump(), "two-suppliers.json");
+  ASSERT_TRUE(spec.has_value()) << spec.error().what();
+  auto e = start_emulator(*spec);
+  provider_client c(*spec, e.emu->base_url(), e.key);
+  auto rows_of = [&] {
+    std::map<std::string, offer> rows;
+    auto offers = c.list_offers();
+    EXPECT_TRUE(offers.value.has_value()) << offers.call.describe();
+    for (const auto& o : offers.value.value_or(std::vector<offer>{}))
+      if (o.instance_type == second["name"]) rows[o.underlying_provider] = o;
+    return rows;
+  };
+  auto rows = rows_of();
+  ASSERT_EQ(rows.size(), 2u) << (rows.empty() ? "" : rows.begin()->second.key());
+  ASSERT_TRUE(rows.contains("massed-compute") && rows.contains("sesterce"));
+  EXPECT_NE(rows.at("massed-compute").key(), rows.at("sesterce").key());
+  EXPECT_NEAR(rows.at("sesterce").price_per_hour_usd.value_or(0), 0.7, 1e-9);
+  auto launch = [&](const offer& o, const std::string& name) {
+    return c.launch(
+        {.instance_type = o.instance_type, .region = o.region, .name = name, .params = o.params, .public_key = "ssh-ed25519 AAAA t"});
+  };
+  auto first = launch(rows.at("sesterce"), "neograde-t1");
+  ASSERT_TRUE(first.value.has_value()) << first.call.describe();
+  rows = rows_of();
+  EXPECT_FALSE(rows.at("sesterce").available) << "its one machine is taken";
+  EXPECT_TRUE(rows.at("massed-compute").available) << "the other supplier's capacity is its own";
+  EXPECT_FALSE(launch(rows.at("sesterce"), "neograde-t2").call.success);
+  EXPECT_TRUE(launch(rows.at("massed-compute"), "neograde-t3").call.success);
+}
+
+// Verda's launch names keys by the id their add answered (ssh_key_ids): the run's key id reaches
+// the body, the emulator attaches that key, and an id no key has is refused.
+TEST(ProviderClientText, AKeyNamedByIdReachesTheLaunch) {
+  const auto& spec = test::spec("verda");
+  auto e = start_emulator(spec);
+  provider_client c(spec, e.emu->base_url(), e.key);
+  auto added = c.add_ssh_key("neograde-k", "ssh-ed25519 AAAA test");
+  ASSERT_TRUE(added.value.has_value()) << added.problem << " " << added.call.describe();
+  const auto row = c.choose_offer({}).chosen;
+  ASSERT_TRUE(row.has_value());
+  launch_request req{.instance_type = row->instance_type, .region = row->region, .name = "neograde-t1", .params = row->params};
+  req.ssh_key_id = added.value->id;
+  EXPECT_EQ(c.launch_vars(req).at("ssh_key_id"), added.value->id);
+  auto launched = c.launch(req);
+  ASSERT_TRUE(launched.value.has_value()) << launched.call.describe();
+  EXPECT_NE(launched.call.evidence.request_body.find("\"ssh_key_ids\":[\"" + added.value->id + "\"]"), std::string::npos)
+      << launched.call.evidence.request_body;
+  req.ssh_key_id = "no-such-key";
+  req.name = "neograde-t2";
+  auto refused = c.launch(req);
+  EXPECT_EQ(refused.call.status(), 400) << refused.call.describe();
+  // No key registered (a read-only audit): the array is sent empty, never with an empty id.
+  req.ssh_key_id.clear();
+  EXPECT_EQ(render_body(*spec.operation(operation_id::launch)->body, c.launch_vars(req)).at("ssh_key_ids"), nlohmann::json::array());
 }
 
 // RunPod's account keys are one set replaced whole (PUT /v2/account/ssh-keys): the run's key is

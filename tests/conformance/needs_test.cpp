@@ -96,6 +96,27 @@ TEST(Needs, ACheckNeedingAnotherFollowsIt) {
             conformance::applicability(*conformance::find_check("lifecycle.ssh_key.visible_after_add"), spec, spending).has_value());
 }
 
+// A provider that documents no error responses (errors.not_documented) is not held to an
+// envelope or codes of its own: those checks say so, with the source; HTTP's own rules still apply.
+TEST(Needs, ErrorsNotDocumentedMakeTheEnvelopeChecksNotApplicable) {
+  auto doc = test::spec_json("lambda");
+  doc["errors"]["not_documented"] = "its API reference lists no error response (example document, read 2026-12-06)";
+  auto spec = parse_spec(doc.dump(), "undocumented.json");
+  ASSERT_TRUE(spec.has_value()) << spec.error().what();
+  auto spending = read_only();
+  spending.spend = {true, ""};
+  for (const char* id : {"errors.envelope.on_client_errors", "errors.envelope.code_is_documented", "ratelimit.response.has_envelope"}) {
+    const auto unmet = conformance::applicability(*conformance::find_check(id), *spec, spending);
+    ASSERT_TRUE(unmet.has_value()) << id;
+    EXPECT_EQ(unmet->reason,
+              "not applicable: the provider documents no error responses (its API reference lists no error response "
+              "(example document, read 2026-12-06))")
+        << id;
+    EXPECT_FALSE(conformance::applicability(*conformance::find_check(id), test::spec("lambda"), spending).has_value()) << id;
+  }
+  EXPECT_FALSE(conformance::applicability(*conformance::find_check("errors.request.malformed_json_is_4xx"), *spec, spending).has_value());
+}
+
 struct prediction_case {
   std::string provider;
   bool allow_spend = true;

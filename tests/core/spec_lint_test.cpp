@@ -45,11 +45,11 @@ TEST(SpecLint, EveryCatalogueSpecIsFreeOfErrors) {
 }
 
 TEST(SpecLint, AnUnknownPlaceholderIsAnError) {
-  const auto c = change("lambda", [](nlohmann::json& d) { d["operations"]["launch"]["body"]["ssh_key_ids"] = {"{{ssh_key_id}}"}; });
+  const auto c = change("lambda", [](nlohmann::json& d) { d["operations"]["launch"]["body"]["ssh_key_ids"] = {"{{ssh_key_uuid}}"}; });
   const auto e = errors_of(c.spec);
   ASSERT_EQ(e.size(), 1u);
   EXPECT_EQ(e[0].pointer, "/operations/launch/body/ssh_key_ids/0");
-  EXPECT_THAT(e[0].message, HasSubstr("unknown placeholder \"ssh_key_id\""));
+  EXPECT_THAT(e[0].message, HasSubstr("unknown placeholder \"ssh_key_uuid\""));
   ASSERT_FALSE(c.loaded.has_value());
   EXPECT_EQ(c.loaded.error().pointer, "/operations/launch/body/ssh_key_ids/0");
   // In a path too, where placeholders take one brace.

@@ -131,3 +131,17 @@ TEST(SupplyClaim, ACountIsContradictedByFewerSuppliers) {
   EXPECT_EQ(judge_supply(count, measure_supply(spread())).verdict, "consistent");
   EXPECT_EQ(judge_supply(count, measure_supply(spread())).declared, "at least 3 suppliers");
 }
+
+// An aggregator's same type in the same region from two suppliers is two rows, not one listed
+// twice (issue 41.3); a supplier the launch parameters already carry is not said twice.
+TEST(OfferKey, TheSupplierIsPartOfTheRow) {
+  neograde::offer a{.instance_type = "H100", .region = "us-east"};
+  auto b = a;
+  a.underlying_provider = "lambda";
+  b.underlying_provider = "nebius";
+  EXPECT_NE(a.key(), b.key());
+  EXPECT_EQ(a.key(), "H100 @ us-east from lambda");
+  a.params = {{"cloud", "lambda"}};
+  EXPECT_EQ(a.key(), "H100 @ us-east {cloud=lambda}");
+  EXPECT_EQ(neograde::offer{.instance_type = "H100"}.key(), "H100");
+}

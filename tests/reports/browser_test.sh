@@ -48,7 +48,8 @@ done
 grep -q '<h3>Transparency contradicted</h3>' dom.html || fail "the hall of shame names no contradicted claim"
 grep -A3 'table class="contradictions"' dom.html >/dev/null && grep -q 'data-provider="bodgewell"><td><a href="#provider-bodgewell-transparency"' dom.html ||
   fail "the fictional provider's contradiction is not in the hall of shame"
-if grep 'table class="contradictions"' -A100 dom.html | sed '/<\/table>/q' | grep -q 'data-provider="\(lambda\|vastai\)"'; then
+contradictions=$(grep 'table class="contradictions"' -A100 dom.html | sed '/<\/table>/q')
+if grep -q 'data-provider="\(lambda\|vastai\)"' <<<"$contradictions"; then
   fail "a real provider's emulated demo shows a contradiction no one measured"
 fi
 # Requests made for a page (its network isolation key is file://) to any http(s) URL.
@@ -72,8 +73,10 @@ grep -q 'id="provider-bodgewell-observed"' observed-dom.html || fail "the render
 grep -q '<div class="banner observed"><p class="headline">OBSERVED by Example Person (fictional example) on 2026-11-20: ' observed-dom.html ||
   fail "the observation is not labelled OBSERVED with who and when"
 grep -q 'promised \$50, received \$0: \$50 short of the promise' observed-dom.html || fail "the credits promised and received are not shown"
-sed -n '/id="provider-bodgewell"/,/<\/section>/p' observed-dom.html | grep -q 'id="provider-bodgewell-observed"' ||
-  fail "the observation is not inside bodgewell's card"
+# Read whole, then matched: `grep -q` in a pipeline under pipefail fails whenever it exits before
+# sed has written everything (SIGPIPE), which depends on the machine's load.
+card=$(sed -n '/id="provider-bodgewell"/,/<\/section>/p' observed-dom.html)
+[[ $card == *'id="provider-bodgewell-observed"'* ]] || fail "the observation is not inside bodgewell's card"
 external=$(page_requests observed-netlog.json)
 [ -z "$external" ] || fail "the report with an observation requested: $external"
 score() { sed -n 's/.*"tier": *"\([^"]*\)".*/\1/p' "$1" | head -1; }

@@ -71,6 +71,7 @@ struct launch_request {
   std::string name;
   std::map<std::string, std::string> params;  // the offer row's launch parameters
   std::string public_key;                     // the run's SSH public key ({{public_key}})
+  std::string ssh_key_id;                     // the run's registered SSH key by the id its add answered ({{ssh_key_id}})
 };
 
 // Which offer row a run launches, and why: GPU rows only (when the spec can tell), with capacity,

@@ -31,6 +31,7 @@ enum class spec_section {
   headers_on_every_response,
   read_operation,       // an operation is a GET (a GraphQL API reads by POST)
   error_codes,          // the errors carry documented codes
+  errors_documented,    // the provider documents its error responses (errors.not_documented unset)
   key_outside_query,    // no documented auth scheme puts the key in the query string
   named_auth_scheme,    // the first auth scheme is an Authorization scheme with a name
   billing_read,         // a billing read (billing.read); without one the billing checks have nothing to read

@@ -120,6 +120,10 @@ struct error_spec {
   // provider (Spheron's 400 "Team ID is required for authenticated deployments" when no team id
   // was given): a launch refused so is errored, never failed.
   std::vector<std::string> configuration_messages;
+  // Where it is established that the provider documents no error responses at all (its API
+  // reference lists only successes): the checks that hold errors to a documented envelope or code
+  // are then not applicable, and `kinds` is only what the emulator answers. Empty: documented.
+  std::string not_documented;
 };
 
 enum class operation_id {

@@ -73,7 +73,8 @@ struct offer {
   // underlying_provider; also a launch parameter, as some launch bodies repeat it).
   std::string underlying_provider;
 
-  // The row's full identity: type, region and parameters ("a100 @ us-east-1 {template_id=t1}").
+  // The row's full identity: type, region, supplier and parameters ("a100 @ us-east-1 from
+  // lambda {template_id=t1}"; the supplier only where no parameter carries it).
   [[nodiscard]] std::string key() const;
 };
 
