@@ -4,21 +4,60 @@
 #include <neograde/core/spec.hpp>
 #include <neograde/emulator/quirks.hpp>
 
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
 
 namespace neograde::app {
 
+// One provider as `providers --json` lists it: what a grading job needs to run it (the spec, the
+// credential variable and every variable a live run reads from the environment).
+nlohmann::json provider_entry(const provider_spec& spec, const std::filesystem::path& path) {
+  auto auth = nlohmann::json::array();
+  for (auto s : spec.auth.schemes) auth.push_back(nlohmann::json(s.type));
+  auto variables = nlohmann::json::array();
+  for (const auto& [name, v] : spec.variable_decls)
+    if (!v.env.empty())
+      variables.push_back({{"name", name},
+                           {"env", v.env},
+                           {"required", v.required},
+                           // Required and with nothing to fall back on: a live run stops without it.
+                           {"needed", v.required && !v.default_value && !v.from}});
+  return {{"id", spec.provider.id},
+          {"name", spec.provider.display_name},
+          {"kind", spec.provider.kind},
+          {"fictional", spec.provider.fictional},
+          {"spec", path.string()},
+          {"spec_version", spec.spec_version},
+          {"auth", auth},
+          {"credential_env", spec.auth.env},
+          {"variables", variables}};
+}
+
 command add_providers(CLI::App& app) {
-  app.add_subcommand("providers", "List the provider catalogue: kind, auth scheme, spec version");
-  return [] {
-    std::cout << std::left << std::setw(16) << "provider" << std::setw(13) << "kind" << std::setw(28) << "auth" << std::setw(8) << "spec"
-              << "name\n";
+  auto json = std::make_shared<bool>(false);
+  auto* cmd = app.add_subcommand("providers", "List the provider catalogue: kind, auth scheme, spec version");
+  cmd->add_flag("--json", *json,
+                "One JSON array: each provider's id, kind, whether it is fictional, its spec, its credential variable and every "
+                "variable a live run reads (what a grading job needs; scripts/grade matrix)");
+  return [json] {
+    auto all = nlohmann::json::array();
+    if (!*json)
+      std::cout << std::left << std::setw(16) << "provider" << std::setw(13) << "kind" << std::setw(28) << "auth" << std::setw(8) << "spec"
+                << "name\n";
     for (const auto& path : catalogue_specs()) {
       auto spec = load_spec(path);
       if (!spec) {
+        if (*json) {
+          std::cerr << "neograde: " << spec.error().what() << "\n";
+          return exit_usage;
+        }
         std::cout << "(invalid) " << spec.error().what() << "\n";
+        continue;
+      }
+      if (*json) {
+        all.push_back(provider_entry(*spec, path));
         continue;
       }
       std::string auth;
@@ -26,6 +65,7 @@ command add_providers(CLI::App& app) {
       std::cout << std::setw(16) << spec->provider.id << std::setw(13) << spec->provider.kind << std::setw(28) << auth << std::setw(8)
                 << spec->spec_version << spec->provider.display_name << (spec->provider.fictional ? " (fictional)" : "") << "\n";
     }
+    if (*json) std::cout << all.dump(2) << "\n";
     return exit_ok;
   };
 }

@@ -16,8 +16,9 @@ command add_spec(CLI::App& app) {
   auto names = std::make_shared<std::vector<std::string>>();
   auto strict = std::make_shared<bool>(false);
   auto* lint = spec_cmd->add_subcommand(
-      "lint", "Check specs for what loads but runs wrong: placeholders nothing binds, emulator phase words that are no status, offer "
-              "fields at members the documented answer lacks, assumptions without a source (exit 1 on an error)");
+      "lint",
+      "Check specs for what loads but runs wrong: placeholders nothing binds, emulator phase words that are no status, offer "
+      "fields at members the documented answer lacks, assumptions without a source (exit 1 on an error)");
   lint->add_option("spec", *names, "Spec names or paths (default: the whole catalogue)");
   lint->add_flag("--strict", *strict, "Warnings fail too");
   return [lint, names, strict]() {

@@ -16,7 +16,7 @@ using nlohmann::json;
 // launch or an SSH key add sends (clients/provider_client.cpp launch_vars, call_vars and the
 // calls by id).
 const std::set<std::string>& bound_by_neograde() {
-  static const std::set<std::string> names{"id",     "tag",       "action_id",   "instance_type", "name",   "client_id",
+  static const std::set<std::string> names{"id",     "tag",        "action_id",   "instance_type", "name",   "client_id",
                                            "region", "public_key", "public_keys", "ssh_key_name",  "run_tag"};
   return names;
 }
@@ -25,7 +25,9 @@ struct linter {
   const provider_spec& spec;
   std::vector<lint_finding> out;
 
-  void error(std::string pointer, std::string message) { out.push_back({lint_finding::level::error, std::move(pointer), std::move(message)}); }
+  void error(std::string pointer, std::string message) {
+    out.push_back({lint_finding::level::error, std::move(pointer), std::move(message)});
+  }
   void warning(std::string pointer, std::string message) {
     out.push_back({lint_finding::level::warning, std::move(pointer), std::move(message)});
   }
@@ -95,8 +97,9 @@ struct linter {
       if (!word.is_string()) continue;
       const auto w = word.get<std::string>();
       if (!spec.states.contains(w))
-        error("/emulator/phases/" + pointer_escape(phase), "phase word \"" + w + "\" is no status the spec's states declare: the client "
-                                                             "could not place an instance the emulator reports in it");
+        error("/emulator/phases/" + pointer_escape(phase), "phase word \"" + w +
+                                                               "\" is no status the spec's states declare: the client "
+                                                               "could not place an instance the emulator reports in it");
     }
   }
 
@@ -125,7 +128,8 @@ struct linter {
     if (const auto props = s.find("properties"); props != s.end() && props->is_object()) {
       if (const auto p = props->find(key); p != props->end()) return &*p;
       if (const auto pp = s.find("patternProperties"); pp != s.end() && pp->is_object() && !pp->empty()) return &anything;
-      if (const auto ap = s.find("additionalProperties"); ap != s.end()) return ap->is_object() ? &*ap : ap->is_boolean() && ap->get<bool>() ? &anything : nullptr;
+      if (const auto ap = s.find("additionalProperties"); ap != s.end())
+        return ap->is_object() ? &*ap : ap->is_boolean() && ap->get<bool>() ? &anything : nullptr;
       return nullptr;  // members are named, and this is none of them
     }
     if (const auto ap = s.find("additionalProperties"); ap != s.end() && ap->is_object()) return &*ap;
@@ -150,8 +154,7 @@ struct linter {
     while (i != std::string::npos && i <= pointer.size()) {
       const auto next = pointer.find('/', i);
       auto key = pointer.substr(i, next == std::string::npos ? std::string::npos : next - i);
-      for (std::size_t t = 0; (t = key.find('~', t)) != std::string::npos; ++t)
-        key.replace(t, 2, key.compare(t, 2, "~1") == 0 ? "/" : "~");
+      for (std::size_t t = 0; (t = key.find('~', t)) != std::string::npos; ++t) key.replace(t, 2, key.compare(t, 2, "~1") == 0 ? "/" : "~");
       const json* m = member(*s, key, root);
       if (m == nullptr) {
         if (missing) *missing = key;

@@ -137,8 +137,7 @@ struct world {
       if (!r.value) return false;
       last = r.value->provider_status;
       const auto read = read_toward(goal, r.value->state);
-      if (read == toward::ended)
-        fail("no_effect", operation, r.call, "the " + operation + " ended the instance: status \"" + last + "\"");
+      if (read == toward::ended) fail("no_effect", operation, r.call, "the " + operation + " ended the instance: status \"" + last + "\"");
       if (read == toward::reached && goal == instance_state::running) s.seen_running = true, s.restarted = false;
       return reached = read == toward::reached;
     });

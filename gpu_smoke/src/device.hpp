@@ -118,7 +118,7 @@ struct p2p_result {
 // up to 16 heuristics candidates, each timed (same GEMM shape and types as gemm()).
 struct reference_result {
   double memcpy_d2d_gbs = 0;
-  double gemm_best_tflops = 0;  // 0 when cuBLASLt is not available
+  double gemm_best_tflops = 0;   // 0 when cuBLASLt is not available
   double gemm_first_tflops = 0;  // the heuristic's first algorithm (the one gemm() runs), timed as the others
   int gemm_algorithms_tried = 0;
   std::optional<std::string> error;

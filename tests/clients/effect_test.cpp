@@ -24,9 +24,9 @@ TEST(ReadToward, TheGoalEndedUndocumentedOrNotYet) {
 TEST(InstanceGone, NotFoundTerminatedOrOnItsWay) {
   EXPECT_TRUE(instance_gone(std::nullopt));
   instance i;
-  for (const auto [state, gone] : {std::pair{instance_state::terminated, true}, std::pair{instance_state::stopping, true},
-                                   std::pair{instance_state::running, false}, std::pair{instance_state::stopped, false},
-                                   std::pair{instance_state::pending, false}}) {
+  for (const auto [state, gone] :
+       {std::pair{instance_state::terminated, true}, std::pair{instance_state::stopping, true}, std::pair{instance_state::running, false},
+        std::pair{instance_state::stopped, false}, std::pair{instance_state::pending, false}}) {
     i.state = state;
     EXPECT_EQ(instance_gone(i), gone) << nlohmann::json(state).dump();
   }

@@ -58,8 +58,7 @@ TEST(OffersWalkFault, APageThatAnswersTheOneBeforeAgain) {
   cut.problem = "the provider served the same page twice";
   const auto f = offers_walk_fault(cut, {page(2, {"a"}), page(2, {"a"})}, totalled());
   ASSERT_TRUE(f);
-  EXPECT_NE(f->message.find("page 2 answers the 1 row(s) of page 1 again: the page parameter is ignored"), std::string::npos)
-      << f->message;
+  EXPECT_NE(f->message.find("page 2 answers the 1 row(s) of page 1 again: the page parameter is ignored"), std::string::npos) << f->message;
   EXPECT_EQ(f->evidence.size(), 2u);
 }
 

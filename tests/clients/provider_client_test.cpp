@@ -245,7 +245,8 @@ TEST(OfferRows, RequirementOfAValue) {
   doc["offer_fields"] = {{"instance_type", "/gpuType"}, {"region", "/region"}};
   doc["offer_requirements"] = {{{"pointer", "/machineType"}, {"equals", "virtual-machine"}, {"why", "the launch rents a virtual machine"}},
                                {{"pointer", "/enabled"}, {"equals", true}, {"why", "a disabled option cannot be rented"}}};
-  auto spec = parse_spec(doc.dump(), "equals.json");
+  // A model of the mechanism only: lambda's catalogue schema names neither field (the lint would refuse it).
+  auto spec = parse_spec(doc.dump(), "equals.json", spec_checks::model_only);
   ASSERT_TRUE(spec.has_value()) << spec.error().what();
   provider_client c(*spec, "http://127.0.0.1:1", "k");
   auto row = [&](const char* json) {
@@ -279,7 +280,9 @@ TEST_F(ProviderClient, LaunchSendsTheRowsParametersAndTheEmulatorChecksThem) {
   doc["emulator"]["instance_types"][0]["params"] = {{"template_id", "tmpl-a"}};
   doc["operations"]["launch"]["body"]["template_id"] = "{{template_id}}";
   doc["operations"]["launch"].erase("request_schema");
-  auto spec = parse_spec(doc.dump(), "tmpl.json");
+  // The row's template reaches the launch as a parameter here, not through an offer field, which
+  // the lint would ask for in a live spec.
+  auto spec = parse_spec(doc.dump(), "tmpl.json", spec_checks::model_only);
   ASSERT_TRUE(spec.has_value()) << spec.error().what();
   emulator::model_options m;
   m.api_keys = {"key-one"};

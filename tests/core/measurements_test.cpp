@@ -146,9 +146,8 @@ TEST(Measurements, HostileFieldsReadAsDefaults) {
 }
 
 TEST(Measurements, TypedKeysAreTheEight) {
-  for (const char* k :
-       {"developer_experience", "spend", "rate_limit", "offer_selection", "advertised_rows_launched", "billing", "contract_shape",
-        "supply_composition"})
+  for (const char* k : {"developer_experience", "spend", "rate_limit", "offer_selection", "advertised_rows_launched", "billing",
+                        "contract_shape", "supply_composition"})
     EXPECT_TRUE(measurement::is_typed(k)) << k;
   EXPECT_FALSE(measurement::is_typed("latency_read_ms"));
   EXPECT_FALSE(measurement::is_typed("capacity_refusal_rate"));

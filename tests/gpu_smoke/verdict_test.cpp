@@ -56,11 +56,10 @@ TEST_P(Fixtures, FailExactlyTheChecksTheFaultBreaks) {
 INSTANTIATE_TEST_SUITE_P(
     Verdict, Fixtures,
     ::testing::Values(fault_case{"healthy-h100-sxm-8gpu", h100x8, "pass", {}},
-                      fault_case{
-                          "pcie-sold-as-sxm",
-                          {"h100-sxm5-80gb", 1},
-                          "fail",
-                          {"gpu.sku@0", "gpu.power_limit@0", "gpu.hbm_copy@0", "gpu.hbm_triad@0", "gpu.gemm_bf16@0"}},
+                      fault_case{"pcie-sold-as-sxm",
+                                 {"h100-sxm5-80gb", 1},
+                                 "fail",
+                                 {"gpu.sku@0", "gpu.power_limit@0", "gpu.hbm_copy@0", "gpu.hbm_triad@0", "gpu.gemm_bf16@0"}},
                       fault_case{"power-capped", h100x8, "fail", {"gpu.power_limit@3", "gpu.gemm_bf16@3", "node.uniformity.gemm_bf16"}},
                       fault_case{"uncorrectable-ecc", h100x8, "fail", {"gpu.ecc_errors@1"}},
                       fault_case{"mig-on", h100x8, "fail", {"gpu.mig@0"}},
