@@ -118,7 +118,13 @@ http::response provider_model::impl::list_offers(const operation_spec& op, clock
         nlohmann::json item = t.parent_object;
         if (auto r = row.parent.find("region"); r != row.parent.end() && r->second.is_string())
           if (const auto region = emu.regions.find(r->second.get<std::string>()); region != emu.regions.end()) item.update(region->second);
-        for (const auto& [field, value] : row.parent) set_pointer(item, spec.offer_fields.at(field).pointer.substr(1), value);
+        // Written as the row's own fields are, in the provider's unit (a price in cents on the
+        // enclosing item, Shadeform's hourly_price, is written in cents).
+        for (const auto& [field, value] : row.parent) {
+          std::map<std::string, field_path> at_parent{{field, spec.offer_fields.at(field)}};
+          at_parent[field].pointer.erase(0, 1);
+          write_field(item, at_parent, field, value);
+        }
         set_pointer(item, rows_field->second.pointer, nlohmann::json::array());
         groups.emplace_back(row.parent, std::move(item));
         it = std::prev(groups.end());
