@@ -49,6 +49,16 @@ bool contains_any(const std::string& n, std::initializer_list<const char*> words
 
 ojson ordered(const json& j) { return ojson::parse(j.dump()); }
 
+// Removes the member at an RFC 6901 pointer, where there is one.
+void erase_at(json& obj, const std::string& pointer) {
+  try {
+    const json::json_pointer jp(pointer);
+    if (!jp.empty() && obj.contains(jp) && obj[jp.parent_pointer()].is_object()) obj[jp.parent_pointer()].erase(jp.back());
+  } catch (const json::exception&) {
+    // Not a pointer nlohmann reads (a [key=value] token): nothing to remove.
+  }
+}
+
 // A member that is a string, or `otherwise` (absent, or of another type).
 std::string str(const json& obj, const char* key, std::string otherwise = "") {
   if (!obj.is_object()) return otherwise;
@@ -247,7 +257,7 @@ struct drafter {
   // `nullable` written as JSON Schema's null type, and the prose (descriptions, examples,
   // vendor extensions) left in the document.
   struct embedder {
-    const drafter& d;
+    drafter& d;
     std::string at;                            // the spec pointer, for warnings
     std::map<std::string, std::string> names;  // document ref -> definition name
     std::set<std::string> taken;
@@ -279,7 +289,7 @@ struct drafter {
         if (k == "$ref" && v.is_string()) {
           const auto ref = v.get<std::string>();
           if (!ref.starts_with("#/")) {
-            d.const_cast_warn(at, "an external $ref (" + ref + ") is left out: the schema accepts anything there");
+            d.warn(at, "an external $ref (" + ref + ") is left out: the schema accepts anything there");
             continue;
           }
           o["$ref"] = "#/definitions/" + name_for(ref);
@@ -323,13 +333,13 @@ struct drafter {
         todo.pop_back();
         const json* target = find_pointer(d.doc, ref.substr(1));
         if (target == nullptr) {
-          d.const_cast_warn(at, "the $ref " + ref + " names nothing in the document: the schema accepts anything there");
+          d.warn(at, "the $ref " + ref + " names nothing in the document: the schema accepts anything there");
           defs[names[ref]] = json::object();
           continue;
         }
         defs[names[ref]] = schema(*target, 1);
       }
-      if (deep) d.const_cast_warn(at, "the schema nests deeper than " + std::to_string(max_schema_depth) + " levels: cut there");
+      if (deep) d.warn(at, "the schema nests deeper than " + std::to_string(max_schema_depth) + " levels: cut there");
       // A definition that reaches itself without reading input ($ref, allOf, anyOf, oneOf, not)
       // would never end a validation: it accepts anything instead.
       std::function<void(const json&, std::set<std::string>&)> unguarded = [&](const json& n, std::set<std::string>& refs) {
@@ -360,8 +370,8 @@ struct drafter {
       }
       for (const auto& name : cyclic) {
         defs[name] = json::object();
-        d.const_cast_warn(
-            at, "the schema " + name + " refers to itself without reading anything ($ref, allOf, anyOf, oneOf): it accepts anything there");
+        d.warn(at,
+               "the schema " + name + " refers to itself without reading anything ($ref, allOf, anyOf, oneOf): it accepts anything there");
       }
       if (defs.empty()) return body;
       if (body.contains("$ref")) body = json{{"allOf", json::array({json{{"$ref", body["$ref"]}}})}};
@@ -369,10 +379,8 @@ struct drafter {
       return body;
     }
   };
-  // Warnings from the const walkers (the embedder is handed a const drafter).
-  void const_cast_warn(const std::string& at, const std::string& text) const { const_cast<drafter*>(this)->warn(at, text); }
 
-  json embed(const json& schema, const std::string& at) const {
+  json embed(const json& schema, const std::string& at) {
     embedder e{*this, at, {}, {}, {}};
     return e.embed(schema);
   }
@@ -1480,7 +1488,7 @@ boost::system::result<spec_draft, std::string> drafter::run() {
         for (const auto& e : *arr) {
           const auto* r = find_pointer(e, f["each"].get<std::string>());
           const auto* avail = e.is_object() ? find_pointer(e, "/available") : nullptr;
-          if (r != nullptr && r->is_string() && (avail == nullptr || avail->is_boolean() && avail->get<bool>()) &&
+          if (r != nullptr && r->is_string() && (avail == nullptr || (avail->is_boolean() && avail->get<bool>())) &&
               std::find(regions.begin(), regions.end(), r->get<std::string>()) == regions.end())
             regions.push_back(r->get<std::string>());
         }
@@ -1510,9 +1518,7 @@ boost::system::result<spec_draft, std::string> drafter::run() {
         const auto p = f.is_string() ? f.get<std::string>() : f["pointer"].get<std::string>();
         if (p.empty() || p.starts_with("^")) continue;
         if (name == "gpu" || name == "description") continue;
-        const auto slash = p.find_last_of('/');
-        json* parent = slash == 0 ? &object : const_cast<json*>(find_pointer(object, p.substr(0, slash)));
-        if (parent != nullptr && parent->is_object()) parent->erase(p.substr(slash + 1));
+        erase_at(object, p);
       }
       ojson params = ojson::object();
       for (const auto& k : launch_params)
@@ -1530,9 +1536,7 @@ boost::system::result<spec_draft, std::string> drafter::run() {
         if (inst.is_object()) {
           for (const auto& [name, f] : instance_fields.items()) {
             const auto p = f.is_string() ? f.get<std::string>() : f["pointer"].get<std::string>();
-            const auto slash = p.find_last_of('/');
-            json* parent = slash == 0 ? &inst : const_cast<json*>(find_pointer(inst, p.substr(0, slash)));
-            if (parent != nullptr && parent->is_object()) parent->erase(p.substr(slash + 1));
+            erase_at(inst, p);
           }
           emulator["instance_template"] = ordered(inst);
           guess("/emulator/instance_template", "the instance's static members from the document's examples");
