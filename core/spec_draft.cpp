@@ -145,6 +145,8 @@ struct drafter {
   bool swagger = false;
   std::string cite;
 
+  drafter(const json& document, draft_options options) : doc(document), opt(std::move(options)) {}
+
   void guess(std::string pointer, std::string text) { out.guesses.push_back({std::move(pointer), std::move(text)}); }
   void warn(std::string pointer, std::string text) { out.warnings.push_back({std::move(pointer), std::move(text)}); }
 
@@ -1639,7 +1641,7 @@ boost::system::result<spec_draft, std::string> drafter::run() {
 }  // namespace
 
 boost::system::result<spec_draft, std::string> draft_spec(const nlohmann::json& document, const draft_options& options) {
-  drafter d{document, options, {}};
+  drafter d(document, options);
   try {
     return d.run();
   } catch (const nlohmann::json::exception& e) {
