@@ -212,7 +212,8 @@ struct linter {
           if (k == "notes" && v.is_array())
             for (std::size_t i = 0; i < v.size(); ++i)
               if (v[i].is_string() && v[i].get<std::string>().starts_with("draft:"))
-                warning(at + "/notes/" + std::to_string(i), "a guess of `neograde spec draft`: confirm it, then write the note with its source");
+                warning(at + "/notes/" + std::to_string(i),
+                        "a guess of `neograde spec draft`: confirm it, then write the note with its source");
           if (k != "emulator") walk(v, at + "/" + pointer_escape(k));
         }
       if (n.is_array())
@@ -222,7 +223,8 @@ struct linter {
     if (const auto* notes = find_pointer(spec.raw, "/emulator/notes"); notes != nullptr && notes->is_array())
       for (std::size_t i = 0; i < notes->size(); ++i)
         if ((*notes)[i].is_string() && (*notes)[i].get<std::string>().starts_with("draft:"))
-          warning("/emulator/notes/" + std::to_string(i), "a guess of `neograde spec draft`: confirm it, then write the note with its source");
+          warning("/emulator/notes/" + std::to_string(i),
+                  "a guess of `neograde spec draft`: confirm it, then write the note with its source");
   }
 };
 
