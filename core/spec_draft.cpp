@@ -144,6 +144,12 @@ struct drafter {
   spec_draft out;
   bool swagger = false;
   std::string cite;
+  // Steps of the schema walks (members, types, examples): a document whose schemas fan out
+  // (each member all of ten schemas, each of those of ten more) would take exponential time;
+  // past the budget the walks stop, and the draft says so.
+  static constexpr std::size_t walk_budget = 100'000;
+  mutable std::size_t walked = 0;
+  [[nodiscard]] bool spent() const { return ++walked > walk_budget; }
 
   drafter(const json& document, draft_options options) : doc(document), opt(std::move(options)) {}
 
@@ -169,7 +175,7 @@ struct drafter {
 
   // The members a schema names, through $ref and allOf (depth-bounded: cycles end).
   void collect_props(const json& s, std::map<std::string, const json*>& out, std::set<std::string>* required, int depth) const {
-    if (depth > 12) return;
+    if (depth > 12 || spent()) return;
     const json& d = deref(s);
     if (!d.is_object()) return;
     if (const auto p = d.find("properties"); p != d.end() && p->is_object())
@@ -203,7 +209,7 @@ struct drafter {
     return "";
   }
   std::string type_of_bounded(const json& s, int depth) const {
-    if (depth > 8) return "";
+    if (depth > 8 || spent()) return "";
     const json& d = deref(s);
     if (!d.is_object()) return "";
     if (const auto t = d.find("type"); t != d.end() && t->is_string()) return t->get<std::string>();
@@ -228,7 +234,7 @@ struct drafter {
   // A value for the schema from the document's examples (its own, its default, its first enum
   // word, or built from its members' and items'); null where the document gives none.
   json example_of(const json& s, int depth = 0) const {
-    if (depth > 16) return nullptr;
+    if (depth > 16 || spent()) return nullptr;
     const json& d = deref(s);
     if (!d.is_object()) return nullptr;
     if (const auto e = d.find("example"); e != d.end()) return *e;
@@ -1466,6 +1472,7 @@ boost::system::result<spec_draft, std::string> drafter::run() {
   if (offer_row != nullptr && offer_fields.contains("instance_type") && !states.empty() && !word_running.empty() &&
       !word_terminated.empty()) {
     json row = example_of(*offer_row);
+    if (walked > walk_budget) row = nullptr;  // cut short: no example, rather than part of one
     const auto type_ptr = offer_fields["instance_type"].get<std::string>();
     const auto* type_v = row.is_object() ? find_pointer(row, type_ptr) : nullptr;
     double price = -1;
@@ -1534,7 +1541,7 @@ boost::system::result<spec_draft, std::string> drafter::run() {
       guess("/emulator/instance_types/0",
             "one instance type built from the examples of the catalogue's row; capacity 4 per region is an emulator value");
       if (instance_schema != nullptr) {
-        json inst = example_of(*instance_schema);
+        json inst = walked > walk_budget ? json() : example_of(*instance_schema);
         if (inst.is_object()) {
           for (const auto& [name, f] : instance_fields.items()) {
             const auto p = f.is_string() ? f.get<std::string>() : f["pointer"].get<std::string>();
@@ -1568,7 +1575,7 @@ boost::system::result<spec_draft, std::string> drafter::run() {
         }
       }
       if (key_schema != nullptr) {
-        json key = example_of(*key_schema);
+        json key = walked > walk_budget ? json() : example_of(*key_schema);
         if (key.is_object()) {
           for (const auto& [name, f] : ssh_key_fields.items()) key.erase(f.get<std::string>().substr(1));
           if (!key.empty()) emulator["ssh_key_template"] = ordered(key);
@@ -1610,6 +1617,9 @@ boost::system::result<spec_draft, std::string> drafter::run() {
   spec["auth"] = {{"schemes", schemes}, {"env", env}};
   guess("/auth/env", env + ": the provider id's key variable");
   if (!errors_section.is_null()) spec["errors"] = errors_section;
+  if (walked > walk_budget)
+    warn("/components/schemas", "the document's schemas fan out past " + std::to_string(walk_budget) +
+                                    " steps of reading: the walks stopped there, so members, types and examples may be missing");
   if (!states.empty()) spec["states"] = states;
   spec["timing"] = {{"time_to_running_s", 900}, {"time_to_gone_s", 300}, {"poll_interval_s", 10}};
   guess("/timing", "time_to_running_s 900, time_to_gone_s 300, poll_interval_s 10: defaults, not in the document");

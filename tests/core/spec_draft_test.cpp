@@ -252,3 +252,25 @@ TEST(SpecDraftHostile, RefCyclesEndAndDanglingRefsAreWarned) {
   EXPECT_EQ(s["operations"]["get"]["response_schema"]["definitions"]["Self"], json::object());
   EXPECT_TRUE(has_note(d.warnings, "/operations/list_offers/response_schema", "names nothing in the document"));
 }
+
+TEST(SpecDraftHostile, SchemasThatFanOutAreWalkedWithinABudget) {
+  // Twenty schemas, each with ten members of the next: ten to the twentieth paths to walk for
+  // an example of the first. The walk stops at its budget and the draft says so.
+  json doc = json::parse(R"({"openapi": "3.0.0", "info": {"title": "Fan API", "version": "1"}, "servers": [{"url": "https://fan.test"}],
+    "paths": {"/instance-types": {"get": {"responses": {"200": {"description": "",
+      "content": {"application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/S0"}}}}}}}},
+      "/instances": {"get": {"responses": {"200": {"description": "", "content": {"application/json": {"schema": {"type": "array",
+        "items": {"type": "object", "properties": {"id": {"type": "string"}, "status": {"enum": ["running", "terminated"]}}}}}}}}}}},
+    "components": {"schemas": {}}})");
+  for (int k = 0; k < 20; ++k) {
+    json members = json::object();
+    for (char m = 'a'; m <= 'j'; ++m) members[std::string(1, m)] = {{"$ref", "#/components/schemas/S" + std::to_string(k + 1)}};
+    members["instance_type"] = {{"type", "string"}, {"example", "x"}};
+    doc["components"]["schemas"]["S" + std::to_string(k)] = {{"type", "object"}, {"properties", members}};
+  }
+  doc["components"]["schemas"]["S20"] = {{"type", "string"}, {"example", "leaf"}};
+  auto d = draft_spec(doc, {.id = "fan", .kind = "neocloud", .cite = ""});
+  ASSERT_TRUE(d.has_value()) << d.error();
+  EXPECT_TRUE(has_note(d->warnings, "/components/schemas", "fan out past"));
+  EXPECT_EQ(d->spec["operations"]["list_offers"]["response_schema"]["definitions"].size(), 21u);  // each copied once
+}
