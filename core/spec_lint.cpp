@@ -210,12 +210,24 @@ struct linter {
         for (const auto& [k, v] : n.items()) {
           if (k == "source" && v.is_string() && v.get<std::string>().find_first_not_of(" \t") == std::string::npos)
             warning(at + "/source", "an empty source: say where this is documented or observed");
+          if (k == "source" && v.is_string() && v.get<std::string>().starts_with("draft:"))
+            warning(at + "/source", "a guess of `neograde spec draft`: confirm it and cite where it is documented");
+          if (k == "notes" && v.is_array())
+            for (std::size_t i = 0; i < v.size(); ++i)
+              if (v[i].is_string() && v[i].get<std::string>().starts_with("draft:"))
+                warning(at + "/notes/" + std::to_string(i),
+                        "a guess of `neograde spec draft`: confirm it, then write the note with its source");
           if (k != "emulator") walk(v, at + "/" + pointer_escape(k));
         }
       if (n.is_array())
         for (std::size_t i = 0; i < n.size(); ++i) walk(n[i], at + "/" + std::to_string(i));
     };
     walk(spec.raw, "");
+    if (const auto* notes = find_pointer(spec.raw, "/emulator/notes"); notes != nullptr && notes->is_array())
+      for (std::size_t i = 0; i < notes->size(); ++i)
+        if ((*notes)[i].is_string() && (*notes)[i].get<std::string>().starts_with("draft:"))
+          warning("/emulator/notes/" + std::to_string(i),
+                  "a guess of `neograde spec draft`: confirm it, then write the note with its source");
   }
 };
 

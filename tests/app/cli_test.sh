@@ -541,6 +541,29 @@ case "$case_name" in
     [ "$rc" -eq 2 ] || { cat err.txt >&2; fail "a spec with a lint error loaded (exit $rc)"; }
     one_error_line 'unknown placeholder'
     ;;
+  spec_draft)
+    # A draft from the hand-written fixture document (a made-up provider): it loads, the lint
+    # finds no error, and every guess is listed with its pointer.
+    doc="$(dirname "$0")/../fixtures/openapi/example-compute.yaml"
+    run spec draft --openapi "$doc" --kind neocloud --out draft.json
+    [ "$rc" -eq 0 ] || { cat err.txt >&2; fail "spec draft: exit $rc, expected 0"; }
+    grep -q '^  1\. /' err.txt || { cat err.txt >&2; fail "no numbered guess with its pointer"; }
+    grep -q 'warning: /paths/~1instances~1{instance_id}~1snapshot/post: left out' err.txt ||
+      { cat err.txt >&2; fail "the unknown operation is not named as left out"; }
+    grep -q '^the draft loads; spec lint: 0 error(s)' err.txt || { cat err.txt >&2; fail "the draft does not say it loads"; }
+    run spec lint draft.json
+    [ "$rc" -eq 0 ] || { cat out.txt >&2; fail "spec lint of the draft: exit $rc"; }
+    grep -q "draft.json:/operations/launch/source: warning: a guess of \`neograde spec draft\`" out.txt ||
+      { cat out.txt >&2; fail "the lint does not list the guesses to confirm"; }
+    # The draft is a spec: its emulator serves and its client reads it.
+    jq -e '.operations.get.path == "/instances/{id}"' draft.json >/dev/null || fail "the instance path is not /instances/{id}"
+    # A document that is no OpenAPI document: refused with why, exit 2, nothing written.
+    printf '{"name": "not an API"}' >not-openapi.json
+    run spec draft --openapi not-openapi.json --out refused.json
+    [ "$rc" -eq 2 ] || { cat err.txt >&2; fail "a non-OpenAPI document: exit $rc, expected 2"; }
+    grep -q 'not an OpenAPI document' err.txt || { cat err.txt >&2; fail "the refusal does not say why"; }
+    [ ! -e refused.json ] || fail "a refused document still wrote a draft"
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "ok: $case_name"

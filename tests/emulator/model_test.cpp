@@ -1078,3 +1078,23 @@ TEST_F(PrimeIntellectModel, MultiNodeAvailabilityIsTheCataloguesMultiNodeOffers)
   EXPECT_EQ(multi["items"], json::array()) << multi;
   EXPECT_EQ(multi["totalCount"], 0) << multi;
 }
+
+// A field of the enclosing item (offer_fields "^/...") is written in the provider's unit, as a
+// row's own are: Shadeform prices an instance type in integer cents beside its availability
+// rows (hourly_price), which a catalogue with rows read as the dollars it meant.
+TEST(EmulatorOfferRows, AnEnclosingItemsPriceIsWrittenInItsScale) {
+  auto doc = test::spec_json("spheron");
+  doc["offer_fields"]["price_per_hour_usd"] = {{"pointer", "^/priceCents"}, {"scale", 0.01}};
+  auto spec = parse_spec(doc.dump(), "spheron", spec_checks::model_only);
+  ASSERT_TRUE(spec.has_value()) << spec.error().what();
+  model_options o;
+  o.api_keys = {"key-a"};
+  provider_model model(*spec, o);
+  const auto r = model.handle(http::request{"GET", "/api/gpu-offers?page=1&limit=100", {}, {}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  const auto items = json::parse(r.body)["data"];
+  ASSERT_FALSE(items.empty());
+  // The first type sells at 0.62 USD an hour: 62 cents, an integer.
+  EXPECT_EQ(items[0]["priceCents"], 62) << items[0];
+  EXPECT_TRUE(items[0]["priceCents"].is_number_integer());
+}
