@@ -329,6 +329,8 @@ std::string where(const throttled& t) { return t.probe ? "the probe's 429" : "a 
 void run_rate_limit_probe(context& ctx) {
   const char* headers_id = "ratelimit.response.has_retry_after";
   const char* envelope_id = "ratelimit.response.has_envelope";
+  // Where the provider documents no error envelope, its 429s are held to none (the skip is said here).
+  const bool envelope_judged = ctx.applies(envelope_id);
   auto all = met_in_traffic(ctx);
   const auto in_traffic = all.size();
   const bool probed = ctx.opts.probe_rate_limit || (ctx.emulated() && ctx.opts.probe_emulator);
@@ -344,7 +346,7 @@ void run_rate_limit_probe(context& ctx) {
     const std::string why = probed ? "the run met no 429, and the probe reached no rate limit within 300 requests"
                                    : "the run met no 429 and did not probe the rate limit (--probe-rate-limit probes for one)";
     ctx.emit(not_applicable(headers_id, why));
-    ctx.emit(not_applicable(envelope_id, why));
+    if (envelope_judged) ctx.emit(not_applicable(envelope_id, why));
     return;
   }
   const std::string judged = std::to_string(all.size()) + " 429(s) (" + std::to_string(in_traffic) + " in the run's traffic" +
@@ -356,6 +358,7 @@ void run_rate_limit_probe(context& ctx) {
                ? make(headers_id, outcome::fail, where(*untold) + " carries neither Retry-After nor RateLimit headers; judged " + judged,
                       {untold->seen})
                : make(headers_id, outcome::pass, "every 429 says when to retry: " + judged, {all.back().seen}));
+  if (!envelope_judged) return;
   // The envelope is the provider's convention for the errors of its operations: a 429 to a request
   // no document lists (an OPTIONS probe, the OAuth token endpoint) may answer in another form.
   const throttled* last_declared = nullptr;

@@ -328,7 +328,7 @@ void run_request_checks(context& ctx) {
   unknown_targets(ctx);
   validation(ctx);
   schema_constraints(ctx);
-  ctx.emit(envelopes(ctx, client_errors));
+  if (ctx.applies("errors.envelope.on_client_errors")) ctx.emit(envelopes(ctx, client_errors));
 }
 
 }  // namespace neograde::conformance::detail

@@ -169,7 +169,10 @@ http::response provider_model::impl::launch(const operation_spec& op, account& a
         return error_response("invalid_parameters", "Invalid " + param + " for " + type_name + ": " + var(param));
   if (type != nullptr && remaining(*type, region, now) <= 0) return error_response("insufficient_capacity");
   // partial_capacity: capacity listed everywhere, but only the first row launched launches again.
-  const auto row = type_name + "@" + region;
+  // The row: its type, region and the catalogue entry's parameters (an aggregator's supplier).
+  auto row = type_name + "@" + region;
+  if (type != nullptr)
+    for (const auto& [k, v] : type->params) row += " " + k + "=" + v;
   if (has(quirk::partial_capacity) && first_row && *first_row != row) return error_response("insufficient_capacity");
   // capacity_refusal_500: the first row a launch names is out of capacity, said as a server failure.
   if (has(quirk::capacity_refusal_500) && (!row_refused_500 || *row_refused_500 == row)) {
