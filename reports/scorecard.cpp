@@ -176,6 +176,7 @@ scorecard build_scorecard(const run_record& run) {
                  .started_at = h.value("started_at", ""),
                  .finished_at = run.footer ? run.footer->value("finished_at", "") : "",
                  .complete = run.footer.has_value(),
+                 .read_only = h.value("read_only", false),
                  .timing_overrides = fields::object(fields::object(h, "timing"), "overridden"),
                  .rate_limit = rate_limit_of(run),
                  .measurements = run.footer ? run.footer->value("measurements", nlohmann::json::object()) : nlohmann::json::object()};
@@ -258,17 +259,18 @@ std::string rate_limit_summary(const scorecard& card) {
 std::string provenance_banner(const scorecard& card) {
   const auto& source = card.source;
   const auto& name = card.provider.display_name;
+  const std::string audit = card.read_only ? " A READ-ONLY AUDIT: nothing was launched; the checks that create something were not run." : "";
   if (source == "emulated" && card.provider.fictional)
     return "EMULATED, FICTIONAL PROVIDER: " + name +
            " does not exist. It is neograde's demonstration of findings, served by the embedded emulator "
-           "with quirks switched on.";
+           "with quirks switched on." + audit;
   if (source == "emulated")
     return "EMULATED: these results come from neograde's embedded emulator of the " + name +
            " API, built from its public documentation. They grade the emulator, not " + name +
-           "'s service, and are not a rating of the real provider.";
-  if (source == "replay") return "REPLAY: regraded from a recorded run; no request reached " + name + ".";
-  if (source == "live") return "LIVE: measured against " + card.base_url + " on " + card.started_at + ".";
-  return "UNKNOWN SOURCE: the origin of these results is not recorded; do not rely on them.";
+           "'s service, and are not a rating of the real provider." + audit;
+  if (source == "replay") return "REPLAY: regraded from a recorded run; no request reached " + name + "." + audit;
+  if (source == "live") return "LIVE: measured against " + card.base_url + " on " + card.started_at + "." + audit;
+  return "UNKNOWN SOURCE: the origin of these results is not recorded; do not rely on them." + audit;
 }
 
 std::string score_text(const scorecard& card, const char* none) { return card.score ? json_number{*card.score}.text() : none; }

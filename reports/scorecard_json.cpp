@@ -243,6 +243,8 @@ void to_json(json& j, const scorecard& c) {
            {"provenance", c.provenance}};
   // A person's observations, apart from everything measured (written only when there are any).
   if (!c.observations.empty()) j["observations"] = c.observations;
+  // A read-only audit says so (written only then, so a launching run's card is unchanged).
+  if (c.read_only) j["read_only"] = true;
 }
 
 void from_json(const json& j, scorecard& c) {
@@ -318,6 +320,7 @@ void from_json(const json& j, scorecard& c) {
                                                                .evidence = f.any("evidence")};
                                           }),
        .provenance = card.text("provenance")};
+  c.read_only = j.contains("read_only") && card.flag("read_only");
   // Cards without observations have none; each one is checked against its own schema.
   if (j.contains("observations")) {
     const auto& all = card.of_type("observations", &json::is_array, "an array");

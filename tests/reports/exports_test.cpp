@@ -267,8 +267,12 @@ std::vector<std::pair<std::string, scorecard>> cards_of_every_kind() {
        {"smoke",
         {{"gpus", {1, "x", {{"index", "zero"}, {"measurements", {{"m", 3}}}}}}, {"checks", {{{"verdict", "fail"}, {"id", 9}}, "junk"}}}}});
 
+  auto audit = run({outcome("a.x.y", "high", "pass")}, "live");
+  audit.header["read_only"] = true;
+
   return {
       {"every outcome", every_outcome_card()},
+      {"read-only audit", build_scorecard(audit)},
       {"weighted", build_scorecard(run({outcome("a.x.y", "critical", "pass"), outcome("b.x.y", "high", "fail"),
                                         outcome("c.x.y", "medium", "warn"), outcome("d.x.y", "low", "pass")}))},
       {"capped", build_scorecard(run(capped))},

@@ -72,6 +72,18 @@ TEST(Scorecard, EveryOutputCarriesItsProvenance) {
   EXPECT_NE(render_index_markdown({build_scorecard(run({}))}).find("EMULATED"), std::string::npos);
 }
 
+// A read-only audit says so wherever the provenance shows, and only an audit does.
+TEST(Scorecard, AReadOnlyAuditSaysSoInItsBanner) {
+  auto audit = run({outcome("a.x.y", "high", "pass")}, "live");
+  audit.header["read_only"] = true;
+  const auto card = build_scorecard(audit);
+  EXPECT_TRUE(card.read_only);
+  EXPECT_NE(card.provenance.find("LIVE: measured against https://api.p.example"), std::string::npos);
+  EXPECT_NE(card.provenance.find("A READ-ONLY AUDIT: nothing was launched"), std::string::npos);
+  EXPECT_NE(render_markdown(card).find("READ-ONLY AUDIT"), std::string::npos);
+  EXPECT_EQ(build_scorecard(run({outcome("a.x.y", "high", "pass")}, "live")).provenance.find("READ-ONLY"), std::string::npos);
+}
+
 // The Markdown evidence says which request was sent wrong on purpose.
 TEST(Scorecard, DeliberateEvidenceIsLabelled) {
   auto o = outcome("a.x.y", "high", "fail");

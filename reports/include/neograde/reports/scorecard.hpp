@@ -137,6 +137,9 @@ struct scorecard {
   std::string started_at;
   std::string finished_at;  // empty when the run was interrupted
   bool complete = false;
+  // A read-only audit (conformance --read-only): nothing was launched, and the checks that create
+  // something were not run; the banner says so. In the card's JSON only when true.
+  bool read_only = false;
   // Spec timings the user replaced, each {value, spec}: the run is not comparable with one under
   // the spec's timings.
   nlohmann::json timing_overrides = nlohmann::json::object();
