@@ -3,6 +3,9 @@
 # provider and the provenance banner; the page requests nothing from any host; the screenshot is
 # kept (SCREENSHOT) for people and CI artifacts. Exit 77 (skip) without Chromium.
 # Usage: browser_test.sh NEOGRADE WORK_DIR SCREENSHOT
+# pipefail: a grep -q that stops reading at its first match kills the writer with SIGPIPE once
+# there is more than a pipe's buffer to write, and the pipeline then fails whatever grep found.
+# So a pipeline here ends in a grep that reads everything (output to /dev/null), never grep -q.
 set -uo pipefail
 neograde=$1 work=$2 screenshot=$3
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
@@ -48,7 +51,7 @@ done
 grep -q '<h3>Transparency contradicted</h3>' dom.html || fail "the hall of shame names no contradicted claim"
 grep -A3 'table class="contradictions"' dom.html >/dev/null && grep -q 'data-provider="bodgewell"><td><a href="#provider-bodgewell-transparency"' dom.html ||
   fail "the fictional provider's contradiction is not in the hall of shame"
-if grep 'table class="contradictions"' -A100 dom.html | sed '/<\/table>/q' | grep -q 'data-provider="\(lambda\|vastai\)"'; then
+if sed -n '/table class="contradictions"/,/<\/table>/p' dom.html | grep 'data-provider="\(lambda\|vastai\)"' >/dev/null; then
   fail "a real provider's emulated demo shows a contradiction no one measured"
 fi
 # Requests made for a page (its network isolation key is file://) to any http(s) URL.
@@ -72,7 +75,7 @@ grep -q 'id="provider-bodgewell-observed"' observed-dom.html || fail "the render
 grep -q '<div class="banner observed"><p class="headline">OBSERVED by Example Person (fictional example) on 2026-11-20: ' observed-dom.html ||
   fail "the observation is not labelled OBSERVED with who and when"
 grep -q 'promised \$50, received \$0: \$50 short of the promise' observed-dom.html || fail "the credits promised and received are not shown"
-sed -n '/id="provider-bodgewell"/,/<\/section>/p' observed-dom.html | grep -q 'id="provider-bodgewell-observed"' ||
+sed -n '/id="provider-bodgewell"/,/<\/section>/p' observed-dom.html | grep 'id="provider-bodgewell-observed"' >/dev/null ||
   fail "the observation is not inside bodgewell's card"
 external=$(page_requests observed-netlog.json)
 [ -z "$external" ] || fail "the report with an observation requested: $external"
