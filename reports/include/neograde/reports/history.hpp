@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,6 +42,22 @@ struct history_contents {
   std::vector<std::string> notes;
 };
 [[nodiscard]] history_contents read_history(const std::filesystem::path& history);
+
+// The same runs one at a time, in the order of their files' paths (by provider, source and date),
+// so that a report over a long history need not hold every run: returns the notes. Throws
+// config_error only when `history` is not a directory.
+std::vector<std::string> for_each_history_run(const std::filesystem::path& history, const std::function<void(run_record&&)>& each);
+
+// Orders runs by started_at, oldest first, keeping the order of runs that started together (what
+// read_history does after reading).
+void sort_by_start(std::vector<run_record>& runs);
+
+// What compute_reliability and the contract drift read of a run, and nothing else: the header's
+// provider, display_name, source, started_at and run_id; each outcome's check_id and outcome; the
+// footer's finished_at and its developer_experience, contract_shape and offer_selection
+// measurements. The figures computed over these views are those computed over the whole runs; a
+// year of history held this way is a small part of its size.
+[[nodiscard]] run_record reliability_view(const run_record& run);
 
 // p50 and p95 of one timing over the runs that measured it: nearest rank (the value at rank
 // ceil(p/100 * n) of the n values sorted ascending), so each is a value some run measured.
@@ -105,6 +122,10 @@ void to_json(nlohmann::json& j, const reliability& r);
 // The HTML section (<section id="reliability">), a table and one inline SVG trend chart per
 // provider; everything escaped, no script, nothing requested. "" when `all` is empty.
 [[nodiscard]] std::string render_reliability_html(const std::vector<reliability>& all);
+
+// One provider's part of it, for its own page: its figures in a sentence, its trend chart, its
+// contract drift and its flipping checks (no heading, no <section>).
+[[nodiscard]] std::string render_reliability_provider_html(const reliability& r);
 
 // When a change of the reliability figures is worth reporting (neograde diff --help, reports/README.md).
 struct reliability_thresholds {
