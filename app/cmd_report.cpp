@@ -224,18 +224,18 @@ command add_report(CLI::App& app) {
     }
     // Each run is merged as it is read; only the reliability figures of a history need them all.
     reports::run_merger merger;
-    std::vector<reports::run_record> runs;
+    reports::reliability_runs runs;  // what the reliability figures read of each run, compactly
     const bool keep = !o->history.empty();
     std::string newest;  // the latest finished_at of any run
     auto finished = [&](const reports::run_record& r) {
       if (r.footer && r.footer->is_object()) newest = std::max(newest, r.footer->value("finished_at", std::string()));
     };
     // A history's runs are merged one at a time; the reliability figures keep only what they read
-    // of each (reliability_view), so that a year of daily runs fits in memory.
+    // of each (reliability_view, in CBOR), so that a year of daily runs fits in memory.
     auto add = [&](reports::run_record&& r) {
       merger.add(r);
       finished(r);
-      if (keep) runs.push_back(reports::reliability_view(r));
+      if (keep) runs.add(r);
     };
     if (keep)
       for (const auto& note : reports::for_each_history_run(o->history, add)) std::cerr << "neograde: " << note << "\n";
@@ -246,7 +246,7 @@ command add_report(CLI::App& app) {
       std::cerr << "neograde: an observation of " << unmatched.provider << " (by " << unmatched.observed_by << ", " << unmatched.observed_at
                 << ") matches no provider in the report: not shown\n";
     std::vector<reports::reliability> figures;
-    if (keep) figures = reports::compute_reliability(runs);
+    if (keep) figures = runs.figures();
     reports::dataset_info info{.generated_at = o->generated_at, .generated_at_from = "given (--generated-at)", .rederive_args = {}};
     if (info.generated_at.empty() && !o->publish.empty()) {
       info.generated_at = newest.empty() ? utc_now_iso8601() : newest;

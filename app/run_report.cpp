@@ -107,7 +107,8 @@ std::filesystem::path write_report(const std::vector<reports::scorecard>& cards,
     reports::write_file_atomic(out_dir / "reliability.json", dump_json(reports::reliability_document(reliability), 2) + "\n");
     reports::write_file_atomic(out_dir / "reliability.md", md);
     index += "\n" + md;
-    reliability_html = reports::render_reliability_html(reliability);
+    // The index has the table; each provider's trend, drift and flipping checks go on its page.
+    reliability_html = reports::render_reliability_html(reliability, reports::provider_history_links(cards));
     for (const auto& r : reliability) history[{r.provider, r.source}] = reports::render_reliability_provider_html(r);
   }
   reports::write_file_atomic(out_dir / "index.md", index);

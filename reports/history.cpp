@@ -377,6 +377,32 @@ run_record reliability_view(const run_record& run) {
   return slim;
 }
 
+void reliability_runs::add(const run_record& run) {
+  auto view = reliability_view(run);
+  const json doc = {{"h", std::move(view.header)}, {"o", std::move(view.outcomes)}, {"f", view.footer ? *view.footer : json(nullptr)}};
+  groups_[{text(run.header, "provider"), text(run.header, "source")}].push_back(json::to_cbor(doc));
+  ++runs_;
+}
+
+std::vector<reliability> reliability_runs::figures() const {
+  std::vector<reliability> all;
+  for (const auto& [key, encoded] : groups_) {
+    std::vector<run_record> group;
+    group.reserve(encoded.size());
+    for (const auto& bytes : encoded) {
+      auto doc = json::from_cbor(bytes);
+      run_record r;
+      r.header = std::move(doc["h"]);
+      for (auto& o : doc["o"]) r.outcomes.push_back(std::move(o));
+      if (!doc["f"].is_null()) r.footer = std::move(doc["f"]);
+      group.push_back(std::move(r));
+    }
+    // One provider and source: compute_reliability orders the groups as this map does.
+    for (auto& r : compute_reliability(group)) all.push_back(std::move(r));
+  }
+  return all;
+}
+
 std::vector<reliability> compute_reliability(const std::vector<run_record>& runs) {
   std::vector<reliability> all;
   for (const auto& [key, group] : runs_by_provider_and_source(runs)) {
@@ -559,26 +585,48 @@ std::string render_reliability_provider_html(const reliability& r) {
   return out.str();
 }
 
-std::string render_reliability_html(const std::vector<reliability>& all) {
+namespace {
+
+using page_links = std::map<std::pair<std::string, std::string>, std::string>;
+
+std::string reliability_section(const std::vector<reliability>& all, const page_links* links) {
   if (all.empty()) return "";
   std::ostringstream out;
   out << "<section id=\"reliability\">\n<h2>Reliability over time</h2>\n<p class=\"note\">" << esc(method_note) << "</p>\n";
+  if (links)
+    out << "<p class=\"note\">Each provider's trend chart, contract drift and flipping checks are on its own page: follow its "
+           "name.</p>\n";
   out << "<table class=\"reliability\">\n<thead><tr><th>provider</th><th>source</th><th>runs</th><th>launch success</th><th>refusals</th>"
          "<th>API availability</th><th>time to running p50 / p95 (s)</th><th>time to SSH p50 / p95 (s)</th><th>time to first kernel p50 / "
-         "p95 (s)</th><th>flipping checks</th></tr></thead>\n<tbody>\n";
-  for (const auto& r : all)
-    out << "<tr data-provider=\"" << esc(r.provider) << "\"><td>" << esc(label_of(r)) << "</td><td>" << esc(r.source)
-        << "</td><td class=\"num\">" << r.runs << "</td><td>" << esc(launch_text(r)) << "</td><td>" << esc(refusal_text(r)) << "</td><td>"
+         "p95 (s)</th><th>flipping checks</th><th>contract drift</th></tr></thead>\n<tbody>\n";
+  for (const auto& r : all) {
+    std::string name = esc(label_of(r));
+    if (links)
+      if (const auto it = links->find({r.provider, r.source}); it != links->end())
+        name = "<a href=\"" + esc(it->second) + "\">" + name + "</a>";
+    out << "<tr data-provider=\"" << esc(r.provider) << "\"><td>" << name << "</td><td>" << esc(r.source) << "</td><td class=\"num\">"
+        << r.runs << "</td><td>" << esc(launch_text(r)) << "</td><td>" << esc(refusal_text(r)) << "</td><td>"
         << esc(percent(r.api_availability)) << " (" << r.api_answered << "/" << r.runs << ")</td><td>"
         << esc(timing_text(r.time_to_running_s)) << "</td><td>" << esc(timing_text(r.time_to_ssh_s)) << "</td><td>"
-        << esc(timing_text(r.time_to_first_kernel_s)) << "</td><td class=\"num\">" << r.flipping.size() << "</td></tr>\n";
-  out << "</tbody>\n</table>\n";
-  for (const auto& r : all) {
-    out << "<h3>" << esc(label_of(r)) << "</h3>\n";
-    render_details(out, r);
+        << esc(timing_text(r.time_to_first_kernel_s)) << "</td><td class=\"num\">" << r.flipping.size() << "</td><td class=\"num\">"
+        << r.drift.size() << "</td></tr>\n";
   }
+  out << "</tbody>\n</table>\n";
+  if (!links)
+    for (const auto& r : all) {
+      out << "<h3>" << esc(label_of(r)) << "</h3>\n";
+      render_details(out, r);
+    }
   out << "</section>\n";
   return out.str();
+}
+
+}  // namespace
+
+std::string render_reliability_html(const std::vector<reliability>& all) { return reliability_section(all, nullptr); }
+
+std::string render_reliability_html(const std::vector<reliability>& all, const page_links& links) {
+  return reliability_section(all, &links);
 }
 
 std::vector<outcome_change> diff_reliability(const std::vector<reliability>& before, const std::vector<reliability>& after,

@@ -819,6 +819,13 @@ std::string render_html(const std::vector<scorecard>& scorecards, const std::str
   return render_index(scorecards, place(scorecards), generated_at, sections);
 }
 
+std::map<std::pair<std::string, std::string>, std::string> provider_history_links(const std::vector<scorecard>& cards) {
+  std::map<std::pair<std::string, std::string>, std::string> links;
+  for (const auto& v : place(cards))
+    links.emplace(std::make_pair(v.card->provider.id, v.card->source), v.page + "#" + v.anchor + "-history");
+  return links;
+}
+
 html_site render_html_site(const std::vector<scorecard>& scorecards, const std::string& generated_at, const std::string& sections,
                            const std::map<std::pair<std::string, std::string>, std::string>& provider_sections) {
   const auto views = place(scorecards);

@@ -121,6 +121,19 @@ TEST(ContractDrift, TheReliabilityViewGivesTheSameFigures) {
   std::vector<run_record> views;
   for (const auto& r : runs) views.push_back(reliability_view(r));
   EXPECT_EQ(reliability_document(compute_reliability(views)), reliability_document(compute_reliability(runs)));
+  // Kept compactly, a group at a time, with another provider's runs among them: the same again.
+  auto other = runs;
+  for (auto& r : other) r.header["provider"] = "another";
+  std::vector<run_record> both;
+  reliability_runs kept;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    for (const auto* r : {&other[i], &runs[i]}) {
+      both.push_back(*r);
+      kept.add(*r);
+    }
+  EXPECT_EQ(kept.size(), 6u);
+  EXPECT_EQ(reliability_document(kept.figures()), reliability_document(compute_reliability(both)));
+  EXPECT_EQ(kept.figures().at(0).provider, "another");
   EXPECT_EQ(compute_reliability(views).at(0).drift.size(), 3u);
   EXPECT_EQ(compute_reliability(views).at(0).flipping.size(), 1u);
   const auto& v = views[1];

@@ -23,6 +23,10 @@ namespace neograde::reports {
 [[nodiscard]] std::string render_html(const std::vector<scorecard>& scorecards, const std::string& generated_at,
                                       const std::string& sections = "");
 
+// Where each card's history is, by (provider id, source): its page and the anchor of its History
+// heading ("providers/<name>.html#provider-<id>-history"), for the index's reliability table.
+[[nodiscard]] std::map<std::pair<std::string, std::string>, std::string> provider_history_links(const std::vector<scorecard>& cards);
+
 struct html_page {
   std::string path;  // relative to the index: providers/<name>.html
   std::string html;
