@@ -233,9 +233,9 @@ command add_report(CLI::App& app) {
     // A history's runs are merged one at a time; the reliability figures keep only what they read
     // of each (reliability_view, in CBOR), so that a year of daily runs fits in memory.
     auto add = [&](reports::run_record&& r) {
-      merger.add(r);
       finished(r);
       if (keep) runs.add(r);
+      merger.add(std::move(r));
     };
     if (keep)
       for (const auto& note : reports::for_each_history_run(o->history, add)) std::cerr << "neograde: " << note << "\n";

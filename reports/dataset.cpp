@@ -142,7 +142,8 @@ std::string dataset_licence_text() {
 dataset_check verify_dataset(const fs::path& given) {
   dataset_check out;
   auto published = given;
-  if (!fs::exists(manifest_path(published)) && fs::exists(given / "manifest.json")) published = given.parent_path();
+  if (!published.has_filename()) published = published.parent_path();  // "DIR/dataset/" names DIR/dataset
+  if (!fs::exists(manifest_path(published)) && fs::exists(published / "manifest.json")) published = published.parent_path();
   if (published.empty()) published = ".";
   const auto manifest_file = manifest_path(published);
   json manifest;

@@ -380,7 +380,9 @@ run_record reliability_view(const run_record& run) {
 void reliability_runs::add(const run_record& run) {
   auto view = reliability_view(run);
   const json doc = {{"h", std::move(view.header)}, {"o", std::move(view.outcomes)}, {"f", view.footer ? *view.footer : json(nullptr)}};
-  groups_[{text(run.header, "provider"), text(run.header, "source")}].push_back(json::to_cbor(doc));
+  auto bytes = json::to_cbor(doc);
+  bytes.shrink_to_fit();  // grown by appending: up to twice its size, times every run of the history
+  groups_[{text(run.header, "provider"), text(run.header, "source")}].push_back(std::move(bytes));
   ++runs_;
 }
 

@@ -78,6 +78,7 @@ TEST(Dataset, ManifestListsEveryFileAndVerifies) {
   EXPECT_TRUE(check.problems.empty()) << check.problems.front();
   EXPECT_EQ(check.files, 3u);
   EXPECT_TRUE(verify_dataset(d.path / "dataset").problems.empty());  // the dataset directory names the same
+  EXPECT_TRUE(verify_dataset(d.path / "dataset" / "").problems.empty());
 
   write(d.path / "dataset" / "scorecard.json", "[}\n");  // one byte changed, the same size
   check = verify_dataset(d.path);
