@@ -394,7 +394,8 @@ TEST(History, TheIndexLinksEachProviderToItsHistory) {
   }
   const auto all = compute_reliability(runs);
   ASSERT_FALSE(all.empty());
-  std::map<std::pair<std::string, std::string>, std::string> links{{{all[0].provider, all[0].source}, "providers/x.html#provider-x-history"}};
+  std::map<std::pair<std::string, std::string>, std::string> links{
+      {{all[0].provider, all[0].source}, "providers/x.html#provider-x-history"}};
   const auto html = render_reliability_html(all, links);
   EXPECT_NE(html.find("<section id=\"reliability\">"), std::string::npos);
   EXPECT_NE(html.find("<td><a href=\"providers/x.html#provider-x-history\">"), std::string::npos) << html;

@@ -60,7 +60,6 @@ void sort_by_start(std::vector<run_record>& runs);
 // year of history held this way is a small part of its size.
 [[nodiscard]] run_record reliability_view(const run_record& run);
 
-
 // p50 and p95 of one timing over the runs that measured it: nearest rank (the value at rank
 // ceil(p/100 * n) of the n values sorted ascending), so each is a value some run measured.
 struct timing_summary {
