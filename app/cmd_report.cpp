@@ -182,7 +182,9 @@ command add_report(CLI::App& app) {
     std::string generated_at;
   };
   auto o = std::make_shared<options>();
-  auto* cmd = app.add_subcommand("report", "Merge runs into scorecards: HTML, Markdown, JSON, JUnit XML, CSV");
+  auto* cmd = app.add_subcommand("report",
+                                 "Merge runs into scorecards: HTML (an index and a page per provider), badges, Markdown, JSON, JUnit XML, "
+                                 "CSV; --publish adds a citable dataset, --verify checks one");
   cmd->add_option("--in", o->in, "A directory with results.jsonl (and findings.jsonl), or a results file; repeatable");
   cmd->add_option("--history", o->history,
                   "A history folder (neograde history add): its runs are merged too, and the report gains the reliability "
