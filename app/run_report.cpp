@@ -6,6 +6,7 @@
 #include <neograde/core/json_util.hpp>
 #include <neograde/reports/results.hpp>
 #include <neograde/reports/exports.hpp>
+#include <neograde/reports/history.hpp>
 #include <neograde/reports/html.hpp>
 #include <neograde/reports/scorecard.hpp>
 #include <neograde/core/clock.hpp>
@@ -84,32 +85,39 @@ int report_stop(const run_stop& stop, const std::string& what, const std::string
 }
 
 std::filesystem::path write_report(const std::vector<reports::scorecard>& cards, const std::filesystem::path& out_dir,
-                                   const std::vector<reports::reliability>& reliability) {
+                                   const std::vector<reports::reliability>& reliability, const std::string& generated_at) {
   std::filesystem::create_directories(out_dir / "providers");
+  std::filesystem::create_directories(out_dir / "badges");
   nlohmann::json all = nlohmann::json::array();
   for (const auto& card : cards) {
-    auto name = card.provider.id;
-    if (card.source != "emulated") name += "-" + card.source;
+    const auto name = reports::report_name(card);
     const auto dir = out_dir / "providers" / name;
     std::filesystem::create_directories(dir);
     reports::write_file_atomic(dir / "scorecard.json", dump_json(nlohmann::json(card), 2) + "\n");
     reports::write_file_atomic(dir / "scorecard.md", reports::render_markdown(card));
+    reports::write_file_atomic(out_dir / "badges" / (name + ".svg"), reports::render_badge_svg(card));
+    reports::write_file_atomic(out_dir / "badges" / (name + ".json"), reports::render_badge_json(card));
     all.push_back(card);
   }
   reports::write_file_atomic(out_dir / "scorecard.json", dump_json(all, 2) + "\n");
   std::string index = reports::render_index_markdown(cards), reliability_html;
+  std::map<std::pair<std::string, std::string>, std::string> history;  // (provider, source) -> its page's history
   if (!reliability.empty()) {
     const auto md = reports::render_reliability_markdown(reliability);
     reports::write_file_atomic(out_dir / "reliability.json", dump_json(reports::reliability_document(reliability), 2) + "\n");
     reports::write_file_atomic(out_dir / "reliability.md", md);
     index += "\n" + md;
-    reliability_html = reports::render_reliability_html(reliability);
+    // The index has the table; each provider's trend, drift and flipping checks go on its page.
+    reliability_html = reports::render_reliability_html(reliability, reports::provider_history_links(cards));
+    for (const auto& r : reliability) history[{r.provider, r.source}] = reports::render_reliability_provider_html(r);
   }
   reports::write_file_atomic(out_dir / "index.md", index);
   reports::write_file_atomic(out_dir / "junit.xml", reports::render_junit(cards));
   reports::write_file_atomic(out_dir / "matrix.csv", reports::render_matrix_csv(cards));
+  const auto site = reports::render_html_site(cards, generated_at.empty() ? utc_now_iso8601() : generated_at, reliability_html, history);
+  for (const auto& page : site.providers) reports::write_file_atomic(out_dir / page.path, page.html);
   const auto html = out_dir / "index.html";
-  reports::write_file_atomic(html, reports::render_html(cards, utc_now_iso8601(), reliability_html));
+  reports::write_file_atomic(html, site.index);
   return html;
 }
 

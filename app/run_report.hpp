@@ -33,10 +33,12 @@ struct run_summary {
 [[nodiscard]] int report_stop(const run_stop& stop, const std::string& what, const std::string& where);
 
 // Writes every format of a report into `out_dir`: scorecard.json (the cards), index.md,
-// providers/<id>/scorecard.md and .json, index.html, junit.xml, matrix.csv; with reliability
-// figures (a history), also reliability.json and reliability.md, and their section in index.md and
-// index.html. Returns index.html's path.
+// providers/<name>/scorecard.md and .json, index.html and a page per provider
+// (providers/<name>.html), badges/<name>.svg and .json, junit.xml, matrix.csv; with reliability
+// figures (a history), also reliability.json and reliability.md, their section in index.md and
+// index.html, and each provider's trend on its page. `generated_at` (default: now) is what the
+// pages say they were generated at. Returns index.html's path.
 std::filesystem::path write_report(const std::vector<reports::scorecard>& cards, const std::filesystem::path& out_dir,
-                                   const std::vector<reports::reliability>& reliability = {});
+                                   const std::vector<reports::reliability>& reliability = {}, const std::string& generated_at = "");
 
 }  // namespace neograde::app

@@ -68,29 +68,34 @@ struct run_merger::group {
 run_merger::run_merger() = default;
 run_merger::~run_merger() = default;
 
-void run_merger::add(const run_record& r) {
+void run_merger::add(const run_record& r) { add(run_record(r)); }
+
+// Moves what it keeps out of the run (the latest outcome of each check, with its evidence, the
+// header and footer), so that merging a long history copies no run.
+void run_merger::add(run_record&& r) {
   const run_order when{text(r.header, "started_at"), arrivals_++};
   auto& g = groups_[{text(r.header, "provider"), text(r.header, "source")}];
   const bool newest = g.runs++ == 0 || g.latest < when;
-  if (newest) {
-    g.latest = when;
-    g.header = r.header;
-    g.footer = r.footer;
-  }
   std::size_t position = 0;
-  for (const auto& o : r.outcomes) {
+  for (auto& o : r.outcomes) {
     const auto id = text(o, "check_id");
     if (auto [it, fresh] = g.first_seen.try_emplace(id, when, position); !fresh && when < it->second.first) it->second = {when, position};
     ++position;
-    // A check repeated within a run keeps its last outcome there.
-    if (auto it = g.latest_outcome.find(id); it == g.latest_outcome.end() || !(when < it->second.first)) g.latest_outcome[id] = {when, o};
     g.seen[id].insert(text(o, "outcome"));
+    // A check repeated within a run keeps its last outcome there.
+    if (auto it = g.latest_outcome.find(id); it == g.latest_outcome.end() || !(when < it->second.first))
+      g.latest_outcome[id] = {when, std::move(o)};
   }
-  if (!r.hardware.empty() && (!g.hardware || g.hardware->first < when)) g.hardware.emplace(when, r.hardware);
+  if (!r.hardware.empty() && (!g.hardware || g.hardware->first < when)) g.hardware.emplace(when, std::move(r.hardware));
   if (r.footer && r.footer->contains("measurements") && (*r.footer)["measurements"].is_object())
     for (const auto& [name, value] : (*r.footer)["measurements"].items())
       if (auto it = g.measurements.find(name); it == g.measurements.end() || it->second.first < when) g.measurements[name] = {when, value};
   g.complete = g.complete && r.footer.has_value();
+  if (newest) {
+    g.latest = when;
+    g.header = std::move(r.header);
+    g.footer = std::move(r.footer);
+  }
 }
 
 std::vector<scorecard> run_merger::cards() const {

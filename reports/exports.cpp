@@ -5,6 +5,7 @@
 #include <neograde/core/finding.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -268,6 +269,81 @@ std::string render_matrix_csv(const std::vector<scorecard>& cards) {
     out += csv_row(fields);
   }
   return out;
+}
+
+namespace {
+
+// The width of text in 11 px Verdana, roughly (shields.io measures it; this only needs to be
+// close, as textLength fits the text to the width given).
+double text_width(std::string_view s) {
+  double w = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    std::uint32_t cp = 0;
+    const auto len = decode_utf8(s, i, cp);
+    i += len == 0 ? 1 : len;
+    if (cp == ' ') w += 3.9;
+    else if (cp == '.' || cp == ',' || cp == ':' || cp == 'i' || cp == 'l' || cp == 'j' || cp == 'I')
+      w += 3.5;
+    else if ((cp >= 'A' && cp <= 'Z') || cp == 'm' || cp == 'w' || cp == 'M' || cp == 'W')
+      w += 7.7;
+    else if (cp < 0x80)
+      w += 6.6;
+    else
+      w += 8.5;
+  }
+  return w;
+}
+
+std::string px(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+}  // namespace
+
+badge badge_of(const scorecard& card) {
+  badge b;
+  const auto& s = card.source;
+  b.label = "neograde " + std::string(s == "emulated" ? "EMULATED" : s == "live" ? "LIVE" : s == "replay" ? "REPLAY" : "UNKNOWN SOURCE");
+  const auto date = (card.finished_at.empty() ? card.started_at : card.finished_at).substr(0, 10);
+  const auto t = tier_from_string(card.tier).value_or(tier::not_graded);
+  b.message = card.score ? card.tier + " " + score_text(card) : std::string("Not graded");
+  if (!date.empty()) b.message += " \u00b7 " + date;
+  switch (card.score ? t : tier::not_graded) {
+    case tier::platinum: b.color = "brightgreen", b.hex = "#44cc11"; break;
+    case tier::gold: b.color = "green", b.hex = "#97ca00"; break;
+    case tier::silver: b.color = "yellowgreen", b.hex = "#a4a61d"; break;
+    case tier::bronze: b.color = "orange", b.hex = "#fe7d37"; break;
+    case tier::underperform: b.color = "red", b.hex = "#e05d44"; break;
+    default: b.color = "lightgrey", b.hex = "#9f9f9f";
+  }
+  const auto& p = card.provider;
+  b.title = (p.display_name.empty() ? p.id : p.display_name) + (p.fictional ? " (fictional)" : "") + ": " + b.label + ", " + b.message;
+  return b;
+}
+
+std::string render_badge_svg(const scorecard& card) {
+  const auto b = badge_of(card);
+  const double lw = text_width(b.label), mw = text_width(b.message);
+  const double left = lw + 12, right = mw + 12, width = left + right;
+  std::string out;
+  out += "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"neograde-badge\" width=\"" + px(width) + "\" height=\"20\" viewBox=\"0 0 " +
+         px(width) + " 20\" role=\"img\" aria-label=\"" + xml_attr(b.title) + "\">";
+  out += "<title>" + xml_text(b.title) + "</title>";
+  out += "<rect width=\"" + px(left) + "\" height=\"20\" fill=\"#555555\"/>";
+  out += "<rect x=\"" + px(left) + "\" width=\"" + px(right) + "\" height=\"20\" fill=\"" + b.hex + "\"/>";
+  out += "<g fill=\"#ffffff\" font-family=\"Verdana,DejaVu Sans,Geneva,sans-serif\" font-size=\"11\">";
+  out += "<text x=\"6\" y=\"14\" textLength=\"" + px(lw) + "\">" + xml_text(b.label) + "</text>";
+  out += "<text x=\"" + px(left + 6) + "\" y=\"14\" textLength=\"" + px(mw) + "\">" + xml_text(b.message) + "</text>";
+  out += "</g></svg>\n";
+  return out;
+}
+
+std::string render_badge_json(const scorecard& card) {
+  const auto b = badge_of(card);
+  const nlohmann::json j = {{"schemaVersion", 1}, {"label", b.label}, {"message", b.message}, {"color", b.color}};
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace neograde::reports

@@ -6,6 +6,7 @@
 #include <neograde/core/errors.hpp>
 #include <neograde/core/finding.hpp>
 #include <neograde/core/json_util.hpp>
+#include <neograde/core/contract_shape.hpp>
 #include <neograde/core/measurements.hpp>
 
 #include <unistd.h>
@@ -299,10 +300,10 @@ history_append add_to_history(const std::filesystem::path& history, const std::f
   return result;
 }
 
-history_contents read_history(const std::filesystem::path& history) {
+std::vector<std::string> for_each_history_run(const std::filesystem::path& history, const std::function<void(run_record&&)>& each) {
   std::error_code ec;
   if (!std::filesystem::is_directory(history, ec)) throw config_error("not a history directory: " + history.string());
-  history_contents out;
+  std::vector<std::string> notes;
   std::vector<std::filesystem::path> files;
   for (auto it = std::filesystem::recursive_directory_iterator(history, std::filesystem::directory_options::skip_permission_denied, ec);
        !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
@@ -313,7 +314,7 @@ history_contents read_history(const std::filesystem::path& history) {
     }
     if (name == "results.jsonl" && it->is_regular_file(ec)) files.push_back(it->path());
   }
-  if (ec) out.notes.push_back(history.string() + ": not every directory could be listed (" + ec.message() + ")");
+  if (ec) notes.push_back(history.string() + ": not every directory could be listed (" + ec.message() + ")");
   std::sort(files.begin(), files.end());
   for (const auto& f : files) {
     std::vector<run_record> runs;
@@ -321,22 +322,87 @@ history_contents read_history(const std::filesystem::path& history) {
     try {
       runs = read_results(f, &unreadable);
     } catch (const std::exception& e) {
-      out.notes.push_back(f.string() + ": skipped (" + e.what() + ")");
+      notes.push_back(f.string() + ": skipped (" + e.what() + ")");
       continue;
     }
-    if (unreadable > 0) out.notes.push_back(f.string() + ": " + std::to_string(unreadable) + " unreadable line(s) skipped");
-    if (runs.empty()) out.notes.push_back(f.string() + ": skipped (no run header)");
+    if (unreadable > 0) notes.push_back(f.string() + ": " + std::to_string(unreadable) + " unreadable line(s) skipped");
+    if (runs.empty()) notes.push_back(f.string() + ": skipped (no run header)");
     for (auto& r : runs) {
-      if (!r.footer) out.notes.push_back(f.string() + ": " + describe(r) + " skipped (torn: no footer)");
+      if (!r.footer) notes.push_back(f.string() + ": " + describe(r) + " skipped (torn: no footer)");
       else if (text(r.header, "provider").empty())
-        out.notes.push_back(f.string() + ": a run without a provider skipped");
+        notes.push_back(f.string() + ": a run without a provider skipped");
       else
-        out.runs.push_back(std::move(r));
+        each(std::move(r));
     }
   }
-  std::stable_sort(out.runs.begin(), out.runs.end(),
+  return notes;
+}
+
+void sort_by_start(std::vector<run_record>& runs) {
+  std::stable_sort(runs.begin(), runs.end(),
                    [](const run_record& a, const run_record& b) { return text(a.header, "started_at") < text(b.header, "started_at"); });
+}
+
+history_contents read_history(const std::filesystem::path& history) {
+  history_contents out;
+  out.notes = for_each_history_run(history, [&](run_record&& r) { out.runs.push_back(std::move(r)); });
+  sort_by_start(out.runs);
   return out;
+}
+
+run_record reliability_view(const run_record& run) {
+  run_record slim;
+  for (const char* key : {"record", "provider", "display_name", "source", "started_at", "run_id"})
+    if (const auto& v = fields::at(run.header, key); !v.is_null()) slim.header[key] = v;
+  slim.outcomes.reserve(run.outcomes.size());
+  for (const auto& o : run.outcomes) {
+    json kept = json::object();
+    for (const char* key : {"check_id", "outcome"})
+      if (const auto& v = fields::at(o, key); !v.is_null()) kept[key] = v;
+    slim.outcomes.push_back(std::move(kept));
+  }
+  if (run.footer) {
+    json footer = json::object();
+    for (const char* key : {"record", "finished_at"})
+      if (const auto& v = fields::at(*run.footer, key); !v.is_null()) footer[key] = v;
+    const auto& m = fields::at(*run.footer, "measurements");
+    if (m.is_object()) {
+      footer["measurements"] = json::object();
+      for (const char* key : {measurement::developer_experience::key, measurement::contract_shape::key, measurement::offer_selection::key})
+        if (const auto it = m.find(key); it != m.end()) footer["measurements"][key] = *it;
+    } else if (!m.is_null())
+      footer["measurements"] = m;
+    slim.footer = std::move(footer);
+  }
+  return slim;
+}
+
+void reliability_runs::add(const run_record& run) {
+  auto view = reliability_view(run);
+  const json doc = {{"h", std::move(view.header)}, {"o", std::move(view.outcomes)}, {"f", view.footer ? *view.footer : json(nullptr)}};
+  auto bytes = json::to_cbor(doc);
+  bytes.shrink_to_fit();  // grown by appending: up to twice its size, times every run of the history
+  groups_[{text(run.header, "provider"), text(run.header, "source")}].push_back(std::move(bytes));
+  ++runs_;
+}
+
+std::vector<reliability> reliability_runs::figures() const {
+  std::vector<reliability> all;
+  for (const auto& [key, encoded] : groups_) {
+    std::vector<run_record> group;
+    group.reserve(encoded.size());
+    for (const auto& bytes : encoded) {
+      auto doc = json::from_cbor(bytes);
+      run_record r;
+      r.header = std::move(doc["h"]);
+      for (auto& o : doc["o"]) r.outcomes.push_back(std::move(o));
+      if (!doc["f"].is_null()) r.footer = std::move(doc["f"]);
+      group.push_back(std::move(r));
+    }
+    // One provider and source: compute_reliability orders the groups as this map does.
+    for (auto& r : compute_reliability(group)) all.push_back(std::move(r));
+  }
+  return all;
 }
 
 std::vector<reliability> compute_reliability(const std::vector<run_record>& runs) {
@@ -491,38 +557,78 @@ std::string render_reliability_markdown(const std::vector<reliability>& all) {
   return out.str();
 }
 
-std::string render_reliability_html(const std::vector<reliability>& all) {
+namespace {
+
+// The trend chart, drift and flipping checks of one provider and source.
+void render_details(std::ostringstream& out, const reliability& r) {
+  render_trend(out, r);
+  render_drift(out, r);
+  if (r.dx_unknown > 0)
+    out << "<p class=\"note\">" << r.dx_unknown
+        << " run(s) without the developer_experience measurement: their launches and timings are unknown.</p>\n";
+  if (r.flipping.empty()) out << "<p>No check flipped between runs.</p>\n";
+  else {
+    out << "<table class=\"flipping\"><thead><tr><th>check that flips</th><th>flips</th><th>outcomes</th></tr></thead><tbody>\n";
+    for (const auto& f : r.flipping)
+      out << "<tr><td><code>" << esc(f.check_id) << "</code></td><td class=\"num\">" << f.flips << "</td><td>" << esc(flips_text(f))
+          << "</td></tr>\n";
+    out << "</tbody></table>\n";
+  }
+}
+
+}  // namespace
+
+std::string render_reliability_provider_html(const reliability& r) {
+  std::ostringstream out;
+  out << "<p class=\"note\">" << r.runs << " run(s), " << esc(r.first_started_at) << " to " << esc(r.last_started_at) << ": launch success "
+      << esc(launch_text(r)) << "; refusals " << esc(refusal_text(r)) << "; API availability " << esc(percent(r.api_availability)) << " ("
+      << r.api_answered << "/" << r.runs << "); time to running p50 / p95 " << esc(timing_text(r.time_to_running_s)) << " s.</p>\n";
+  render_details(out, r);
+  return out.str();
+}
+
+namespace {
+
+using page_links = std::map<std::pair<std::string, std::string>, std::string>;
+
+std::string reliability_section(const std::vector<reliability>& all, const page_links* links) {
   if (all.empty()) return "";
   std::ostringstream out;
   out << "<section id=\"reliability\">\n<h2>Reliability over time</h2>\n<p class=\"note\">" << esc(method_note) << "</p>\n";
+  if (links)
+    out << "<p class=\"note\">Each provider's trend chart, contract drift and flipping checks are on its own page: follow its "
+           "name.</p>\n";
   out << "<table class=\"reliability\">\n<thead><tr><th>provider</th><th>source</th><th>runs</th><th>launch success</th><th>refusals</th>"
          "<th>API availability</th><th>time to running p50 / p95 (s)</th><th>time to SSH p50 / p95 (s)</th><th>time to first kernel p50 / "
-         "p95 (s)</th><th>flipping checks</th></tr></thead>\n<tbody>\n";
-  for (const auto& r : all)
-    out << "<tr data-provider=\"" << esc(r.provider) << "\"><td>" << esc(label_of(r)) << "</td><td>" << esc(r.source)
-        << "</td><td class=\"num\">" << r.runs << "</td><td>" << esc(launch_text(r)) << "</td><td>" << esc(refusal_text(r)) << "</td><td>"
+         "p95 (s)</th><th>flipping checks</th><th>contract drift</th></tr></thead>\n<tbody>\n";
+  for (const auto& r : all) {
+    std::string name = esc(label_of(r));
+    if (links)
+      if (const auto it = links->find({r.provider, r.source}); it != links->end())
+        name = "<a href=\"" + esc(it->second) + "\">" + name + "</a>";
+    out << "<tr data-provider=\"" << esc(r.provider) << "\"><td>" << name << "</td><td>" << esc(r.source) << "</td><td class=\"num\">"
+        << r.runs << "</td><td>" << esc(launch_text(r)) << "</td><td>" << esc(refusal_text(r)) << "</td><td>"
         << esc(percent(r.api_availability)) << " (" << r.api_answered << "/" << r.runs << ")</td><td>"
         << esc(timing_text(r.time_to_running_s)) << "</td><td>" << esc(timing_text(r.time_to_ssh_s)) << "</td><td>"
-        << esc(timing_text(r.time_to_first_kernel_s)) << "</td><td class=\"num\">" << r.flipping.size() << "</td></tr>\n";
-  out << "</tbody>\n</table>\n";
-  for (const auto& r : all) {
-    out << "<h3>" << esc(label_of(r)) << "</h3>\n";
-    render_trend(out, r);
-    render_drift(out, r);
-    if (r.dx_unknown > 0)
-      out << "<p class=\"note\">" << r.dx_unknown
-          << " run(s) without the developer_experience measurement: their launches and timings are unknown.</p>\n";
-    if (r.flipping.empty()) out << "<p>No check flipped between runs.</p>\n";
-    else {
-      out << "<table class=\"flipping\"><thead><tr><th>check that flips</th><th>flips</th><th>outcomes</th></tr></thead><tbody>\n";
-      for (const auto& f : r.flipping)
-        out << "<tr><td><code>" << esc(f.check_id) << "</code></td><td class=\"num\">" << f.flips << "</td><td>" << esc(flips_text(f))
-            << "</td></tr>\n";
-      out << "</tbody></table>\n";
-    }
+        << esc(timing_text(r.time_to_first_kernel_s)) << "</td><td class=\"num\">" << r.flipping.size() << "</td><td class=\"num\">"
+        << r.drift.size() << "</td></tr>\n";
   }
+  out << "</tbody>\n</table>\n";
+  if (!links)
+    for (const auto& r : all) {
+      out << "<h3>" << esc(label_of(r)) << "</h3>\n";
+      render_details(out, r);
+    }
   out << "</section>\n";
   return out.str();
+}
+
+}  // namespace
+
+std::string render_reliability_html(const std::vector<reliability>& all) { return reliability_section(all, nullptr); }
+
+std::string render_reliability_html(const std::vector<reliability>& all, const page_links& links) {
+  return reliability_section(all, &links);
 }
 
 std::vector<outcome_change> diff_reliability(const std::vector<reliability>& before, const std::vector<reliability>& after,

@@ -1,4 +1,5 @@
 #include <neograde/reports/html.hpp>
+#include <neograde/reports/exports.hpp>
 #include <neograde/reports/measurements.hpp>
 
 #include <neograde/core/finding.hpp>
@@ -16,6 +17,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <string_view>
 
 namespace neograde::reports {
@@ -114,6 +116,7 @@ struct placed_card {
   const scorecard* card = nullptr;
   std::string anchor;  // provider-<slug>, unique on the page
   std::string label;   // the name, with the run id when two cards share a name
+  std::string page;    // its page beside the index: providers/<report_name>.html, unique
 };
 
 // The display name, else the id.
@@ -140,7 +143,7 @@ std::vector<placed_card> place(const std::vector<scorecard>& cards) {
     if (!sa || !sb) return sa.has_value() && !sb.has_value();
     return *sa < *sb;
   });
-  std::set<std::string> anchors;
+  std::set<std::string> anchors, pages;
   std::map<std::string, int> names;
   for (const auto& v : views) ++names[name_of(*v.card)];
   std::size_t position = 0;
@@ -152,6 +155,12 @@ std::vector<placed_card> place(const std::vector<scorecard>& cards) {
     const auto base = "provider-" + slug(id.empty() ? name : id);
     v.anchor = base;
     for (int n = 2; !anchors.insert(v.anchor).second; ++n) v.anchor = base + "-" + std::to_string(n);
+    // report_name is [A-Za-z0-9_-]; lower-cased, so that two names never differ by case alone on a
+    // case-insensitive file system.
+    const auto page = slug(report_name(*v.card));
+    v.page = page;
+    for (int n = 2; !pages.insert(v.page).second; ++n) v.page = page + "-" + std::to_string(n);
+    v.page = "providers/" + v.page + ".html";
     v.label = name;
     if (names[name] > 1) {
       const auto& run = v.card->run_id;
@@ -161,24 +170,16 @@ std::vector<placed_card> place(const std::vector<scorecard>& cards) {
   return views;
 }
 
-std::string headline(const std::string& source) {
-  if (source == "emulated")
-    return "EMULATED: these results come from neograde's embedded emulators, not from the providers' services. They show "
-           "how the suite grades each documented API and are NOT a rating of the real providers.";
-  if (source == "replay") return "REPLAY: these results were regraded from recorded runs; no request reached the providers.";
-  if (source == "live") return "LIVE: these results were measured against the providers' services, as listed below.";
-  return "UNKNOWN SOURCE: the origin of these results is not recorded; do not rely on them.";
-}
-
 // ---- Sections.
 
-void render_head(std::ostringstream& out) {
+void render_head(std::ostringstream& out, const std::string& title) {
   out << R"(<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>neograde report</title>
+<title>)"
+      << esc(title) << R"(</title>
 <style>
 :root{--pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--grey:#57606a;--line:#d0d7de}
 *{box-sizing:border-box}
@@ -199,6 +200,15 @@ a{color:#0969da}
 .banner.live{background:#dafbe1;border-color:#4ac26b}
 .banner.unknown{background:#ffebe9;border-color:#ff8182}
 .banner.observed{background:#fbefff;border-color:#c297ff}
+.banner.mixed{background:#f6f8fa;border-color:#8c959f}
+.banner li.emulated,.banner li.fictional{list-style:square}
+.banner li strong{margin-right:.3rem}
+nav.up{margin:.6rem 0 0}
+.status{font-weight:600}
+.was{font-weight:normal;color:var(--grey);font-size:.85em}
+td.na,.o.na{background:#f6f8fa;color:var(--grey)}
+.badge svg{vertical-align:middle}
+table.grid td{white-space:nowrap}
 span.kind{font-size:.75rem;font-weight:normal;color:var(--grey);border:1px solid var(--line);border-radius:3px;padding:0 4px}
 .banner .headline{font-weight:700;margin:.2rem 0}
 .banner ul{margin:.2rem 0;padding-left:1.2rem}
@@ -244,25 +254,20 @@ tr,figure,.failure{break-inside:avoid}
 </style>
 </head>
 <body>
-<h1>neograde report</h1>
 )";
 }
 
-void render_provenance(std::ostringstream& out, const std::vector<placed_card>& views, const std::string& generated_at) {
-  out << "<section id=\"provenance\">\n";
-  for (const std::string source : {"emulated", "replay", "live", "unknown"}) {
-    std::vector<std::string> lines;
-    for (const auto& v : views)
-      if (source_of(*v.card) == source) {
-        auto line = provenance_banner(*v.card);
-        if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(std::move(line));
-      }
-    if (lines.empty()) continue;
-    out << "<div class=\"banner " << source << "\">\n<p class=\"headline\">" << esc(headline(source)) << "</p>\n<ul>\n";
-    for (const auto& line : lines) out << "<li>" << esc(line) << "</li>\n";
-    out << "</ul>\n</div>\n";
-  }
-  if (views.empty()) out << "<div class=\"banner unknown\"><p class=\"headline\">No scorecards: nothing was graded.</p></div>\n";
+// The page's one banner: what each source present means, in a sentence each, then only what
+// differs per provider (sources_banner); the versions and the generation time under it.
+void render_provenance(std::ostringstream& out, const std::vector<scorecard>& cards, const std::vector<placed_card>& views,
+                       const std::string& generated_at) {
+  std::set<std::string> sources;
+  for (const auto& v : views) sources.insert(source_of(*v.card));
+  const auto css = sources.size() == 1 ? *sources.begin() : views.empty() ? std::string("unknown") : std::string("mixed");
+  out << "<section id=\"provenance\">\n<div class=\"banner " << css
+      << "\">\n<p class=\"headline\">Where these results come from</p>\n<ul>\n";
+  for (const auto& line : sources_banner(cards)) out << "<li class=\"" << line.kind << "\">" << esc(line.text) << "</li>\n";
+  out << "</ul>\n";
   std::vector<std::string> suites, specs;
   for (const auto& v : views) {
     const auto& suite = v.card->suite_version;
@@ -277,7 +282,7 @@ void render_provenance(std::ostringstream& out, const std::vector<placed_card>& 
     return s.empty() ? std::string("unknown") : s;
   };
   out << "<p class=\"meta\">Generated " << esc(generated_at) << " · neograde suite " << esc(join(suites))
-      << " · specs: " << esc(join(specs)) << " · grading: reports/README.md in the neograde repository</p>\n</section>\n";
+      << " · specs: " << esc(join(specs)) << " · grading: reports/README.md in the neograde repository</p>\n</div>\n</section>\n";
 }
 
 std::string score_text(const std::optional<double>& score) { return score ? format(*score, "%.1f") : "n/a"; }
@@ -291,9 +296,24 @@ std::string tier_text(const scorecard& card) {
   return s;
 }
 
+// A check's status as a reader knows it (check_status), with the outcome beside it where the
+// two differ; the class keeps the outcome's colour.
+std::string status_html(const std::string& outcome, const std::string& reason) {
+  const auto status = check_status(outcome, reason);
+  const auto label = status_label(outcome, reason);
+  if (label == status) return esc(status);
+  return esc(status) + " <span class=\"was\">(" + esc(outcome.empty() ? std::string("no outcome") : outcome) + ")</span>";
+}
+
+std::string status_class(const std::string& outcome, const std::string& reason) {
+  return check_status(outcome, reason) == "not applicable" ? "na" : outcome_class(outcome);
+}
+
 void render_leaderboard(std::ostringstream& out, const std::vector<placed_card>& views) {
   out << "<section id=\"leaderboard\">\n<h2>Leaderboard</h2>\n<p class=\"note\">Ranked within each kind of provider (a "
-         "marketplace is not a neocloud), worst first; cards without a graded outcome last.</p>\n";
+         "marketplace is not a neocloud), worst first; cards without a graded outcome last. Each provider's page has what failed "
+         "and why, with the evidence. Checks by status: pass; fail (a warn, a SHOULD missed, counts as a fail and is said so); not "
+         "applicable; unknown (errored, skipped for another reason, or a provider condition such as no capacity).</p>\n";
   int rank = 0;
   std::string group;
   for (const auto& v : views) {
@@ -302,25 +322,17 @@ void render_leaderboard(std::ostringstream& out, const std::vector<placed_card>&
       group = title;
       rank = 0;
       out << "<h3 class=\"kind\">" << esc(title) << "</h3>\n<table>\n<thead><tr><th>rank</th><th>provider</th><th>kind</th>"
-          << "<th>source</th><th>score</th><th>tier</th><th>pass</th><th>fail</th><th>warn</th><th>other</th></tr></thead>\n<tbody>\n";
+          << "<th>source</th><th>score</th><th>tier</th><th>pass</th><th>fail</th><th>not applicable</th><th>unknown</th></tr></thead>\n"
+             "<tbody>\n";
     }
-    double pass = 0, fail = 0, warn = 0, other = 0;
-    for (const auto& [k, count] : v.card->counts) {
-      const auto o = outcome_from_string(k);
-      if (o == outcome::pass) pass += count;
-      else if (o == outcome::fail)
-        fail += count;
-      else if (o == outcome::warn)
-        warn += count;
-      else
-        other += count;
-    }
+    const auto n = count_statuses(*v.card);
     const auto& p = v.card->provider;
-    out << "<tr data-provider=\"" << esc(p.id) << "\"><td class=\"num\">" << ++rank << "</td><td><a href=\"#" << v.anchor << "\">"
+    out << "<tr data-provider=\"" << esc(p.id) << "\"><td class=\"num\">" << ++rank << "</td><td><a href=\"" << v.page << "\">"
         << esc(v.label) << "</a>" << (p.fictional ? " (fictional)" : "") << "</td><td>" << esc(p.kind) << "</td><td>"
         << esc(source_of(*v.card)) << "</td><td class=\"num\">" << score_text(v.card->score) << "</td><td>" << tier_text(*v.card)
-        << "</td><td class=\"num\">" << figure(pass) << "</td><td class=\"num\">" << figure(fail) << "</td><td class=\"num\">"
-        << figure(warn) << "</td><td class=\"num\">" << figure(other) << "</td></tr>\n";
+        << "</td><td class=\"num\">" << n.pass << "</td><td class=\"num\">" << n.fail
+        << (n.warn > 0 ? " <span class=\"was\">(" + std::to_string(n.warn) + " warn)</span>" : "") << "</td><td class=\"num\">"
+        << n.not_applicable << "</td><td class=\"num\">" << n.unknown << "</td></tr>\n";
   }
   if (!views.empty()) out << "</tbody>\n</table>\n";
   out << "</section>\n";
@@ -350,11 +362,13 @@ void render_matrix(std::ostringstream& out, const std::vector<placed_card>& view
     return;
   }
   out << "<p class=\"legend\">";
-  for (const auto o : reported_outcomes) out << "<span class=\"o " << to_string(o) << "\">" << to_string(o) << "</span>";
-  out << "<span>– absent: not run for that provider.</span> Hover a cell for the reason.</p>\n";
+  out << "<span class=\"o pass\">pass</span><span class=\"o fail\">fail</span><span class=\"o warn\">fail (warn)</span>"
+         "<span class=\"o na\">not applicable</span><span class=\"o other\">unknown (errored, skipped, a provider condition)</span>"
+         "<span>– absent: not run for that provider.</span> The outcome is in brackets where it differs from the status; hover a "
+         "cell for the reason.</p>\n";
   out << "<div class=\"scroll\">\n<table>\n<thead><tr><th>check</th>";
   for (const auto& v : views)
-    out << "<th data-provider=\"" << esc(v.card->provider.id) << "\"><a href=\"#" << v.anchor << "\">" << esc(v.label) << "</a></th>";
+    out << "<th data-provider=\"" << esc(v.card->provider.id) << "\"><a href=\"" << v.page << "\">" << esc(v.label) << "</a></th>";
   out << "</tr></thead>\n";
   for (const auto& [cat, ids] : rows) {
     out << "<tbody>\n<tr class=\"category\"><th colspan=\"" << views.size() + 1 << "\">" << esc(cat) << "</th></tr>\n";
@@ -366,9 +380,9 @@ void render_matrix(std::ostringstream& out, const std::vector<placed_card>& view
           out << "<td class=\"absent\" title=\"not run\">–</td>";
           continue;
         }
-        const auto& outcome = it->second->outcome;
-        out << "<td class=\"" << outcome_class(outcome) << "\" title=\"" << esc(it->second->reason) << "\">"
-            << esc(outcome.empty() ? "?" : outcome) << "</td>";
+        const auto& c = *it->second;
+        out << "<td class=\"" << status_class(c.outcome, c.reason) << "\" title=\"" << esc(c.reason) << "\">"
+            << status_html(c.outcome, c.reason) << "</td>";
       }
       out << "</tr>\n";
     }
@@ -448,8 +462,8 @@ void render_contradictions(std::ostringstream& out, const std::vector<placed_car
   for (const auto& v : views)
     for (const auto& c : v.card->transparency_claims)
       if (c.verdict == "contradicted")
-        rows << "<tr data-provider=\"" << esc(v.card->provider.id) << "\"><td><a href=\"#" << v.anchor << "-transparency\">" << esc(v.label)
-             << "</a>" << (v.card->provider.fictional ? " (fictional)" : "") << "</td><td>" << esc(c.claim) << "</td><td>"
+        rows << "<tr data-provider=\"" << esc(v.card->provider.id) << "\"><td><a href=\"" << v.page << "#" << v.anchor << "-transparency\">"
+             << esc(v.label) << "</a>" << (v.card->provider.fictional ? " (fictional)" : "") << "</td><td>" << esc(c.claim) << "</td><td>"
              << esc(c.declared) << "</td><td>" << esc(c.measured) << "</td><td>" << esc(c.evidence) << "</td></tr>\n";
   if (rows.str().empty()) return;
   out << "<h3>Transparency contradicted</h3>\n<table class=\"contradictions\">\n<thead><tr><th>provider</th><th>claim</th><th>declared</th>"
@@ -485,14 +499,14 @@ void render_hall_of_shame(std::ostringstream& out, const std::vector<placed_card
     const auto& [v, f, index] = entries[i];
     const auto& severity = f->severity;
     const auto& p = v->card->provider;
-    out << "<tr data-provider=\"" << esc(p.id) << "\"><td><a href=\"#" << v->anchor << "\">" << esc(v->label) << "</a>"
-        << (p.fictional ? " (fictional)" : "") << "</td><td><a href=\"#" << v->anchor << "-failure-" << index << "\"><code>"
-        << esc(f->check_id) << "</code></a></td><td class=\"sev " << severity_class(severity) << "\">" << esc(severity) << "</td><td>"
-        << esc(f->reason) << "</td></tr>\n";
+    out << "<tr data-provider=\"" << esc(p.id) << "\"><td><a href=\"" << v->page << "\">" << esc(v->label) << "</a>"
+        << (p.fictional ? " (fictional)" : "") << "</td><td><a href=\"" << v->page << "#" << v->anchor << "-failure-" << index
+        << "\"><code>" << esc(f->check_id) << "</code></a></td><td class=\"sev " << severity_class(severity) << "\">" << esc(severity)
+        << "</td><td>" << esc(f->reason) << "</td></tr>\n";
   }
   out << "</tbody>\n</table>\n";
   if (entries.size() > shame_limit)
-    out << "<p class=\"note\">" << entries.size() - shame_limit << " more failures are listed in the provider sections.</p>\n";
+    out << "<p class=\"note\">" << entries.size() - shame_limit << " more failures are listed on the providers' pages.</p>\n";
   out << "</section>\n";
 }
 
@@ -517,37 +531,32 @@ void render_facts(std::ostringstream& out, const placed_card& v) {
   out << "</table>\n";
 }
 
-// Nested measurements become dotted names: latency_read_ms.p50.
-void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& rows, int depth) {
-  if (j.is_object() && depth < 4) {
-    for (const auto& [k, v] : j.items()) flatten(v, prefix.empty() ? k : prefix + "." + k, rows, depth + 1);
-    return;
-  }
-  if (j.is_number()) rows.emplace_back(prefix, figure(j.get<double>()));
-  else if (j.is_null())
-    rows.emplace_back(prefix, "n/a");
-  else
-    rows.emplace_back(prefix, as_text(j));
-}
-
-// The measurements without a type of their own in one table, flattened; then a table each for the
-// typed ones (reports/measurements.hpp); developer_experience has its own section.
+// The measurements without a type of their own in one table of dotted names, and a table for each
+// array of objects in them; then a table each for the typed ones (reports/measurements.hpp);
+// developer_experience has its own section. Values in words, never JSON text.
 void render_measurements(std::ostringstream& out, const scorecard& card) {
-  std::vector<std::pair<std::string, std::string>> rows;
-  json untyped = json::object();
-  for (const auto& [k, v] : fields::as_object(card.measurements).items())
-    if (!measurement::is_typed(k)) untyped[k] = v;
-  flatten(untyped, "", rows, 0);
+  const auto untyped = untyped_measurement_rows(card.measurements);
   const auto tables = measurement_tables(card.measurements);
   out << "<h3>Measurements</h3>\n";
-  if (rows.empty() && tables.empty()) {
+  if (untyped.rows.empty() && untyped.grids.empty() && tables.empty()) {
     out << "<p>None recorded.</p>\n";
     return;
   }
-  if (!rows.empty()) {
+  if (!untyped.rows.empty()) {
     out << "<table>\n<thead><tr><th>measurement</th><th>value</th></tr></thead>\n<tbody>\n";
-    for (const auto& [name, value] : rows)
+    for (const auto& [name, value] : untyped.rows)
       out << "<tr><td><code>" << esc(name) << "</code></td><td class=\"num\">" << esc(value) << "</td></tr>\n";
+    out << "</tbody>\n</table>\n";
+  }
+  for (const auto& g : untyped.grids) {
+    out << "<h4><code>" << esc(g.name) << "</code></h4>\n<table class=\"grid\">\n<thead><tr>";
+    for (const auto& c : g.columns) out << "<th>" << esc(c) << "</th>";
+    out << "</tr></thead>\n<tbody>\n";
+    for (const auto& row : g.rows) {
+      out << "<tr>";
+      for (const auto& cell : row) out << "<td>" << esc(cell) << "</td>";
+      out << "</tr>\n";
+    }
     out << "</tbody>\n</table>\n";
   }
   for (const auto& t : tables) {
@@ -721,43 +730,116 @@ void render_failure(std::ostringstream& out, const placed_card& v, const finding
   out << "</article>\n";
 }
 
-void render_provider(std::ostringstream& out, const placed_card& v) {
+// Every check of the card with its status, the outcome beside it where they differ.
+void render_checks(std::ostringstream& out, const placed_card& v) {
   const auto& card = *v.card;
-  out << "<section class=\"provider\" id=\"" << v.anchor << "\" data-provider=\"" << esc(card.provider.id) << "\">\n<h2>" << esc(v.label)
+  out << "<h2 id=\"" << v.anchor << "-checks\">All checks (" << card.checks.size() << ")</h2>\n";
+  if (card.checks.empty()) {
+    out << "<p>No check was recorded.</p>\n";
+    return;
+  }
+  out << "<table class=\"checks\">\n<thead><tr><th>check</th><th>category</th><th>severity</th><th>status</th><th>reason</th></tr>"
+         "</thead>\n<tbody>\n";
+  for (const auto& c : card.checks)
+    out << "<tr><td><code>" << esc(c.check_id) << "</code></td><td>" << esc(c.category) << "</td><td class=\"sev "
+        << severity_class(c.severity) << "\">" << esc(c.severity) << "</td><td class=\"" << status_class(c.outcome, c.reason) << "\">"
+        << status_html(c.outcome, c.reason) << "</td><td>" << esc(c.reason) << "</td></tr>\n";
+  out << "</tbody>\n</table>\n";
+}
+
+// The grade: score and tier beside the checks by status, each with the outcomes behind it.
+void render_grade(std::ostringstream& out, const placed_card& v) {
+  const auto& card = *v.card;
+  const auto n = count_statuses(card);
+  std::map<std::string, std::map<std::string, int>> behind;  // status -> outcome -> checks
+  for (const auto& c : card.checks) ++behind[check_status(c.outcome, c.reason)][c.outcome.empty() ? "no outcome" : c.outcome];
+  out << "<h2 id=\"" << v.anchor << "-grade\">Grade</h2>\n<p class=\"grade\">Score <strong>" << score_text(card.score)
+      << "</strong> / 100, tier " << tier_text(card) << "</p>\n";
+  out << "<table class=\"statuses\">\n<thead><tr><th>status</th><th>checks</th><th>outcomes</th></tr></thead>\n<tbody>\n";
+  for (const auto& [status, css, count] :
+       std::initializer_list<std::tuple<const char*, const char*, int>>{{"pass", "pass", n.pass},
+                                                                        {"fail", "fail", n.fail},
+                                                                        {"not applicable", "na", n.not_applicable},
+                                                                        {"unknown", "other", n.unknown}}) {
+    std::string outcomes;
+    for (const auto& [o, k] : behind[status]) outcomes += (outcomes.empty() ? "" : ", ") + o + " " + std::to_string(k);
+    out << "<tr><td class=\"" << css << "\">" << status << "</td><td class=\"num\">" << count << "</td><td>" << esc(outcomes)
+        << "</td></tr>\n";
+  }
+  out << "</tbody>\n</table>\n";
+}
+
+void render_provider(std::ostringstream& out, const placed_card& v, const std::string& history, const std::string& badge_svg) {
+  const auto& card = *v.card;
+  out << "<nav class=\"up\"><a href=\"../index.html\">All providers: leaderboard, matrix, charts</a></nav>\n";
+  out << "<section class=\"provider\" id=\"" << v.anchor << "\" data-provider=\"" << esc(card.provider.id) << "\">\n<h1>" << esc(v.label)
       << (card.provider.fictional ? " (fictional)" : "") << " <span class=\"kind\">"
-      << esc(card.provider.kind.empty() ? "kind unknown" : card.provider.kind) << "</span></h2>\n";
-  out << "<div class=\"banner " << source_of(card) << "\"><p>" << esc(provenance_banner(card)) << "</p>";
+      << esc(card.provider.kind.empty() ? "kind unknown" : card.provider.kind) << "</span></h1>\n";
+  out << "<div class=\"banner " << source_of(card) << "\"><p class=\"headline\">" << esc(provenance_banner(card)) << "</p>";
   if (const auto t = timing_overrides_summary(card); !t.empty()) out << "<p class=\"timings\">Timings " << esc(t) << "</p>";
   if (const auto t = rate_limit_summary(card); !t.empty()) out << "<p class=\"ratelimit\">Rate limit " << esc(t) << "</p>";
   out << "</div>\n";
+  if (!badge_svg.empty()) out << "<p class=\"badge\">" << badge_svg << "</p>\n";
+  render_grade(out, v);
+  const auto& failures = card.failures;
+  out << "<h2 id=\"" << v.anchor << "-findings\">What failed and why (" << failures.size() << ")</h2>\n";
+  if (failures.empty()) out << "<p>No check failed or warned.</p>\n";
+  for (std::size_t i = 0; i < failures.size(); ++i) render_failure(out, v, failures[i], i);
+  out << "<h2>The provider and the run</h2>\n";
   render_facts(out, v);
   render_transparency(out, v);
   render_observations(out, v);
+  render_hardware(out, card);
   render_measurements(out, card);
   render_categories(out, card);
-  render_hardware(out, card);
-  const auto& failures = card.failures;
-  out << "<h3>Findings (" << failures.size() << ")</h3>\n";
-  if (failures.empty()) out << "<p>No check failed or warned.</p>\n";
-  for (std::size_t i = 0; i < failures.size(); ++i) render_failure(out, v, failures[i], i);
+  if (!history.empty()) out << "<h2 id=\"" << v.anchor << "-history\">History</h2>\n" << history;
+  render_checks(out, v);
   out << "</section>\n";
 }
 
-}  // namespace
-
-std::string render_html(const std::vector<scorecard>& scorecards, const std::string& generated_at, const std::string& sections) {
-  const auto views = place(scorecards);
+// The index: the one banner, the leaderboard, the matrix, the charts, `sections`, the hall of shame.
+std::string render_index(const std::vector<scorecard>& scorecards, const std::vector<placed_card>& views, const std::string& generated_at,
+                         const std::string& sections) {
   std::ostringstream out;
-  render_head(out);
-  render_provenance(out, views, generated_at);
+  render_head(out, "neograde report");
+  out << "<h1>neograde report</h1>\n";
+  render_provenance(out, scorecards, views, generated_at);
   render_leaderboard(out, views);
   render_matrix(out, views);
   render_charts(out, views);
   out << sections;
   render_hall_of_shame(out, views);
-  for (const auto& v : views) render_provider(out, v);
   out << "</body>\n</html>\n";
   return out.str();
+}
+
+}  // namespace
+
+std::string render_html(const std::vector<scorecard>& scorecards, const std::string& generated_at, const std::string& sections) {
+  return render_index(scorecards, place(scorecards), generated_at, sections);
+}
+
+std::map<std::pair<std::string, std::string>, std::string> provider_history_links(const std::vector<scorecard>& cards) {
+  std::map<std::pair<std::string, std::string>, std::string> links;
+  for (const auto& v : place(cards))
+    links.emplace(std::make_pair(v.card->provider.id, v.card->source), v.page + "#" + v.anchor + "-history");
+  return links;
+}
+
+html_site render_html_site(const std::vector<scorecard>& scorecards, const std::string& generated_at, const std::string& sections,
+                           const std::map<std::pair<std::string, std::string>, std::string>& provider_sections) {
+  const auto views = place(scorecards);
+  html_site site{.index = render_index(scorecards, views, generated_at, sections), .providers = {}};
+  for (const auto& v : views) {
+    std::ostringstream out;
+    render_head(out, name_of(*v.card) + ": neograde scorecard");
+    const auto it = provider_sections.find({v.card->provider.id, v.card->source});
+    render_provider(out, v, it == provider_sections.end() ? std::string() : it->second, render_badge_svg(*v.card));
+    out << "<p class=\"meta\">Generated " << esc(generated_at) << " · grading: reports/README.md in the neograde repository</p>\n";
+    out << "</body>\n</html>\n";
+    site.providers.push_back({.path = v.page, .html = out.str()});
+  }
+  return site;
 }
 
 std::string html_escape(std::string_view text) { return esc(text); }

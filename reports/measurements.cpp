@@ -3,6 +3,7 @@
 #include <neograde/core/measurements.hpp>
 #include <neograde/core/supply.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -108,7 +109,76 @@ measurement_table supply_table(const m::supply_composition& c) {
   return t;
 }
 
+// dump() throws on invalid UTF-8 unless told to replace it.
+std::string number_text(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+std::string words(const nlohmann::json& j, int depth) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::string: return j.get<std::string>();
+    case nlohmann::json::value_t::boolean: return j.get<bool>() ? "yes" : "no";
+    case nlohmann::json::value_t::null: return "n/a";
+    case nlohmann::json::value_t::number_integer:
+    case nlohmann::json::value_t::number_unsigned:
+    case nlohmann::json::value_t::number_float: return number_text(j);
+    case nlohmann::json::value_t::array: {
+      if (j.empty()) return "none";
+      if (depth >= 2) return count(j.size()) + (j.size() == 1 ? " item" : " items");
+      std::string out;
+      const bool objects = std::any_of(j.begin(), j.end(), [](const nlohmann::json& e) { return e.is_structured(); });
+      for (const auto& e : j) out += (out.empty() ? "" : objects ? " | " : ", ") + words(e, depth + 1);
+      return out;
+    }
+    case nlohmann::json::value_t::object: {
+      if (j.empty()) return "none";
+      if (depth >= 2) return count(j.size()) + (j.size() == 1 ? " field" : " fields");
+      std::string out;
+      for (const auto& [k, v] : j.items()) out += (out.empty() ? "" : "; ") + k + ": " + words(v, depth + 1);
+      return out;
+    }
+    default: return "";
+  }
+}
+
+bool array_of_objects(const nlohmann::json& j) {
+  return j.is_array() && !j.empty() && std::all_of(j.begin(), j.end(), [](const nlohmann::json& e) { return e.is_object(); });
+}
+
+measurement_grid grid_of(const std::string& name, const nlohmann::json& items) {
+  measurement_grid g{.name = name, .columns = {}, .rows = {}};
+  for (const auto& e : items)
+    for (const auto& [k, v] : e.items())
+      if (std::find(g.columns.begin(), g.columns.end(), k) == g.columns.end()) g.columns.push_back(k);
+  for (const auto& e : items) {
+    auto& row = g.rows.emplace_back();
+    for (const auto& c : g.columns) row.push_back(e.contains(c) ? words(e[c], 1) : "");
+  }
+  return g;
+}
+
+// Nested objects become dotted names, four levels at most (deeper ones in words).
+void flatten(const nlohmann::json& j, const std::string& name, untyped_measurements& out, int depth) {
+  if (j.is_object() && !j.empty() && depth < 4) {
+    for (const auto& [k, v] : j.items()) flatten(v, name.empty() ? k : name + "." + k, out, depth + 1);
+    return;
+  }
+  if (array_of_objects(j)) {
+    out.grids.push_back(grid_of(name, j));
+    return;
+  }
+  out.rows.emplace_back(name, words(j, 0));
+}
+
 }  // namespace
+
+std::string value_in_words(const nlohmann::json& value) { return words(value, 0); }
+
+untyped_measurements untyped_measurement_rows(const nlohmann::json& measurements) {
+  untyped_measurements out;
+  if (!measurements.is_object()) return out;
+  for (const auto& [k, v] : measurements.items())
+    if (!m::is_typed(k)) flatten(v, k, out, 1);
+  return out;
+}
 
 std::vector<measurement_table> measurement_tables(const nlohmann::json& measurements) {
   std::vector<measurement_table> out;

@@ -92,33 +92,36 @@ hardware_summary hardware_summary_of(const nlohmann::json& rec) {
 
 std::string number_text(const std::optional<json_number>& n) { return n ? n->text() : "null"; }
 
-// Nested measurements become dotted names (latency_read_ms.p50), each value as JSON writes it.
-void flatten(const nlohmann::json& j, const std::string& name, std::ostringstream& md, int depth) {
-  if (j.is_object() && !j.empty() && depth < 4) {
-    for (const auto& [k, v] : j.items()) flatten(v, name + "." + k, md, depth + 1);
-    return;
-  }
-  md << "| " << md_escape(name) << " | " << md_escape(j.dump()) << " |\n";
-}
-
-// The footer's measurements: those without a type of their own in one table, then a table each
-// for the typed ones (reports/measurements.hpp); developer_experience has its own section.
+// The footer's measurements: those without a type of their own in one table of dotted names (and
+// a table for each array of objects in them), then a table each for the typed ones
+// (reports/measurements.hpp); developer_experience has its own section. Never JSON text.
 std::string render_measurements(const nlohmann::json& measurements) {
   std::ostringstream md;
   const auto tables = measurement_tables(measurements);
-  bool header = false;
-  for (const auto& [k, v] : fields::as_object(measurements).items()) {
-    if (measurement::is_typed(k)) continue;
-    if (!header) md << "## Measurements\n\n| measurement | value |\n|---|---|\n";
-    header = true;
-    flatten(v, k, md, 1);
+  const auto untyped = untyped_measurement_rows(measurements);
+  if (untyped.rows.empty() && untyped.grids.empty() && tables.empty()) return "";
+  md << "## Measurements\n";
+  if (!untyped.rows.empty()) {
+    md << "\n| measurement | value |\n|---|---|\n";
+    for (const auto& [name, value] : untyped.rows) md << "| " << md_escape(name) << " | " << md_escape(value) << " |\n";
   }
-  if (!header && !tables.empty()) md << "## Measurements\n";
+  for (const auto& g : untyped.grids) {
+    md << "\n### " << md_escape(g.name) << "\n\n|";
+    for (const auto& c : g.columns) md << " " << md_escape(c) << " |";
+    md << "\n|";
+    for (std::size_t i = 0; i < g.columns.size(); ++i) md << "---|";
+    md << "\n";
+    for (const auto& row : g.rows) {
+      md << "|";
+      for (const auto& cell : row) md << " " << md_escape(cell) << " |";
+      md << "\n";
+    }
+  }
   for (const auto& t : tables) {
     md << "\n### " << t.title << "\n\n| | |\n|---|---|\n";
     for (const auto& [label, value] : t.rows) md << "| " << md_escape(label) << " | " << md_escape(value) << " |\n";
   }
-  if (header || !tables.empty()) md << "\n";
+  md << "\n";
   return md.str();
 }
 
@@ -275,6 +278,127 @@ std::string provenance_banner(const scorecard& card) {
   return "UNKNOWN SOURCE: the origin of these results is not recorded; do not rely on them." + audit;
 }
 
+std::string check_status(const std::string& outcome_name, const std::string& reason) {
+  switch (outcome_from_string(outcome_name)) {
+    case outcome::pass: return "pass";
+    case outcome::fail:
+    case outcome::warn: return "fail";
+    case outcome::skipped: return reason.starts_with("not applicable") ? "not applicable" : "unknown";
+    default: return "unknown";
+  }
+}
+
+std::string status_label(const std::string& outcome_name, const std::string& reason) {
+  const auto status = check_status(outcome_name, reason);
+  if (status == outcome_name || (status == "not applicable" && outcome_name == to_string(outcome::skipped))) return status;
+  return status + " (" + (outcome_name.empty() ? std::string("no outcome") : outcome_name) + ")";
+}
+
+status_counts count_statuses(const scorecard& card) {
+  status_counts n;
+  for (const auto& c : card.checks) {
+    const auto status = check_status(c.outcome, c.reason);
+    if (status == "pass") ++n.pass;
+    else if (status == "fail") {
+      ++n.fail;
+      n.warn += outcome_from_string(c.outcome) == outcome::warn;
+    } else if (status == "not applicable")
+      ++n.not_applicable;
+    else
+      ++n.unknown;
+  }
+  return n;
+}
+
+namespace {
+
+std::string name_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return out;
+}
+
+std::string display_name(const scorecard& card) {
+  return !card.provider.display_name.empty() ? card.provider.display_name
+         : card.provider.id.empty()          ? "unnamed provider"
+                                             : card.provider.id;
+}
+
+std::string providers(std::size_t n) { return std::to_string(n) + (n == 1 ? " provider" : " providers"); }
+
+}  // namespace
+
+std::vector<banner_line> sources_banner(const std::vector<scorecard>& cards) {
+  std::map<std::string, std::vector<std::string>> by_source;
+  std::vector<std::string> fictional, audits, live, timings, unprobed, observed;
+  auto add = [](std::vector<std::string>& v, std::string s) {
+    if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(std::move(s));
+  };
+  for (const auto& c : cards) {
+    const auto name = display_name(c);
+    const auto source = c.source == "emulated" || c.source == "replay" || c.source == "live" ? c.source : std::string("unknown");
+    add(by_source[source], name);
+    if (c.provider.fictional) add(fictional, name);
+    if (c.read_only) add(audits, name + " (" + source + ")");
+    if (source == "live")
+      add(live, name + " at " + (c.base_url.empty() ? std::string("an unrecorded URL") : c.base_url) + " on " + c.started_at);
+    if (const auto t = timing_overrides_summary(c); !t.empty()) add(timings, name);
+    if (c.rate_limit && !c.rate_limit->probed) add(unprobed, name);
+    for (const auto& o : c.observations) add(observed, name + " (by " + o.observed_by + " on " + o.observed_at + ")");
+  }
+  std::vector<banner_line> out;
+  if (cards.empty()) out.push_back({"unknown", "NO SCORECARDS: nothing was graded."});
+  if (const auto& e = by_source["emulated"]; !e.empty())
+    out.push_back({"emulated", "EMULATED (" + providers(e.size()) +
+                                   "): these results come from neograde's embedded emulators, each built from a provider's public "
+                                   "documentation, not from the providers' services. They show how the suite grades each documented "
+                                   "API and are NOT a rating of the real providers."});
+  if (!fictional.empty())
+    out.push_back({"fictional",
+                   "FICTIONAL PROVIDERS, which do not exist (neograde's demonstration of findings, emulated with quirks "
+                   "switched on): " +
+                       name_list(fictional) + "."});
+  if (const auto& r = by_source["replay"]; !r.empty())
+    out.push_back({"replay", "REPLAY (" + providers(r.size()) +
+                                 "): regraded from recorded runs; no request reached the providers: " + name_list(r) + "."});
+  if (!live.empty())
+    out.push_back({"live", "LIVE (" + providers(live.size()) + "): measured against the providers' services: " + name_list(live) + "."});
+  if (const auto& u = by_source["unknown"]; !u.empty())
+    out.push_back({"unknown", "UNKNOWN SOURCE (" + providers(u.size()) +
+                                  "): the origin of these results is not recorded; do not rely on them: " + name_list(u) + "."});
+  if (!audits.empty())
+    out.push_back({"audit", "A READ-ONLY AUDIT, in which nothing was launched and the checks that create something were not run: " +
+                                name_list(audits) + "."});
+  if (!timings.empty())
+    out.push_back(
+        {"timings", "Timings replaced by the user, so not comparable with a run under the spec's timings: " + name_list(timings) + "."});
+  if (!unprobed.empty())
+    out.push_back({"ratelimit", "Rate limit not probed (the rate-limit checks judged only the 429s the run met in its own traffic): " +
+                                    name_list(unprobed) + "."});
+  if (!observed.empty())
+    out.push_back({"observed",
+                   "OBSERVED: a person's dated account of creating an account, not measured by neograde and not part of "
+                   "the score: " +
+                       name_list(observed) + "."});
+  return out;
+}
+
+std::string sources_summary(const std::vector<scorecard>& cards) {
+  std::string out;
+  for (const auto& l : sources_banner(cards)) out += (out.empty() ? "" : " ") + l.text;
+  return out;
+}
+
+std::string report_name(const scorecard& card) {
+  std::string name;
+  for (const char c : card.provider.id.substr(0, 96))
+    name += (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ? c : '_';
+  if (name.empty()) name = "unnamed";
+  const auto& s = card.source;
+  if (s != "emulated") name += "-" + std::string(s == "live" || s == "replay" ? s : "unknown");
+  return name;
+}
+
 std::string score_text(const scorecard& card, const char* none) { return card.score ? json_number{*card.score}.text() : none; }
 
 namespace {
@@ -320,17 +444,26 @@ std::string render_markdown(const scorecard& card) {
   if (!card.tier_capped_by.empty()) md << " (capped by critical failures)";
   md << " |\n\n";
 
-  md << "## Outcomes\n\n| outcome | count |\n|---|---|\n";
-  for (const auto& [k, v] : card.counts) md << "| " << k << " | " << v << " |\n";
+  // The statuses a reader knows, each with the outcomes behind it (reports/README.md, Status).
+  md << "## Checks by status\n\n| status | checks | outcomes |\n|---|---|---|\n";
+  const auto n = count_statuses(card);
+  std::map<std::string, std::map<std::string, int>> behind;  // status -> outcome -> checks
+  for (const auto& c : card.checks) ++behind[check_status(c.outcome, c.reason)][c.outcome.empty() ? "no outcome" : c.outcome];
+  for (const auto& [status, count] : std::initializer_list<std::pair<const char*, int>>{
+           {"pass", n.pass}, {"fail", n.fail}, {"not applicable", n.not_applicable}, {"unknown", n.unknown}}) {
+    std::string outcomes;
+    for (const auto& [o, k] : behind[status]) outcomes += (outcomes.empty() ? "" : ", ") + o + " " + std::to_string(k);
+    md << "| " << status << " | " << count << " | " << md_escape(outcomes) << " |\n";
+  }
   md << "\n";
   md << render_measurements(card.measurements);
   md << render_transparency_markdown(card);
   md << render_observations_markdown(card);
   if (!card.hardware.empty()) md << render_hardware(card);
-  md << "## Checks\n\n| check | category | severity | outcome | reason |\n|---|---|---|---|---|\n";
+  md << "## Checks\n\n| check | category | severity | outcome | status | reason |\n|---|---|---|---|---|---|\n";
   for (const auto& c : card.checks)
-    md << "| `" << c.check_id << "` | " << c.category << " | " << c.severity << " | " << c.outcome << " | " << md_escape(c.reason)
-       << " |\n";
+    md << "| `" << md_escape(c.check_id) << "` | " << md_escape(c.category) << " | " << md_escape(c.severity) << " | "
+       << md_escape(c.outcome) << " | " << check_status(c.outcome, c.reason) << " | " << md_escape(c.reason) << " |\n";
   md << "\n";
   if (!card.failures.empty()) {
     md << "## Findings, with evidence\n\n";
@@ -369,11 +502,7 @@ std::string kind_title(const std::string& kind) {
 std::string render_index_markdown(const std::vector<scorecard>& cards) {
   std::ostringstream md;
   md << "# neograde scorecards\n\n";
-  bool all_emulated = std::all_of(cards.begin(), cards.end(), [](const scorecard& c) { return c.source == "emulated"; });
-  if (all_emulated)
-    md << "> **EMULATED: every result below comes from neograde's embedded emulators, not from the providers' services. "
-          "They show how the suite grades each documented API and are not a rating of any real provider. "
-          "Providers marked fictional do not exist.**\n\n";
+  md << "> **" << md_escape(sources_summary(cards)) << "**\n\n";
   md << "Providers are ranked within their kind (a marketplace is not a neocloud), worst first.\n";
   std::vector<const scorecard*> sorted;
   for (const auto& c : cards) sorted.push_back(&c);
@@ -389,23 +518,13 @@ std::string render_index_markdown(const std::vector<scorecard>& cards) {
     if (const auto title = kind_title(p.kind); title != group || c == sorted.front()) {
       group = title;
       md << "\n## " << title << "\n\n"
-         << "| provider | kind | source | score | tier | pass | fail | warn | other | scorecard "
+         << "| provider | kind | source | score | tier | pass | fail (of which warn) | not applicable | unknown | scorecard "
             "|\n|---|---|---|---|---|---|---|---|---|---|\n";
     }
-    int pass = 0, fail = 0, warn = 0, other = 0;
-    for (const auto& [k, v] : c->counts) {
-      const auto o = outcome_from_string(k);
-      if (o == outcome::pass) pass = v;
-      else if (o == outcome::fail)
-        fail = v;
-      else if (o == outcome::warn)
-        warn = v;
-      else
-        other += v;
-    }
+    const auto n = count_statuses(*c);
     md << "| " << md_escape(p.display_name) << (p.fictional ? " (fictional)" : "") << " | " << md_escape(p.kind) << " | " << c->source
-       << " | " << score_text(*c) << " | " << c->tier << " | " << pass << " | " << fail << " | " << warn << " | " << other << " | [" << p.id
-       << "](providers/" << p.id << "/scorecard.md) |\n";
+       << " | " << score_text(*c) << " | " << c->tier << " | " << n.pass << " | " << n.fail << " (" << n.warn << ") | " << n.not_applicable
+       << " | " << n.unknown << " | [" << md_escape(p.id) << "](providers/" << report_name(*c) << "/scorecard.md) |\n";
   }
   md << "\nGrading: see reports/README.md in the neograde repository.\n";
   return md.str();

@@ -75,7 +75,8 @@ done
 [ -d history/runpod ] && fail "runpod, without credentials, is in the history"
 report=work2/report
 grep -q '<section id="reliability">' "$report/index.html" || fail "the report has no reliability section"
-charts=$(grep -o '<svg class="chart trend"' "$report/index.html" | wc -l)
+# One trend chart per provider, on its own page (the index has the table, linking to them).
+charts=$(cat "$report"/providers/*.html | grep -o '<svg class="chart trend"' | wc -l)
 [ "$charts" -eq 3 ] || fail "$charts trend chart(s) in the report, expected 3"
 grep -q '^## Reliability over time' "$report/index.md" || fail "index.md has no reliability section"
 grep -q '"reliability_version": 1' "$report/reliability.json" || fail "no reliability.json"

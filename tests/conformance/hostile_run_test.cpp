@@ -146,9 +146,12 @@ TEST_P(HostileProvider, TheRunEndsWithAVerdictForEveryCheckAndTheReportIsMade) {
   reports::scorecard card;
   ASSERT_NO_THROW(card = reports::build_scorecard(runs.front()));
   EXPECT_EQ(card.source, "live");
-  std::string html;
-  ASSERT_NO_THROW(html = reports::render_html({card}, "2026-11-30T00:00:00Z"));
-  EXPECT_NE(html.find("</html>"), std::string::npos);
+  // The index and the provider's page, where the hostile evidence is shown.
+  reports::html_site site;
+  ASSERT_NO_THROW(site = reports::render_html_site({card}, "2026-11-30T00:00:00Z"));
+  EXPECT_NE(site.index.find("</html>"), std::string::npos);
+  ASSERT_EQ(site.providers.size(), 1u);
+  EXPECT_NE(site.providers[0].html.find("</html>"), std::string::npos);
   std::filesystem::remove_all(dir);
 }
 

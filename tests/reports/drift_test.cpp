@@ -102,6 +102,47 @@ TEST(ContractShape, StaysWithinItsBoundsWhateverTheProviderAnswers) {
   EXPECT_LT(json(s).dump().size(), 64u * 1024);
 }
 
+// A report over a long history keeps only what the figures read of each run (reliability_view):
+// the figures, drift included, are the same, and what they do not read (evidence, hardware, other
+// measurements) is gone.
+TEST(ContractDrift, TheReliabilityViewGivesTheSameFigures) {
+  std::vector<run_record> runs{run("r1", "2026-12-01T06:00:00Z", shape(fields, {"booting", "active"})),
+                               run("r2", "2026-12-02T06:00:00Z", shape(fields, {"booting", "active"})),
+                               run("r3", "2026-12-03T06:00:00Z", shape({"id", "status", "price"}, {"booting", "active", "degraded"}))};
+  for (auto& r : runs) {
+    r.outcomes.push_back({{"record", "outcome"},
+                          {"check_id", "a.x.y"},
+                          {"outcome", r.header["run_id"] == "r2" ? "fail" : "pass"},
+                          {"evidence", json::array({{{"response_body", std::string(10000, 'x')}}})}});
+    (*r.footer)["measurements"]["developer_experience"] = {{"launch_attempts", 1}, {"launch_succeeded", true}, {"time_to_running_s", 42}};
+    (*r.footer)["measurements"]["catalogue"] = {{"rows", 1000}};
+    r.hardware.push_back({{"record", "hardware"}, {"status", "pass"}});
+  }
+  std::vector<run_record> views;
+  for (const auto& r : runs) views.push_back(reliability_view(r));
+  EXPECT_EQ(reliability_document(compute_reliability(views)), reliability_document(compute_reliability(runs)));
+  // Kept compactly, a group at a time, with another provider's runs among them: the same again.
+  auto other = runs;
+  for (auto& r : other) r.header["provider"] = "another";
+  std::vector<run_record> both;
+  reliability_runs kept;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    for (const auto* r : {&other[i], &runs[i]}) {
+      both.push_back(*r);
+      kept.add(*r);
+    }
+  EXPECT_EQ(kept.size(), 6u);
+  EXPECT_EQ(reliability_document(kept.figures()), reliability_document(compute_reliability(both)));
+  EXPECT_EQ(kept.figures().at(0).provider, "another");
+  EXPECT_EQ(compute_reliability(views).at(0).drift.size(), 3u);
+  EXPECT_EQ(compute_reliability(views).at(0).flipping.size(), 1u);
+  const auto& v = views[1];
+  EXPECT_TRUE(v.hardware.empty());
+  EXPECT_EQ(v.outcomes.back(), json({{"check_id", "a.x.y"}, {"outcome", "fail"}}));
+  EXPECT_FALSE(v.footer->at("measurements").contains("catalogue"));
+  EXPECT_LT(json(v.outcomes).dump().size(), 200u);
+}
+
 TEST(ContractDrift, AFieldRemovedAndANewStatusWordAreBothReported) {
   const std::vector<run_record> runs{
       run("r1", "2026-12-01T06:00:00Z", shape(fields, {"booting", "active"})),

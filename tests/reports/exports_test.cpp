@@ -487,3 +487,55 @@ TEST(ScorecardJson, AMissingKeyOrAnotherVersionIsAClearError) {
   EXPECT_EQ(error_of(older), "");
   EXPECT_TRUE(older.get<scorecard>().timing_overrides.empty());
 }
+
+// A badge always names its source, with the tier, the score and the run's date; its SVG is
+// well-formed plain text whatever the provider is called, and the shields.io endpoint JSON has the
+// four fields that form requires.
+TEST(Badge, NamesTheSourceTierScoreAndDate) {
+  const auto emulated = build_scorecard(run({outcome("a.x.y", "high", "pass")}));
+  const auto b = badge_of(emulated);
+  EXPECT_EQ(b.label, "neograde EMULATED");
+  EXPECT_EQ(b.message, "Platinum 100.0 \u00b7 2026-11-29");
+  EXPECT_EQ(b.color, "brightgreen");
+  EXPECT_EQ(badge_of(build_scorecard(run({outcome("a.x.y", "high", "pass")}, "live"))).label, "neograde LIVE");
+  EXPECT_EQ(badge_of(build_scorecard(run({outcome("a.x.y", "high", "pass")}, "replay"))).label, "neograde REPLAY");
+  EXPECT_EQ(badge_of(build_scorecard(run({outcome("a.x.y", "high", "pass")}, "??"))).label, "neograde UNKNOWN SOURCE");
+  const auto capped = badge_of(build_scorecard(run({outcome("a.x.y", "critical", "fail")})));
+  EXPECT_EQ(capped.message, "Underperform 0.0 \u00b7 2026-11-29");
+  EXPECT_EQ(capped.color, "red");
+  const auto ungraded = badge_of(build_scorecard(run({outcome("a.x.y", "high", "skipped")})));
+  EXPECT_EQ(ungraded.message, "Not graded \u00b7 2026-11-29");
+  EXPECT_EQ(ungraded.color, "lightgrey");
+
+  const auto svg = render_badge_svg(emulated);
+  EXPECT_EQ(well_formed(svg), "") << svg;
+  EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
+  EXPECT_NE(svg.find(">neograde EMULATED</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">Platinum 100.0 \u00b7 2026-11-29</text>"), std::string::npos);
+  EXPECT_EQ(svg.find("<script"), std::string::npos);
+  EXPECT_EQ(svg.find("href"), std::string::npos);
+
+  const auto endpoint = json::parse(render_badge_json(emulated));
+  EXPECT_EQ(endpoint.size(), 4u);
+  EXPECT_EQ(endpoint.at("schemaVersion"), 1);
+  EXPECT_EQ(endpoint.at("label"), "neograde EMULATED");
+  EXPECT_EQ(endpoint.at("message"), "Platinum 100.0 \u00b7 2026-11-29");
+  EXPECT_EQ(endpoint.at("color"), "brightgreen");
+}
+
+TEST(Badge, HostileNamesAreEscapedAndStayWellFormed) {
+  auto card = build_scorecard(run({outcome("a.x.y", "high", "fail")}));
+  card.provider.display_name = "</title><script>alert(1)</script> & \"x\" 'y' \x01 ]]> \xff";
+  card.tier = "<Gold & \"more\">";
+  card.finished_at = "<2026>";
+  const auto svg = render_badge_svg(card);
+  EXPECT_EQ(well_formed(svg), "") << svg;
+  EXPECT_EQ(svg.find("<script"), std::string::npos);
+  EXPECT_NE(svg.find("&lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;x&quot; &apos;y&apos;"), std::string::npos) << svg;
+  EXPECT_EQ(svg.find('\x01'), std::string::npos);
+  EXPECT_EQ(count(svg, "<title>"), 1u);
+  EXPECT_EQ(count(svg, "<text "), 2u);
+  json endpoint;
+  ASSERT_NO_THROW(endpoint = json::parse(render_badge_json(card)));
+  EXPECT_EQ(endpoint.at("message"), "<Gold & \"more\"> 0.0 \u00b7 <2026>");
+}

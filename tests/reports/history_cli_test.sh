@@ -52,9 +52,15 @@ grep -q 'reliability over 30 run(s)' report.out || fail "report: $(cat report.ou
 grep -q '^| Lambda Cloud (live) | live | 30 | 88.9% (24/27) | 31.4% (11/35; capacity 8, error 1, quota 2) | 93.3% (28/30) | 75 / 88 (n=24) | 95 / 108 (n=24) | 109 / 119 (n=18) | 1 |$' report/index.md ||
   fail "index.md lacks the reliability row: $(grep -A3 'Reliability over time' report/index.md)"
 grep -q '<section id="reliability">' report/index.html || fail "index.html has no reliability section"
-[ "$(grep -c '<svg class="chart trend"' report/index.html)" -eq 1 ] || fail "index.html has no trend chart"
-[ "$(grep -o 'class="launch-failed"' report/index.html | wc -l)" -eq 3 ] || fail "the three failed launches are not marked on the trend"
-if grep -qi '<script' report/index.html; then fail "the report has a script"; fi
+# The index has the table, each provider linked to its history; the trend chart is on its page.
+grep -q '<tr data-provider="lambda"><td><a href="providers/lambda-live.html#provider-lambda-history">' report/index.html ||
+  fail "the reliability table does not link lambda to its history"
+[ "$(grep -c '<svg class="chart trend"' report/index.html)" -eq 0 ] || fail "index.html still carries the trend charts"
+[ "$(grep -c '<svg class="chart trend"' report/providers/lambda-live.html)" -eq 1 ] || fail "lambda's page has no trend chart"
+grep -q 'id="provider-lambda-history"' report/providers/lambda-live.html || fail "lambda's page has no history heading"
+[ "$(grep -o 'class="launch-failed"' report/providers/lambda-live.html | wc -l)" -eq 3 ] ||
+  fail "the three failed launches are not marked on the trend"
+if grep -qi '<script' report/index.html report/providers/*.html; then fail "the report has a script"; fi
 grep -q '"percentile_method": "nearest-rank"' report/reliability.json || fail "reliability.json lacks the percentile method"
 
 # diff: the first 15 runs against all 30. Within the default thresholds nothing is reported
@@ -103,9 +109,9 @@ grep -q '^| drift | bodgenet | emulated | `drift.field_vanished` |' drift.md || 
 grep -q '^0 regression(s), 0 improvement(s), 0 other change(s), 0 contract drift(s)$' steady.out || fail "an unchanged history drifted: $(cat steady.out)"
 # The report shows it beside the trend chart, and in reliability.json.
 "$neograde" report --history drifted --out drift-report >/dev/null 2>&1 || fail "report --history drifted"
-sed -n '/<svg class="chart trend" data-provider="bodgenet"/,$p' drift-report/index.html | grep -q '<div class="drift" data-provider="bodgenet"' ||
-  fail "the drift is not beside bodgenet's trend chart"
-grep -qF '<tr data-kind="field_vanished"><td>field_vanished</td><td>list</td><td><code>/instances/*/ip</code>' drift-report/index.html ||
+sed -n '/<svg class="chart trend" data-provider="bodgenet"/,$p' drift-report/providers/bodgenet.html |
+  grep '<div class="drift" data-provider="bodgenet"' >/dev/null || fail "the drift is not beside bodgenet's trend chart"
+grep -qF '<tr data-kind="field_vanished"><td>field_vanished</td><td>list</td><td><code>/instances/*/ip</code>' drift-report/providers/bodgenet.html ||
   fail "the report's drift table lacks the vanished field"
 grep -q 'Contract drift: 2 change(s)' drift-report/reliability.md || fail "reliability.md lacks the drift"
 grep -q '"kind": "status_word_new"' drift-report/reliability.json || fail "reliability.json lacks the drift"

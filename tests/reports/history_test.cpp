@@ -383,3 +383,24 @@ TEST(History, SyntheticHistoryDiffsAgainstItsFirstHalf) {
   EXPECT_EQ(tight[2].check_id, "reliability.p95.time_to_ssh_s");
   EXPECT_EQ(tight[3].check_id, "reliability.p95.time_to_first_kernel_s");  // 104 -> 119 s
 }
+
+// The index's form of the section: the table, each provider linked to its history on its own page,
+// and no chart (a year of daily runs would make the index megabytes of SVG).
+TEST(History, TheIndexLinksEachProviderToItsHistory) {
+  std::vector<run_record> runs;
+  for (int i = 0; i < 30; ++i) {
+    std::istringstream in(synthetic_run(i));
+    runs.push_back(read_results(in)[0]);
+  }
+  const auto all = compute_reliability(runs);
+  ASSERT_FALSE(all.empty());
+  std::map<std::pair<std::string, std::string>, std::string> links{
+      {{all[0].provider, all[0].source}, "providers/x.html#provider-x-history"}};
+  const auto html = render_reliability_html(all, links);
+  EXPECT_NE(html.find("<section id=\"reliability\">"), std::string::npos);
+  EXPECT_NE(html.find("<td><a href=\"providers/x.html#provider-x-history\">"), std::string::npos) << html;
+  EXPECT_EQ(html.find("<svg"), std::string::npos);
+  EXPECT_EQ(html.find("class=\"flipping\""), std::string::npos);
+  EXPECT_NE(render_reliability_provider_html(all[0]).find("<svg class=\"chart trend\""), std::string::npos);
+  EXPECT_NE(render_reliability_html(all).find("<svg class=\"chart trend\""), std::string::npos);  // the whole section keeps them
+}

@@ -103,7 +103,7 @@ TEST(MeasurementTables, MarkdownCardShowsTablesNotRawJson) {
 }
 
 TEST(MeasurementTables, HtmlCardShowsTheSameTables) {
-  const auto html = render_html({build_scorecard(run_with(footer_measurements()))}, "2026-12-03T00:00:00Z");
+  const auto html = render_html_site({build_scorecard(run_with(footer_measurements()))}, "2026-12-03T00:00:00Z").providers.at(0).html;
   EXPECT_NE(html.find("<h4>Billing</h4>"), std::string::npos);
   EXPECT_NE(html.find("<tr><th>Estimated cost</th><td>$3.05</td></tr>"), std::string::npos);
   EXPECT_NE(html.find("<code>latency_read_ms.p95</code>"), std::string::npos);

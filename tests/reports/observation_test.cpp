@@ -18,6 +18,14 @@ using nlohmann::json;
 
 namespace {
 
+// The index and every provider's page, one after the other (provider details are on the pages).
+std::string site_text(const std::vector<scorecard>& cards, const std::string& generated_at) {
+  const auto site = render_html_site(cards, generated_at);
+  std::string all = site.index;
+  for (const auto& p : site.providers) all += p.html;
+  return all;
+}
+
 json file(const std::string& path) {
   std::ifstream in(path);
   return json::parse(in);
@@ -165,7 +173,7 @@ TEST(Observation, AppearsLabelledOnTheCardAndNeverInTheScore) {
   EXPECT_NE(md.find("<https://bodgewell.example/pricing> (read 2026-11-20)"), std::string::npos) << md;
   EXPECT_EQ(render_markdown(cards[1]).find("OBSERVED"), std::string::npos);
 
-  const auto page = render_html(cards, "now");
+  const auto page = site_text(cards, "now");
   const auto at = page.find("<div class=\"observations\" id=\"provider-bodgewell-observed\">");
   ASSERT_NE(at, std::string::npos) << page;
   const auto block = page.substr(at, page.find("</div>\n</div>", at) - at);

@@ -210,3 +210,43 @@ TEST(Scorecard, HostileHardwareDocumentIsReadFieldByField) {
   EXPECT_EQ(hw.problems.at(0).id, "");
   EXPECT_NO_THROW((void)render_markdown(card));
 }
+
+// The status vocabulary readers know: pass, fail (warn included and said so), not applicable,
+// unknown; every outcome maps to one of them.
+TEST(ScorecardStatus, EveryOutcomeHasAStatusAndKeepsItsOutcome) {
+  EXPECT_EQ(check_status("pass", ""), "pass");
+  EXPECT_EQ(check_status("fail", ""), "fail");
+  EXPECT_EQ(check_status("warn", ""), "fail");
+  EXPECT_EQ(status_label("warn", ""), "fail (warn)");
+  EXPECT_EQ(check_status("skipped", "not applicable: no 429 met"), "not applicable");
+  EXPECT_EQ(status_label("skipped", "not applicable: no 429 met"), "not applicable");
+  EXPECT_EQ(status_label("skipped", "needs a second account"), "unknown (skipped)");
+  for (const char* o : {"errored", "no_capacity", "quota", "rate_limited", "insufficient_funds", "bogus", ""})
+    EXPECT_EQ(check_status(o, "not applicable: x"), "unknown") << o;
+  EXPECT_EQ(status_label("", ""), "unknown (no outcome)");
+  const auto card = build_scorecard(run({outcome("a.x.y", "high", "pass"), outcome("b.x.y", "low", "warn"), outcome("c.x.y", "low", "fail"),
+                                         outcome("d.x.y", "low", "quota")}));
+  const auto n = count_statuses(card);
+  EXPECT_EQ(n.pass, 1);
+  EXPECT_EQ(n.fail, 2);
+  EXPECT_EQ(n.warn, 1);
+  EXPECT_EQ(n.unknown, 1);
+  const auto md = render_markdown(card);
+  EXPECT_NE(md.find("| fail | 2 | fail 1, warn 1 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `b.x.y` | b | low | warn | fail | r |"), std::string::npos) << md;
+  EXPECT_NE(render_index_markdown({card}).find("| 1 | 2 (1) | 0 | 1 | [p](providers/p/scorecard.md) |"), std::string::npos);
+}
+
+// A card's files are named by its id, made safe, and never shared between sources.
+TEST(ScorecardStatus, ReportNamesAreSafeAndApartBySource) {
+  auto card = build_scorecard(run({}));
+  EXPECT_EQ(report_name(card), "p");
+  card.source = "live";
+  EXPECT_EQ(report_name(card), "p-live");
+  card.provider.id = "../../etc/x y";
+  card.source = "3";
+  EXPECT_EQ(report_name(card), "______etc_x_y-unknown");
+  card.provider.id.clear();
+  card.source = "replay";
+  EXPECT_EQ(report_name(card), "unnamed-replay");
+}

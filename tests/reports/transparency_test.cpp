@@ -14,6 +14,14 @@ using nlohmann::json;
 
 namespace {
 
+// The index and every provider's page, one after the other (provider details are on the pages).
+std::string site_text(const std::vector<scorecard>& cards, const std::string& generated_at) {
+  const auto site = render_html_site(cards, generated_at);
+  std::string all = site.index;
+  for (const auto& p : site.providers) all += p.html;
+  return all;
+}
+
 json fixture(const std::string& name) {
   std::ifstream in(std::string(NEOGRADE_SMOKE_FIXTURES) + "/" + name + ".json");
   return json::parse(in);
@@ -123,7 +131,7 @@ TEST(Transparency, HostileRecordsNeverThrow) {
     ASSERT_NO_THROW(card = build_scorecard(r));
     EXPECT_NE(claim(card, "machine").verdict, "contradicted");
     ASSERT_NO_THROW((void)render_markdown(card));
-    ASSERT_NO_THROW((void)render_html({card}, "now"));
+    ASSERT_NO_THROW((void)site_text({card}, "now"));
   }
 }
 
@@ -144,13 +152,13 @@ TEST(Transparency, ContradictionsAndTimingsAreRendered) {
   EXPECT_NE(md.find("| Time to running | 42.5 s |"), std::string::npos) << md;
   EXPECT_NE(md.find("3, one accepted; refused: 2 for capacity, 0 for quota, 0 for funds, 0 by an error"), std::string::npos) << md;
   EXPECT_NE(md.find("| Time to first SSH command | not measured (needs --remote-exec) |"), std::string::npos) << md;
-  const auto html = render_html({card}, "now");
+  const auto html = site_text({card}, "now");
   EXPECT_NE(html.find("<h3>Transparency contradicted</h3>"), std::string::npos);
   EXPECT_NE(html.find("id=\"provider-p-transparency\""), std::string::npos);
   EXPECT_NE(html.find("<h3>Developer experience</h3>"), std::string::npos);
   // Consistent claims put nothing in the hall of shame.
   const auto clean = build_scorecard(run("p", owns("vm"), "fingerprint-kvm-guest"));
-  EXPECT_EQ(render_html({clean}, "now").find("Transparency contradicted"), std::string::npos);
+  EXPECT_EQ(site_text({clean}, "now").find("Transparency contradicted"), std::string::npos);
   EXPECT_EQ(render_markdown(clean).find("**Finding:**"), std::string::npos);
 }
 
@@ -212,7 +220,7 @@ TEST(TransparencySupply, AConcentratedCommunityIsAContradictionOnTheCard) {
   EXPECT_NE(md.find("| Supplier hyperlease-dc | 3 offer rows, 75% |"), std::string::npos) << md;
   EXPECT_NE(md.find("| Herfindahl-Hirschman index | 6250 of 10000 (above 1800: highly concentrated) |"), std::string::npos) << md;
   EXPECT_EQ(md.find("supply_composition."), std::string::npos) << "flattened as untyped JSON: " << md;
-  const auto html = render_html({card}, "now");
+  const auto html = site_text({card}, "now");
   EXPECT_NE(html.find("<h4>Supply composition</h4>"), std::string::npos);
   EXPECT_NE(html.find("<tr><th>Supplier rackmonger-cloud</th><td>1 offer row, 25%</td></tr>"), std::string::npos);
   EXPECT_EQ(html.find("{&quot;name"), std::string::npos);
@@ -251,7 +259,7 @@ TEST(TransparencySupply, HostileRecordsNeverThrow) {
       ASSERT_NO_THROW(card = build_scorecard(r));
       EXPECT_NE(claim(card, "supply").claim, "absent");
       ASSERT_NO_THROW((void)render_markdown(card));
-      ASSERT_NO_THROW((void)render_html({card}, "now"));
+      ASSERT_NO_THROW((void)site_text({card}, "now"));
     }
   }
 }

@@ -34,6 +34,7 @@ class run_merger {
   run_merger(const run_merger&) = delete;
   run_merger& operator=(const run_merger&) = delete;
   void add(const run_record& run);
+  void add(run_record&& run);  // the same, moving what it keeps out of `run`
   [[nodiscard]] std::size_t runs() const { return arrivals_; }
   [[nodiscard]] std::vector<scorecard> cards() const;
 

@@ -18,4 +18,25 @@ namespace neograde::reports {
 // when that scorecard lacks the check.
 [[nodiscard]] std::string render_matrix_csv(const std::vector<scorecard>& scorecards);
 
+// A provider's badge (badges/<name>.svg and .json in a report): the label names the source,
+// which a badge never leaves out ("neograde EMULATED", LIVE, REPLAY, UNKNOWN SOURCE); the message
+// is the tier, the score and the run's date ("Bronze 91.6 · 2026-12-05", "Not graded · ...");
+// the colour the tier's.
+struct badge {
+  std::string label;
+  std::string message;
+  std::string color;  // a shields.io named colour (brightgreen, green, yellowgreen, orange, red, lightgrey)
+  std::string hex;    // the same as #rrggbb, for the SVG
+  std::string title;  // for people and screen readers: the provider's name, label and message
+};
+[[nodiscard]] badge badge_of(const scorecard& card);
+
+// The badge as a standalone SVG document (plain text elements, every text XML-escaped, characters
+// XML forbids replaced), which an HTML page may also inline.
+[[nodiscard]] std::string render_badge_svg(const scorecard& card);
+
+// The shields.io "endpoint" form (https://shields.io/badges/endpoint-badge): schemaVersion 1,
+// label, message, color.
+[[nodiscard]] std::string render_badge_json(const scorecard& card);
+
 }  // namespace neograde::reports

@@ -14,7 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,6 +43,22 @@ struct history_contents {
   std::vector<std::string> notes;
 };
 [[nodiscard]] history_contents read_history(const std::filesystem::path& history);
+
+// The same runs one at a time, in the order of their files' paths (by provider, source and date),
+// so that a report over a long history need not hold every run: returns the notes. Throws
+// config_error only when `history` is not a directory.
+std::vector<std::string> for_each_history_run(const std::filesystem::path& history, const std::function<void(run_record&&)>& each);
+
+// Orders runs by started_at, oldest first, keeping the order of runs that started together (what
+// read_history does after reading).
+void sort_by_start(std::vector<run_record>& runs);
+
+// What compute_reliability and the contract drift read of a run, and nothing else: the header's
+// provider, display_name, source, started_at and run_id; each outcome's check_id and outcome; the
+// footer's finished_at and its developer_experience, contract_shape and offer_selection
+// measurements. The figures computed over these views are those computed over the whole runs; a
+// year of history held this way is a small part of its size.
+[[nodiscard]] run_record reliability_view(const run_record& run);
 
 // p50 and p95 of one timing over the runs that measured it: nearest rank (the value at rank
 // ceil(p/100 * n) of the n values sorted ascending), so each is a value some run measured.
@@ -94,6 +112,21 @@ struct reliability {
 // a missing or wrong-typed field is unknown, never an exception.
 [[nodiscard]] std::vector<reliability> compute_reliability(const std::vector<run_record>& runs);
 
+// The runs of a report over a long history, kept for compute_reliability as their
+// reliability_view in CBOR (a few kilobytes a run), grouped by provider and source, in the order
+// added. figures() decodes one group at a time: the same figures as compute_reliability over the
+// runs themselves, with only one provider's runs in memory at once.
+class reliability_runs {
+ public:
+  void add(const run_record& run);
+  [[nodiscard]] std::size_t size() const { return runs_; }
+  [[nodiscard]] std::vector<reliability> figures() const;
+
+ private:
+  std::map<std::pair<std::string, std::string>, std::vector<std::vector<std::uint8_t>>> groups_;
+  std::size_t runs_ = 0;
+};
+
 void to_json(nlohmann::json& j, const reliability& r);
 
 // The reliability document (reports/reliability.schema.json): {"reliability_version": 1, "providers": [...]}.
@@ -105,6 +138,15 @@ void to_json(nlohmann::json& j, const reliability& r);
 // The HTML section (<section id="reliability">), a table and one inline SVG trend chart per
 // provider; everything escaped, no script, nothing requested. "" when `all` is empty.
 [[nodiscard]] std::string render_reliability_html(const std::vector<reliability>& all);
+// The index's form of it: the table alone, each provider linked to its history on its own page
+// (`links`, by provider and source: provider_history_links of reports/html.hpp), so that the index
+// stays small however long the history; the charts, drift and flipping checks are on the pages.
+[[nodiscard]] std::string render_reliability_html(const std::vector<reliability>& all,
+                                                  const std::map<std::pair<std::string, std::string>, std::string>& links);
+
+// One provider's part of it, for its own page: its figures in a sentence, its trend chart, its
+// contract drift and its flipping checks (no heading, no <section>).
+[[nodiscard]] std::string render_reliability_provider_html(const reliability& r);
 
 // When a change of the reliability figures is worth reporting (neograde diff --help, reports/README.md).
 struct reliability_thresholds {

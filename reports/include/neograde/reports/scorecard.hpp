@@ -188,9 +188,41 @@ void from_json(const nlohmann::json& j, scorecard& card);
 // The provenance banner every output carries: EMULATED, REPLAY or LIVE, and what that means.
 [[nodiscard]] std::string provenance_banner(const scorecard& card);
 
+// The one banner of a page over many cards: a sentence for each source present (EMULATED, REPLAY,
+// LIVE, UNKNOWN SOURCE), then what only some cards are, each naming just those providers: fictional
+// ones, read-only audits, the base URL and date of each live run, timings a user replaced, rate
+// limits not probed, people's observations (OBSERVED). `kind` is the source, or audit, timings,
+// ratelimit, observed, fictional; the texts are plain (escape them).
+struct banner_line {
+  std::string kind;
+  std::string text;
+};
+[[nodiscard]] std::vector<banner_line> sources_banner(const std::vector<scorecard>& cards);
+// The banner's lines as one paragraph.
+[[nodiscard]] std::string sources_summary(const std::vector<scorecard>& cards);
+
+// The name of a card's files in a report (providers/NAME/, providers/NAME.html, badges/NAME.svg):
+// its provider id with anything but [A-Za-z0-9_-] as _, suffixed -live, -replay or -unknown for a
+// source other than emulated, so that the sources of one provider never share a file.
+[[nodiscard]] std::string report_name(const scorecard& card);
+
 // The spec's transparency metadata in one line ("hardware: owns (source); deprecated: ..."), or
 // "" when the spec says nothing.
 [[nodiscard]] std::string transparency_summary(const scorecard& card);
+
+// The status a reader knows for one check outcome (reports/README.md, Status): "pass"; "fail" (a
+// warn too: a SHOULD missed); "not applicable" (skipped, with a reason that begins "not
+// applicable"); "unknown" (errored, a provider condition such as no_capacity, any other skip).
+// Reports show the outcome itself beside it wherever the two differ.
+[[nodiscard]] std::string check_status(const std::string& outcome, const std::string& reason);
+// The status, with the outcome in brackets where they differ: "pass", "fail (warn)", "unknown (rate_limited)".
+[[nodiscard]] std::string status_label(const std::string& outcome, const std::string& reason);
+
+// How many of a card's checks have each status; `warn` is how many of the fails are warns.
+struct status_counts {
+  int pass = 0, fail = 0, warn = 0, not_applicable = 0, unknown = 0;
+};
+[[nodiscard]] status_counts count_statuses(const scorecard& card);
 
 // The score as JSON writes it (66.7, 100.0), or `none` when nothing was graded.
 [[nodiscard]] std::string score_text(const scorecard& card, const char* none = "n/a");
