@@ -395,7 +395,7 @@ const std::vector<check_descriptor>& catalogue() {
        .requirement_text = "Error codes SHOULD come from the provider's documented set, so clients can act on them.",
        .source = "provider error documentation (spec errors.kinds)",
        .quirk = "undocumented_error_code",
-       .needs = {section(spec_section::error_codes)}},
+       .needs = {section(spec_section::errors_documented), section(spec_section::error_codes)}},
       {.id = "errors.instance.terminate_unknown_is_4xx",
        .category = "errors",
        .level = medium,

@@ -247,7 +247,10 @@ void latency(context& ctx) {
     if (e->method == "GET" && e->status != 0) {
       const double d = duration(*e);
       ms.push_back(d);
-      if (d > slowest_ms) slowest = e, slowest_ms = d;
+      if (d > slowest_ms) {
+        slowest = e;
+        slowest_ms = d;
+      }
     }
   if (ms.empty()) return ctx.emit(not_applicable(id, "no read request was made"));
   std::sort(ms.begin(), ms.end());

@@ -17,13 +17,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v curl >/dev/null || { echo "SKIP: curl is not installed" >&2; exit 77; }
 command -v jq >/dev/null || { echo "SKIP: jq is not installed" >&2; exit 77; }
 
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-  wait 2>/dev/null
-}
-trap cleanup EXIT
-for var in $(grep -ho '"env": *"[A-Z_]*"' "$here"/specs/providers/*.json | sed 's/.*"\([A-Z_]*\)"$/\1/' | sort -u); do unset "$var"; done
+. "$here/tests/app/emulators.sh"
 unset GITHUB_STEP_SUMMARY GITHUB_OUTPUT NEOGRADE_ACTION_CREDENTIAL NEOGRADE_ACTION_SECOND_CREDENTIAL NEOGRADE_LIVE
 export NEOGRADE_SPECS_DIR=$here/specs/providers
 
@@ -35,18 +29,11 @@ declare -A base key origin
 for e in good bad; do
   extra=()
   [ "$e" = bad ] && extra=(--quirk "$quirk")
-  "$neograde" emulate --provider lambda --port 0 --time-scale 0.01 --no-rate-limit "${extra[@]}" </dev/null >"$e.emulator.out" 2>"$e.emulator.err" &
-  pids+=($!)
+  start_emulator "$e" lambda --time-scale 0.01 --no-rate-limit "${extra[@]}"
 done
 for e in good bad; do
-  for _ in $(seq 100); do
-    head -1 "$e.emulator.out" 2>/dev/null | grep -q '^http' && break
-    sleep 0.1
-  done
-  base[$e]=$(head -1 "$e.emulator.out")
-  [ -n "${base[$e]}" ] || { cat "$e.emulator.err" >&2; fail "the $e emulator did not start"; }
-  key[$e]=$(sed -n 's/^key: //p' "$e.emulator.out" | head -1)
-  origin[$e]=$(echo "${base[$e]}" | sed -E 's#^(https?://[^/]+).*#\1#')
+  await_emulator "$e"
+  base[$e]=${emulator_base[$e]} key[$e]=${emulator_key[$e]} origin[$e]=${emulator_origin[$e]}
 done
 creates() { curl -sf "${origin[$1]}/_neograde/state" | jq .create_requests; }
 

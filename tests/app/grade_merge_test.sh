@@ -26,14 +26,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v curl >/dev/null || { echo "SKIP: curl is not installed" >&2; exit 77; }
 command -v jq >/dev/null || { echo "SKIP: jq is not installed" >&2; exit 77; }
 
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-  wait 2>/dev/null
-}
-trap cleanup EXIT
-# No credential may leak in from the environment: each job gets its own in slots.
-for var in $(grep -ho '"env": *"[A-Z_]*"' "$here"/specs/providers/*.json | sed 's/.*"\([A-Z_]*\)"$/\1/' | sort -u); do unset "$var"; done
+# No credential may leak in from the environment (emulators.sh clears them): each job gets its own in slots.
+. "$here/tests/app/emulators.sh"
 for var in $(compgen -v | grep -E '^NEOGRADE_VAR_'); do unset "$var"; done
 unset GITHUB_STEP_SUMMARY
 export NEOGRADE_SPECS_DIR=$here/specs/providers
@@ -44,20 +38,13 @@ declare -A origin key
 for p in lambda digitalocean runpod; do
   extra=(--time-scale 0.01)
   [ "$p" = runpod ] && extra=(--time-scale 0.05 --quirk stuck_booting)
-  "$neograde" emulate --provider "$p" --port 0 --no-rate-limit "${extra[@]}" </dev/null >"$p.emulator.out" 2>"$p.emulator.err" &
-  pids+=($!)
+  start_emulator "$p" "$p" --no-rate-limit "${extra[@]}"
 done
 for p in lambda digitalocean runpod; do
-  for _ in $(seq 100); do
-    head -1 "$p.emulator.out" 2>/dev/null | grep -q '^http' && break
-    sleep 0.1
-  done
-  base=$(head -1 "$p.emulator.out")
-  [ -n "$base" ] || { cat "$p.emulator.err" >&2; fail "the $p emulator did not start"; }
-  origin[$p]=$(echo "$base" | sed -E 's#^(https?://[^/]+).*#\1#')
-  key[$p]=$(sed -n 's/^key: //p' "$p.emulator.out" | head -1)
-  [ -n "${key[$p]}" ] || fail "the $p emulator printed no key"
-  export "NEOGRADE_GRADE_BASE_URL_$(echo "$p" | tr 'a-z-' 'A-Z_')=$base"
+  await_emulator "$p"
+  origin[$p]=${emulator_origin[$p]}
+  key[$p]=${emulator_key[$p]}
+  export "NEOGRADE_GRADE_BASE_URL_$(echo "$p" | tr 'a-z-' 'A-Z_')=${emulator_base[$p]}"
 done
 state() { curl -sf "${origin[$1]}/_neograde/state"; }
 creates() { state "$1" | jq .create_requests; }
@@ -95,7 +82,7 @@ NEOGRADE_VAR_1_NAME=RUNPOD_API_KEY NEOGRADE_VAR_1=${key[runpod]} "$here/scripts/
   --run-id "$run_id" --treat-as-live --neograde "$neograde" --history history-ro --work job-runpod --summary job-runpod.summary.md \
   >job-runpod.out 2>job-runpod.err &
 grade_pid=$!
-pids=("$grade_pid" "${pids[@]}")
+background_pids=("$grade_pid" "${background_pids[@]}")
 for _ in $(seq 600); do
   [ "$(creates runpod)" -ge 1 ] && break
   kill -0 "$grade_pid" 2>/dev/null || break

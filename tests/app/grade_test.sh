@@ -17,31 +17,17 @@ command -v curl >/dev/null || { echo "SKIP: curl is not installed" >&2; exit 77;
 command -v jq >/dev/null || { echo "SKIP: jq is not installed" >&2; exit 77; }
 
 providers=(lambda digitalocean bodgewell)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-  wait 2>/dev/null
-}
-trap cleanup EXIT
-# No credential of another provider may leak in from the environment.
-for var in $(grep -ho '"env": *"[A-Z_]*"' "$here"/specs/providers/*.json | sed 's/.*"\([A-Z_]*\)"$/\1/' | sort -u); do unset "$var"; done
+# No credential of another provider may leak in from the environment (emulators.sh clears them).
+. "$here/tests/app/emulators.sh"
 unset GITHUB_STEP_SUMMARY
-for p in "${providers[@]}"; do
-  "$neograde" emulate --provider "$p" --port 0 --time-scale 0.01 --no-rate-limit </dev/null >"$p.emulator.out" 2>"$p.emulator.err" &
-  pids+=($!)
-done
+for p in "${providers[@]}"; do start_emulator "$p" "$p" --time-scale 0.01 --no-rate-limit; done
 declare -A origin
 for p in "${providers[@]}"; do
-  for _ in $(seq 100); do
-    head -1 "$p.emulator.out" 2>/dev/null | grep -q '^http' && break
-    sleep 0.1
-  done
-  base=$(head -1 "$p.emulator.out")
-  [ -n "$base" ] || { cat "$p.emulator.err" >&2; fail "the $p emulator did not start"; }
-  origin[$p]=$(echo "$base" | sed -E 's#^(https?://[^/]+).*#\1#')
-  key=$(sed -n 's/^key: //p' "$p.emulator.out" | head -1)
+  await_emulator "$p"
+  origin[$p]=${emulator_origin[$p]}
+  key=${emulator_key[$p]}
   upper=$(echo "$p" | tr 'a-z-' 'A-Z_')
-  export "NEOGRADE_GRADE_BASE_URL_$upper=$base"
+  export "NEOGRADE_GRADE_BASE_URL_$upper=${emulator_base[$p]}"
   case "$p" in
     lambda) export LAMBDA_API_KEY=$key ;;
     digitalocean) export DIGITALOCEAN_TOKEN=$key ;;
