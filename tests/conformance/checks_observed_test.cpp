@@ -5,6 +5,7 @@
 #include "../support/emulator_front.hpp"
 #include "../support/specs.hpp"
 
+#include <neograde/core/provenance.hpp>
 #include <neograde/core/text.hpp>
 
 #include <gtest/gtest.h>
@@ -108,4 +109,27 @@ TEST(RateLimitEnvelope, A429ToAnUndocumentedRequestIsNotASampleOfTheEnvelope) {
   const auto& o = test::outcome_in(report, "ratelimit.response.has_envelope");
   EXPECT_EQ(o.result, outcome::pass) << o.reason;
   EXPECT_NE(o.reason.find("of a declared operation"), std::string::npos) << o.reason;
+}
+
+// On the emulator the read latency is judged by the service time it states, never by this
+// machine's loopback round trip: reads stated as half a second each miss the expectation however
+// fast they came back, and the reason says what was judged.
+TEST(ReadLatency, AnEmulatorIsJudgedByTheServiceTimeItStates) {
+  auto slow_on_paper = [](const http::request& req, emulator::provider_model& model) -> std::optional<http::response> {
+    if (req.method != "GET") return std::nullopt;
+    auto r = model.handle(req);
+    for (auto& [k, v] : r.headers)
+      if (iequals(k, service_time_header_name)) v = "500";
+    return r;
+  };
+  const auto report = test::run_behind_front(test::spec("lambda"), slow_on_paper);
+  const auto& o = test::outcome_in(report, "performance.latency.read_p95");
+  ASSERT_EQ(o.result, outcome::warn) << o.reason;  // a SHOULD missed
+  EXPECT_NE(o.reason.find("p95 500.000000 ms"), std::string::npos) << o.reason;
+  EXPECT_NE(o.reason.find("the emulator's stated service times"), std::string::npos) << o.reason;
+  // Stated as nothing (a clean emulator), the same reads pass.
+  const auto clean_report = test::run_behind_front(
+      test::spec("lambda"), [](const http::request&, emulator::provider_model&) { return std::optional<http::response>{}; });
+  const auto& clean = test::outcome_in(clean_report, "performance.latency.read_p95");
+  EXPECT_EQ(clean.result, outcome::pass) << clean.reason;
 }
