@@ -20,9 +20,54 @@ struct json_schema::impl {
   valijson::Schema schema;
 };
 
-json_schema::json_schema(const nlohmann::json& schema) {
+namespace {
+// Valijson checks `pattern` and the formats date, time and date-time with std::regex, whose
+// matcher in libstdc++ recurses once per character: a 4 MiB string (a hostile body may be 16 MiB)
+// overflowed the stack. And it reads a `format`'s value as a string whatever its type, throwing on
+// any other: OpenAPI's "format": "int64" on an integer stopped a fuzz campaign on Hot Aisle's spec.
+// So, before valijson sees a schema, each of these keywords is made to judge only strings, and
+// only strings of at most regex_limit characters; a longer string fails, with the message below.
+// The formats valijson does not check (int64, uuid, email...) are dropped: they never judged.
+constexpr std::size_t regex_limit = 4096;
+const std::string too_long_message = "String should be no more than " + std::to_string(regex_limit) + " characters in length.";
+
+void guard_regex_keywords(nlohmann::json& s) {
+  if (!s.is_object()) return;
+  const auto each = [](nlohmann::json& v) {
+    if (v.is_array())
+      for (auto& x : v) guard_regex_keywords(x);
+    else
+      guard_regex_keywords(v);
+  };
+  for (const char* one : {"additionalProperties", "items", "additionalItems", "not", "if", "then", "else", "contains", "propertyNames",
+                          "allOf", "anyOf", "oneOf"})
+    if (const auto it = s.find(one); it != s.end()) each(*it);
+  for (const char* map : {"properties", "patternProperties", "definitions", "$defs", "dependencies"})
+    if (const auto it = s.find(map); it != s.end() && it->is_object())
+      for (auto& v : *it) guard_regex_keywords(v);
+
+  nlohmann::json judged = nlohmann::json::object();
+  if (const auto f = s.find("format"); f != s.end()) {
+    if (f->is_string() && (*f == "date" || *f == "time" || *f == "date-time")) judged["format"] = *f;
+    s.erase(f);
+  }
+  if (const auto p = s.find("pattern"); p != s.end()) {
+    judged["pattern"] = *p;
+    s.erase(p);
+  }
+  if (judged.empty()) return;
+  if (!s.contains("allOf")) s["allOf"] = nlohmann::json::array();
+  if (!s["allOf"].is_array()) return;  // not a schema: valijson's parser says so
+  s["allOf"].push_back({{"if", {{"type", "string"}}},
+                        {"then", {{"if", {{"maxLength", regex_limit}}}, {"then", judged}, {"else", {{"maxLength", regex_limit}}}}}});
+}
+}  // namespace
+
+json_schema::json_schema(const nlohmann::json& given) {
   auto p = std::make_shared<impl>();
   try {
+    nlohmann::json schema = given;
+    guard_regex_keywords(schema);
     valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
     valijson::adapters::NlohmannJsonAdapter adapter(schema);
     parser.populateSchema(adapter, p->schema);
@@ -89,7 +134,13 @@ std::vector<schema_violation> json_schema::validate(const nlohmann::json& given)
   std::vector<schema_violation> out;
   if (validator.validate(impl_->schema, adapter, &results)) return out;
   valijson::ValidationResults::Error error;
-  while (results.popError(error)) out.push_back({context_to_pointer(error.context), error.description});
+  while (results.popError(error)) {
+    if (error.description == too_long_message)
+      error.description = "a string longer than " + std::to_string(regex_limit) +
+                          " characters where the schema sets a pattern or a date format, which neograde does not match "
+                          "against so long a string (its regular expressions recurse once per character)";
+    out.push_back({context_to_pointer(error.context), error.description});
+  }
   // Valijson reports the outermost failure first; the innermost one is the most useful.
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.pointer.size() > b.pointer.size(); });
   return out;

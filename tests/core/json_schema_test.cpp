@@ -35,3 +35,40 @@ TEST(JsonSchema, NumbersBeyondInt64AreValidatedWithoutOverflow) {
   EXPECT_TRUE(s.validate(nlohmann::json(4)).empty());
   EXPECT_TRUE(s.validate(nlohmann::json(-1e300)).empty());  // an even number below the maximum
 }
+
+// Found by fuzzing Hot Aisle's spec: valijson reads a `format` value as a string whatever the
+// value's type, and threw on the integers of an OpenAPI "format": "int64", which stopped the
+// campaign. A format judges strings only (JSON Schema draft 7, 7.1).
+TEST(JsonSchema, AFormatJudgesStringsOnly) {
+  json_schema s(json::parse(R"({"type":"object","properties":{
+      "n":{"type":"integer","format":"int64"},
+      "t":{"type":["string","integer"],"format":"date-time"},
+      "u":{"format":"uuid"}}})"));
+  EXPECT_TRUE(s.validate(json::parse(R"({"n": 3, "t": 7, "u": 1.5})")).empty());
+  EXPECT_TRUE(s.validate(json::parse(R"({"t": "2026-12-06T04:00:00Z", "u": "not checked"})")).empty());
+  const auto bad = s.validate(json::parse(R"({"t": "yesterday"})"));
+  ASSERT_FALSE(bad.empty());
+  EXPECT_EQ(bad.front().pointer, "/t");
+  const auto wrong_type = s.validate(json::parse(R"({"n": "3"})"));
+  ASSERT_FALSE(wrong_type.empty());
+  EXPECT_EQ(wrong_type.front().pointer, "/n");
+}
+
+// A hostile provider's string may be as long as a body (16 MiB); the checks that read it with a
+// regular expression, whose recursion grows with the string in libstdc++, must neither overflow the
+// stack nor pass it.
+TEST(JsonSchema, AHugeStringIsJudgedWithoutExhaustingTheStack) {
+  json_schema s(json::parse(R"({"type":"object","properties":{
+      "t":{"type":"string","format":"date-time"},
+      "id":{"type":"string","pattern":"^[a-z0-9-]+$"}}})"));
+  const std::string huge(4 * 1024 * 1024, 'a');
+  for (const char* member : {"t", "id"}) {
+    const auto v = s.validate(json{{member, huge}});
+    ASSERT_FALSE(v.empty()) << member;
+    EXPECT_EQ(v.front().pointer, std::string("/") + member);
+    EXPECT_NE(v.front().message.find("longer than 4096 characters"), std::string::npos) << v.front().message;
+  }
+  EXPECT_TRUE(s.validate(json{{"id", "h100-pod-7"}, {"t", "2026-12-06T04:00:00.123456Z"}}).empty());
+  EXPECT_TRUE(s.validate(json{{"id", std::string(4096, 'a')}}).empty());  // the longest string still matched
+  EXPECT_FALSE(s.validate(json{{"id", std::string(4095, 'a') + "!"}}).empty());
+}
