@@ -42,7 +42,7 @@ std::string read_file(const fs::path& p) {
 
 std::vector<payload> corpus() {
   std::vector<payload> out;
-  const fs::path root = NEOGRADE_TEST_PAYLOADS_DIR;
+  const fs::path root = test::payloads_dir();
   if (!fs::exists(root)) return out;
   for (const auto& dir : fs::directory_iterator(root)) {
     if (!dir.is_directory()) continue;
@@ -150,7 +150,7 @@ TEST_P(PayloadCorpus, MapsThroughTheSpecAsTheSourceSays) {
   const std::string where = p.provider + "/" + p.name;
   // A payload the spec is known to misread, recorded with why (tests/fixtures/payloads/<provider>/
   // misread.json): reported as skipped, never as passing, until the spec can read it.
-  const auto misread_file = fs::path(NEOGRADE_TEST_PAYLOADS_DIR) / p.provider / "misread.json";
+  const auto misread_file = test::payloads_dir() / p.provider / "misread.json";
   if (fs::exists(misread_file)) {
     if (auto known = nlohmann::json::parse(read_file(misread_file)); known.contains(p.name)) {
       GTEST_SKIP() << where << ": the spec is known to misread it: " << known[p.name].get<std::string>();
@@ -259,7 +259,7 @@ TEST(PayloadCorpusCoverage, EveryRealProviderHasOffersAnInstanceAListAndAnError)
   for (const auto& provider : test::catalogue_providers()) {
     if (test::spec(provider).provider.fictional) continue;
     const auto& have = kinds[provider];
-    const auto gaps_file = fs::path(NEOGRADE_TEST_PAYLOADS_DIR) / provider / "unsourced.json";
+    const auto gaps_file = test::payloads_dir() / provider / "unsourced.json";
     const auto gaps = fs::exists(gaps_file) ? nlohmann::json::parse(read_file(gaps_file)) : nlohmann::json::object();
     for (const char* k : {"list_offers", "get", "list", "error"}) {
       if (have.contains(k)) {

@@ -35,7 +35,7 @@ TEST(SpecLoad, LambdaSpecLoadsWithItsOperations) {
 
 TEST(SpecLoad, EveryCatalogueSpecValidates) {
   std::set<std::string> ids;
-  for (const auto& entry : std::filesystem::directory_iterator(NEOGRADE_TEST_SPECS_DIR)) {
+  for (const auto& entry : std::filesystem::directory_iterator(test::specs_dir())) {
     auto s = load_spec(entry.path());
     ASSERT_TRUE(s.has_value()) << s.error().what();
     EXPECT_EQ(entry.path().stem().string(), s->provider.id) << "file name and provider id differ";

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -14,7 +15,16 @@
 
 namespace neograde::test {
 
-inline std::string spec_path(const std::string& provider) { return std::string(NEOGRADE_TEST_SPECS_DIR) + "/" + provider + ".json"; }
+// The tree whose specs and payloads the tests read: this checkout's, or another one named by
+// NEOGRADE_TEST_SOURCE_DIR (a worktree with a new spec, tested with binaries built elsewhere).
+inline std::filesystem::path source_tree_dir(const char* compiled, const char* below) {
+  if (const char* root = std::getenv("NEOGRADE_TEST_SOURCE_DIR"); root && *root) return std::filesystem::path(root) / below;
+  return compiled;
+}
+inline std::filesystem::path specs_dir() { return source_tree_dir(NEOGRADE_TEST_SPECS_DIR, "specs/providers"); }
+inline std::filesystem::path payloads_dir() { return source_tree_dir(NEOGRADE_TEST_PAYLOADS_DIR, "tests/fixtures/payloads"); }
+
+inline std::string spec_path(const std::string& provider) { return (specs_dir() / (provider + ".json")).string(); }
 
 inline const provider_spec& spec(const std::string& provider) {
   static std::map<std::string, provider_spec> cache;
@@ -35,7 +45,7 @@ inline nlohmann::json spec_json(const std::string& provider) {
 // Every provider of the catalogue, by file name, sorted.
 inline std::vector<std::string> catalogue_providers() {
   std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(NEOGRADE_TEST_SPECS_DIR)) out.push_back(e.path().stem());
+  for (const auto& e : std::filesystem::directory_iterator(specs_dir())) out.push_back(e.path().stem());
   std::sort(out.begin(), out.end());
   return out;
 }
