@@ -23,20 +23,51 @@ emu_instance_type instance_type_of(const nlohmann::json& t) {
   return out;
 }
 
-emu_phases phases_of(const nlohmann::json& p) {
-  const auto booting = p.at("booting").get<std::string>();
-  const auto running = p.at("running").get<std::string>();
-  const auto restarting = p.value("restarting", booting);
+// The first word (by name) the spec's states map to `state`; empty where none does.
+std::string documented_word(const provider_spec& spec, instance_state state) {
+  const auto it = std::find_if(spec.states.begin(), spec.states.end(), [&](const auto& w) { return w.second == state; });
+  return it != spec.states.end() ? it->first : std::string();
+}
+
+// A phase the section leaves out is played by a word the states document: running and terminated
+// by the first word of their state, booting by the first pending word (else the running word),
+// terminating by the terminated word (the spec format has no terminating state; a provider whose
+// deleting word differs names it).
+emu_phases phases_of(const nlohmann::json& p, const provider_spec& spec) {
+  const auto word = [&](const char* phase, const std::string& otherwise) {
+    const auto it = p.find(phase);
+    return it != p.end() ? it->get<std::string>() : otherwise;
+  };
+  const auto running = word("running", documented_word(spec, instance_state::running));
+  const auto terminated = word("terminated", documented_word(spec, instance_state::terminated));
+  for (const auto& [phase, w] : {std::pair{"running", running}, std::pair{"terminated", terminated}})
+    if (w.empty())
+      throw std::invalid_argument(spec.provider.id + ": the emulator's phases name no " + phase + " word and the states map none to " +
+                                  phase);
+  const auto pending = documented_word(spec, instance_state::pending);
+  const auto booting = word("booting", pending.empty() ? running : pending);
+  const auto restarting = word("restarting", booting);
   return {
-      .waiting = p.value("waiting", booting),
+      .waiting = word("waiting", booting),
       .booting = booting,
       .running = running,
       .restarting = restarting,
-      .stopping = p.value("stopping", running),
-      .starting = p.value("starting", restarting),
-      .terminating = p.at("terminating").get<std::string>(),
-      .terminated = p.at("terminated").get<std::string>(),
+      .stopping = word("stopping", running),
+      .starting = word("starting", restarting),
+      .terminating = word("terminating", terminated),
+      .terminated = terminated,
   };
+}
+
+// The regions the section names; where it names none, those its instance types have capacity in
+// (or one called "default"), each with no region object.
+std::map<std::string, nlohmann::json> regions_of(const nlohmann::json& e) {
+  if (const auto it = e.find("regions"); it != e.end()) return it->get<std::map<std::string, nlohmann::json>>();
+  std::map<std::string, nlohmann::json> out;
+  for (const auto& t : e.at("instance_types"))
+    for (const auto& [region, count] : t.at("capacity").items()) out.emplace(region, nlohmann::json::object());
+  if (out.empty()) out.emplace("default", nlohmann::json::object());
+  return out;
 }
 
 emu_rate_limit rate_limit_of(const nlohmann::json& rl) {
@@ -87,11 +118,11 @@ std::vector<std::string> argument_path(const std::string& path) {
 
 void read_section(const provider_spec& spec, emulator_section& s) {
   const auto& e = spec.emulator;
-  s.regions = e.at("regions").get<std::map<std::string, nlohmann::json>>();
+  s.regions = regions_of(e);
   for (const auto& t : e.at("instance_types")) s.instance_types.push_back(instance_type_of(t));
   s.instance_template = e.value("instance_template", nlohmann::json::object());
   s.ssh_key_template = e.value("ssh_key_template", nlohmann::json::object());
-  s.phases = phases_of(e.at("phases"));
+  s.phases = phases_of(e.value("phases", nlohmann::json::object()), spec);
   s.boot_s = e.value("boot_s", 0.0);
   const auto steps = e.value("steps", nlohmann::json::object());
   for (const auto& [name, st] : steps.items())

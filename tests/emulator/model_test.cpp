@@ -1098,3 +1098,52 @@ TEST(EmulatorOfferRows, AnEnclosingItemsPriceIsWrittenInItsScale) {
   EXPECT_EQ(items[0]["priceCents"], 62) << items[0];
   EXPECT_TRUE(items[0]["priceCents"].is_number_integer());
 }
+
+// What the states already say is not written again (issue 41.4): without `phases`, an instance is
+// played through the words the states document (the first by name of each state: Lambda's pending
+// words are booting and unhealthy, its terminated words preempted and terminated), and without
+// `regions` the emulator serves the regions its types have capacity in.
+TEST(EmulatorDefaults, PhasesComeFromTheStatesAndRegionsFromTheCapacity) {
+  auto doc = test::spec_json("lambda");
+  doc["emulator"].erase("phases");
+  doc["emulator"].erase("regions");
+  auto spec = parse_spec(doc.dump(), "lambda", spec_checks::model_only);
+  ASSERT_TRUE(spec.has_value()) << spec.error().what();
+  auto now = clock::now();
+  model_options o;
+  o.api_keys = {"key-a"};
+  o.now = [&] { return now; };
+  provider_model model(*spec, o);
+  const auto call = [&](const std::string& method, const std::string& path, const std::string& body = {}) {
+    return model.handle(http::request{method, "/api/v1" + path, {{"Authorization", "Bearer key-a"}}, body});
+  };
+  ASSERT_EQ(call("POST", "/ssh-keys", R"({"name":"k","public_key":"ssh-ed25519 AAAA x"})").status, 200);
+  const auto launch = [&](const std::string& region) {
+    return call("POST", "/instance-operations/launch",
+                json{{"region_name", region}, {"instance_type_name", "gpu_1x_a10"}, {"ssh_key_names", {"k"}}, {"name", "n"}}.dump());
+  };
+  const auto r = launch("us-east-1");  // refused as an unknown region if the default were not the capacity's
+  ASSERT_EQ(r.status, 200) << r.body;
+  const auto id = json::parse(r.body)["data"]["instance_ids"][0].get<std::string>();
+  const auto status = [&] { return json::parse(call("GET", "/instances/" + id).body)["data"]["status"].get<std::string>(); };
+  EXPECT_EQ(status(), "booting");
+  now += 91s;
+  EXPECT_EQ(status(), "active");
+  ASSERT_EQ(call("POST", "/instance-operations/terminate", json{{"instance_ids", {id}}}.dump()).status, 200);
+  EXPECT_EQ(status(), "preempted");
+}
+
+// A spec whose states name no running word, and whose emulator names none either, cannot be played.
+TEST(EmulatorDefaults, NoRunningWordAnywhereIsRefusedWithTheReason) {
+  auto doc = test::spec_json("lambda");
+  doc["emulator"].erase("phases");
+  doc["states"].erase("active");
+  auto spec = parse_spec(doc.dump(), "lambda", spec_checks::model_only);
+  ASSERT_TRUE(spec.has_value()) << spec.error().what();
+  try {
+    provider_model model(*spec, model_options{});
+    FAIL() << "a spec with no running word was played";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("no running word"), std::string::npos) << e.what();
+  }
+}
