@@ -161,6 +161,15 @@ std::optional<rate_limit_coverage> rate_limit_of(const run_record& run) {
 
 }  // namespace
 
+namespace {
+// Why the run stopped before it decided every check: the footer's word, or that it has none.
+std::string stopped_because(const run_record& run) {
+  if (!run.footer) return "it ended without its footer";
+  const auto& m = fields::object(*run.footer, "measurements");
+  return fields::text(m, "stopped");
+}
+}  // namespace
+
 scorecard build_scorecard(const run_record& run) {
   const auto& h = run.header;
   scorecard card{.provider = {.id = h.value("provider", ""),
@@ -178,7 +187,7 @@ scorecard build_scorecard(const run_record& run) {
                  .base_url = h.value("base_url", ""),
                  .started_at = h.value("started_at", ""),
                  .finished_at = run.footer ? run.footer->value("finished_at", "") : "",
-                 .complete = run.footer.has_value(),
+                 .complete = run.footer.has_value() && stopped_because(run).empty(),
                  .read_only = h.value("read_only", false),
                  .timing_overrides = fields::object(fields::object(h, "timing"), "overridden"),
                  .rate_limit = rate_limit_of(run),
@@ -219,7 +228,9 @@ scorecard build_scorecard(const run_record& run) {
     }
   }
   for (auto& [name, category] : card.categories) category.score = score_of(by_category[name].first, by_category[name].second);
-  card.score = score_of(earned, possible);
+  // A run that stopped early (a signal, a bug of ours) decided only the checks it reached: a score
+  // of those would be a verdict the provider could refute, so an incomplete run has none.
+  if (card.complete) card.score = score_of(earned, possible);
   card.tier = to_string(tier_for(card.score, !card.tier_capped_by.empty()));
   for (const auto& hw : run.hardware) card.hardware.push_back(hardware_summary_of(hw));
   card.transparency_claims = grade_transparency(card);
@@ -262,8 +273,13 @@ std::string rate_limit_summary(const scorecard& card) {
 std::string provenance_banner(const scorecard& card) {
   const auto& source = card.source;
   const auto& name = card.provider.display_name;
-  const std::string audit =
-      card.read_only ? " A READ-ONLY AUDIT: nothing was launched; the checks that create something were not run." : "";
+  std::string audit = card.read_only ? " A READ-ONLY AUDIT: nothing was launched; the checks that create something were not run." : "";
+  if (!card.complete) {
+    const auto why = fields::text(card.measurements, "stopped");
+    audit += " AN INCOMPLETE RUN" + (why.empty() ? std::string() : " (" + why + ")") +
+             ": it stopped before deciding every check; the checks it did not reach are unknown, and it has no "
+             "score or tier.";
+  }
   if (source == "emulated" && card.provider.fictional)
     return "EMULATED, FICTIONAL PROVIDER: " + name +
            " does not exist. It is neograde's demonstration of findings, served by the embedded emulator "

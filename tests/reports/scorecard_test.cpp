@@ -84,6 +84,28 @@ TEST(Scorecard, AReadOnlyAuditSaysSoInItsBanner) {
   EXPECT_EQ(build_scorecard(run({outcome("a.x.y", "high", "pass")}, "live")).provenance.find("READ-ONLY"), std::string::npos);
 }
 
+// A run stopped before it decided every check is no verdict: the checks it reached passed, but
+// the card has no score and no tier (it showed Platinum before), and every format says why.
+TEST(Scorecard, AStoppedRunHasNoScoreAndSaysSo) {
+  auto stopped = run({outcome("a.x.y", "critical", "pass"), outcome("b.x.y", "high", "errored")});
+  stopped.footer->at("measurements")["stopped"] = "interrupted: stopped by SIGINT after a.x.y";
+  const auto card = build_scorecard(stopped);
+  EXPECT_FALSE(card.complete);
+  EXPECT_FALSE(card.score.has_value());
+  EXPECT_EQ(card.tier, "Not graded");
+  EXPECT_NE(card.provenance.find("AN INCOMPLETE RUN (interrupted: stopped by SIGINT after a.x.y)"), std::string::npos) << card.provenance;
+  EXPECT_NE(render_markdown(card).find("AN INCOMPLETE RUN"), std::string::npos);
+
+  auto unfinished = run({outcome("a.x.y", "critical", "pass")});
+  unfinished.footer.reset();
+  EXPECT_EQ(build_scorecard(unfinished).tier, "Not graded");
+  EXPECT_NE(build_scorecard(unfinished).provenance.find("AN INCOMPLETE RUN: "), std::string::npos);
+
+  const auto finished = build_scorecard(run({outcome("a.x.y", "critical", "pass")}));
+  EXPECT_EQ(finished.tier, "Platinum");
+  EXPECT_EQ(finished.provenance.find("INCOMPLETE"), std::string::npos);
+}
+
 // The Markdown evidence says which request was sent wrong on purpose.
 TEST(Scorecard, DeliberateEvidenceIsLabelled) {
   auto o = outcome("a.x.y", "high", "fail");
