@@ -30,6 +30,7 @@ std::string cut(const std::string& s, std::size_t bytes) {
 
 void to_json(json& j, const operation_shape& m) {
   j = {{"statuses", m.statuses}, {"fields", m.fields}};
+  if (!m.types.empty()) j["types"] = m.types;
   if (m.fields_cut) j["fields_cut"] = true;
 }
 
@@ -39,6 +40,10 @@ void from_json(const json& j, operation_shape& m) {
     for (const auto& s : j["statuses"])
       if (s.is_number_integer() && s.get<long long>() >= 0 && s.get<long long>() < 1000) m.statuses.insert(s.get<int>());
   m.fields = strings(j, "fields");
+  if (j.is_object() && j.contains("types") && j["types"].is_object())
+    for (const auto& [field, types] : j["types"].items())
+      if (m.fields.contains(field))
+        if (auto t = strings(json{{"t", types}}, "t"); !t.empty()) m.types[field] = std::move(t);
   m.fields_cut = flag(j, "fields_cut");
 }
 
@@ -89,6 +94,7 @@ void contract_recorder::walk(operation_shape& op, const json& node, const std::s
     }
     op.fields.insert(pointer);
   }
+  op.types[pointer].insert(node.type_name());  // six words at most: bounded as the fields are
   if (depth >= limits_.depth) return;
   if (node.is_array()) {
     for (const auto& e : node) walk(op, e, pointer + "/*", keyed, depth + 1);

@@ -75,6 +75,17 @@ bool stable(const std::deque<measurement::contract_shape>& recent, const std::st
   });
 }
 
+std::set<std::string> non_null(std::set<std::string> types) {
+  types.erase("null");
+  return types;
+}
+
+std::string joined(const std::set<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " or ") + w;
+  return out;
+}
+
 struct run_ref {
   std::string id, started_at;
 };
@@ -86,6 +97,8 @@ std::string contract_drift::text() const {
   const std::string in = operation.empty() ? "" : " in " + operation + " answers";
   const std::string since = " (run " + since_run + ", " + since_started_at + ")";
   if (kind == "field_vanished") return "field " + subject + " vanished" + in + ": present in the previous run" + since;
+  if (kind == "field_type_changed")
+    return "field " + subject + " changed type" + in + ": " + after + " now, " + before + " in every earlier run" + since;
   if (kind == "field_appeared") return "field " + subject + " appeared" + in + ": no earlier run's answers had it" + since;
   if (kind == "status_word_new") return "instance status word \"" + subject + "\" never read before" + since;
   if (kind == "status_new") return operation + " answered HTTP " + subject + ", never answered before" + since;
@@ -132,7 +145,8 @@ std::vector<contract_drift> drift_between(const std::vector<const run_record*>& 
   if (const auto latest = shape_of(later)) {
     std::optional<measurement::contract_shape> previous;
     run_ref previous_ref;
-    std::map<std::string, std::set<std::string>> fields_ever;  // operation ->
+    std::map<std::string, std::set<std::string>> fields_ever;                        // operation ->
+    std::map<std::string, std::map<std::string, std::set<std::string>>> types_ever;  // operation -> field -> non-null types
     std::map<std::string, std::set<int>> statuses_ever;
     std::set<std::string> cut_ever;  // operations some earlier run's bound cut
     std::set<std::string> words_ever;
@@ -145,6 +159,7 @@ std::vector<contract_drift> drift_between(const std::vector<const run_record*>& 
       if (recent.size() > stable_runs) recent.pop_front();
       for (const auto& [name, op] : s->operations) {
         fields_ever[name].insert(op.fields.begin(), op.fields.end());
+        for (const auto& [f, types] : op.types) types_ever[name][f].merge(non_null(types));
         statuses_ever[name].insert(op.statuses.begin(), op.statuses.end());
         if (op.fields_cut) cut_ever.insert(name);
       }
@@ -179,6 +194,19 @@ std::vector<contract_drift> drift_between(const std::vector<const run_record*>& 
           for (const auto& f : now_op.fields)
             if (!is_item(f) && !fields_ever[name].contains(f) && parent(f) && fields_ever[name].contains(*parent(f)))
               add("field_appeared", name, f, "absent", "present", previous_ref);
+      }
+      // A field read with other types than ever before, and with none of those (null aside: an
+      // address is null until there is one): a price once a string, now a number.
+      for (const auto& [name, now_op] : latest->operations) {
+        const auto ever = types_ever.find(name);
+        if (ever == types_ever.end() || !answered_ok(now_op)) continue;
+        for (const auto& [f, types] : now_op.types) {
+          const auto before = ever->second.find(f);
+          const auto now = non_null(types);
+          if (before == ever->second.end() || before->second.empty() || now.empty()) continue;
+          if (std::none_of(now.begin(), now.end(), [&](const auto& t) { return before->second.contains(t); }))
+            add("field_type_changed", name, f, joined(before->second), joined(now), previous_ref);
+        }
       }
       // Words are read only when an instance was: a history that never read one has nothing to compare.
       if (!words_ever.empty() && !words_cut)

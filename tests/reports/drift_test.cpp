@@ -221,3 +221,40 @@ TEST(ContractDrift, FieldsAppearingOperationsGoneAndCatalogueJumps) {
   // OLD and NEW: NEW's latest against OLD's runs.
   EXPECT_EQ(diff_drift({before}, {after}).size(), 5u);
 }
+
+// A field read only with types no earlier run read it with is reported (a price once a string,
+// now a number); one that is null until there is a value, or that gained a type beside its old
+// one, is not.
+TEST(ContractDrift, AFieldThatChangedTypeIsReported) {
+  const auto with = [](const json& price, const json& ip) {
+    contract_recorder rec;
+    json instance = {{"id", "i-1"}, {"price", price}, {"ip", ip}};
+    rec.answer("get", 200, &instance);
+    return rec.shape();
+  };
+  const auto r1 = run("r1", "2026-12-01T06:00:00Z", with("2.49", nullptr));
+  const auto r2 = run("r2", "2026-12-02T06:00:00Z", with("2.49", "203.0.113.7"));
+  const auto r3 = run("r3", "2026-12-03T06:00:00Z", with(2.49, nullptr));
+  EXPECT_TRUE(drift_between({&r1}, r2).empty()) << kinds(drift_between({&r1}, r2)).front();
+  const auto drift = drift_between({&r1, &r2}, r3);
+  ASSERT_EQ(kinds(drift), std::vector<std::string>{"field_type_changed get /price"});
+  EXPECT_EQ(drift[0].before, "string");
+  EXPECT_EQ(drift[0].after, "number");
+  EXPECT_NE(drift[0].text().find("field /price changed type in get answers: number now, string in every earlier run"), std::string::npos)
+      << drift[0].text();
+  // An integer and a fraction are one type; a run whose price was read both ways changes nothing.
+  const auto r4 = run("r4", "2026-12-04T06:00:00Z", with(3, nullptr));
+  EXPECT_TRUE(drift_between({&r3}, r4).empty()) << kinds(drift_between({&r3}, r4)).front();
+  auto both = with("2.49", nullptr);
+  both.operations["get"].types["/price"].insert("number");
+  EXPECT_TRUE(drift_between({&r1}, run("r5", "2026-12-05T06:00:00Z", both)).empty());
+  // Read back from the footer, and bounded: a hostile member of types is dropped, not trusted.
+  const auto s = with("2.49", nullptr);
+  EXPECT_EQ(json(s).get<contract_shape>(), s);
+  json hostile = s;
+  hostile["operations"]["get"]["types"]["/not-a-field"] = {"string"};
+  hostile["operations"]["get"]["types"]["/price"] = 7;
+  const auto read = hostile.get<contract_shape>();
+  EXPECT_FALSE(read.operations.at("get").types.contains("/not-a-field"));
+  EXPECT_FALSE(read.operations.at("get").types.contains("/price"));
+}

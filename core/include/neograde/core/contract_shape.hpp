@@ -25,7 +25,10 @@ namespace neograde::measurement {
 struct operation_shape {
   std::set<int> statuses;        // the HTTP statuses the operation answered (no transport errors)
   std::set<std::string> fields;  // JSON pointers in its successful answers, "" for the root, "*" for items
-  bool fields_cut = false;       // more fields than the bound: the rest were not kept
+  // The JSON types each field was read with (object, array, string, number, boolean, null; an
+  // integer and a fraction are both number), for the fields kept.
+  std::map<std::string, std::set<std::string>> types;
+  bool fields_cut = false;  // more fields than the bound: the rest were not kept
   friend bool operator==(const operation_shape&, const operation_shape&) = default;
 };
 

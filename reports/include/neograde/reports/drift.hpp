@@ -6,6 +6,7 @@
 //                    (and the last three runs had it wherever they had its parent: a field that
 //                    comes and goes with the instance's state is no contract)
 //   field_appeared   a field no earlier run's answers had, under a parent they had
+//   field_type_changed a field read now only with JSON types no earlier run read it with (null aside)
 //   status_word_new  an instance status word no earlier run read
 //   status_new       an HTTP status an operation never answered before (4xx, or 2xx/3xx; not 5xx or 429)
 //   operation_gone   an operation that answered with success, and never 404 or 410, now answers 404 or 410 only
