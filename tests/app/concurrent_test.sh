@@ -13,6 +13,8 @@ case_name=$1 neograde=$2 work=$3
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v curl >/dev/null && command -v jq >/dev/null || { echo "SKIP: needs curl and jq" >&2; exit 77; }
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$here/tests/app/emulators.sh"
 
 # Bearer keys (lambda, vastai), an API key in a header of its own (runpod), a paginated API
 # (digitalocean): the runs share nothing but the process.
@@ -25,30 +27,24 @@ scale=0.01
 # the limit, the probe's checks are skipped alike in both runs, and every other check compared.
 emulate_args=()
 [ "$case_name" = equal_to_sequential ] && emulate_args=(--no-rate-limit)
-pids=()
 run_pid=""
+# A run still going when the script ends is killed outright, before the emulators are stopped.
 cleanup() {
   [ -n "$run_pid" ] && kill -9 "$run_pid" 2>/dev/null
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-  wait 2>/dev/null
+  stop_background
 }
 trap cleanup EXIT
 # Starts an emulator of every provider, named by $1 (fresh state: an emulator's rate limit, for
 # one, is spent by a run), and sets args to grade them all.
 start_emulators() {
-  local p base keys
+  local p
   args=()
+  for p in "${providers[@]}"; do start_emulator "$p.$1" "$p" --time-scale "$scale" "${emulate_args[@]}"; done
   for p in "${providers[@]}"; do
-    "$neograde" emulate --provider "$p" --port 0 --time-scale "$scale" "${emulate_args[@]}" </dev/null >"$p.$1.out" 2>"$p.$1.err" &
-    pids+=($!)
-  done
-  for p in "${providers[@]}"; do
-    for _ in $(seq 100); do head -1 "$p.$1.out" 2>/dev/null | grep -q '^http' && break; sleep 0.1; done
-    base=$(head -1 "$p.$1.out")
-    [ -n "$base" ] || { cat "$p.$1.err" >&2; fail "the $p emulator did not start"; }
-    keys=$(sed -n 's/^key: //p' "$p.$1.out")
-    echo "$base" >"$p.base"
-    args+=(--spec "$p" --base-url "$p=$base" --api-key "$p=$(sed -n 1p <<<"$keys")" --second-api-key "$p=$(sed -n 2p <<<"$keys")")
+    await_emulator "$p.$1"
+    echo "${emulator_base[$p.$1]}" >"$p.base"
+    args+=(--spec "$p" --base-url "$p=${emulator_base[$p.$1]}" --api-key "$p=${emulator_key[$p.$1]}"
+      --second-api-key "$p=${emulator_second_key[$p.$1]}")
   done
 }
 start_emulators first

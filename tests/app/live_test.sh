@@ -11,6 +11,8 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v curl >/dev/null || { echo "SKIP: curl is not installed" >&2; exit 77; }
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$here/tests/app/emulators.sh"
 
 # address_owner: instances report an address of the emulator's fictional RDAP registry
 # (2d00::/8 is IANA-reserved: nobody real holds it), which the emulator also serves.
@@ -22,7 +24,7 @@ emulate_args=(--time-scale 0.1)
 # whatever the machine's speed, after the deployment exists and before any lease.
 provider=lambda
 if [[ $case_name == multistep_* ]]; then
-  specs_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../specs/providers" && pwd)
+  specs_dir=$here/specs/providers
   provider=$work/akash.json
   if [ "$case_name" = multistep_sigint_before_lease ]; then
     sed 's/"ready_after_s": 5,/"ready_after_s": 1000000,/' "$specs_dir/akash.json" >"$provider"
@@ -38,23 +40,18 @@ if [[ $case_name == multistep_* ]]; then
   fi
   export AKASH_SDL='version: "2.0"'
 fi
-"$neograde" emulate --provider "$provider" --port 0 --no-rate-limit "${emulate_args[@]}" </dev/null >emulator.out 2>emulator.err &
-emulator=$!
+start_emulator live "$provider" --no-rate-limit "${emulate_args[@]}"
 run_pid=""
+# A run still going when the script ends is killed outright, before the emulators are stopped.
 cleanup() {
   [ -n "$run_pid" ] && kill -9 "$run_pid" 2>/dev/null
-  kill "$emulator" 2>/dev/null
-  wait 2>/dev/null
+  stop_background
 }
 trap cleanup EXIT
-for _ in $(seq 100); do
-  head -1 emulator.out 2>/dev/null | grep -q '^http' && break
-  sleep 0.1
-done
-base=$(head -1 emulator.out)
-[ -n "$base" ] || { cat emulator.err >&2; fail "the emulator did not start"; }
-origin=${base%/api/*}
-key=$(sed -n 's/^key: //p' emulator.out | head -1)
+await_emulator live
+base=${emulator_base[live]}
+origin=${emulator_origin[live]}
+key=${emulator_key[live]}
 journal=$work/journal.jsonl
 
 # The emulator's count: instances not terminated, and instances ever created.
@@ -184,7 +181,7 @@ case "$case_name" in
     [ ! -s "$journal" ] || fail "a journal was written by a run that may not create anything"
     ;;
   address_owner)
-    rdap=$(sed -n 's/^rdap: //p' emulator.out | head -1)
+    rdap=$(sed -n 's/^rdap: //p' live.emulator.out | head -1)
     [ -n "$rdap" ] || fail "the emulator does not say where it serves RDAP"
     start_run --rdap-url "$rdap"
     expect_exit 0
