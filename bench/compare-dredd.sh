@@ -64,11 +64,11 @@ doc=$(cd "$(dirname "$doc")" && pwd)/$(basename "$doc")
 mapfile -t known < <("$neograde" checks --quirks | cut -f1)
 [ ${#quirks[@]} -gt 0 ] || quirks=("${known[@]}")
 for q in "${quirks[@]}"; do
-  printf '%s\n' "${known[@]}" | grep -qxF -- "$q" || die "unknown quirk $q (see \`neograde checks --quirks\`)"
+  printf '%s\n' "${known[@]}" | grep -xF -- "$q" >/dev/null || die "unknown quirk $q (see \`neograde checks --quirks\`)"
 done
 
 # --- Dredd, pinned, installed once into build/bench-tools -----------------------------------------
-if [ ! -x "$dredd" ] || ! "$dredd" --version 2>/dev/null | grep -qF "v$DREDD_VERSION"; then
+if [ ! -x "$dredd" ] || ! "$dredd" --version 2>/dev/null | grep -F "v$DREDD_VERSION" >/dev/null; then
   note "installing dredd@$DREDD_VERSION into $tools (first use only)"
   npm install --no-audit --no-fund --loglevel=error --prefix "$tools" "dredd@$DREDD_VERSION" >&2
   [ -x "$dredd" ] || die "npm did not install dredd into $tools"

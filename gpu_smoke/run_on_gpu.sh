@@ -18,7 +18,7 @@ cmake --build "$build" -j "$(nproc)"
 echo "built in $(( $(date +%s) - start )) s" >&2
 
 # cuBLASLt from the toolkit when the loader does not know it.
-if [ -z "${NEOGRADE_CUBLASLT:-}" ] && ! ldconfig -p 2>/dev/null | grep -q libcublasLt.so.13; then
+if [ -z "${NEOGRADE_CUBLASLT:-}" ] && ! ldconfig -p 2>/dev/null | grep libcublasLt.so.13 >/dev/null; then
   for f in /usr/local/cuda/lib64/libcublasLt.so.13 /usr/local/cuda/targets/*/lib/libcublasLt.so.13; do
     [ -e "$f" ] && { export NEOGRADE_CUBLASLT=$f; break; }
   done

@@ -65,9 +65,9 @@ runtime_packages=$(packages_of 2)
 [ -n "$build_packages" ] && [ -n "$runtime_packages" ] || fail "a stage installs nothing"
 deps=$(sed -n '/^packages=(/,/^)/p' "$here/scripts/install-deps" | sed '1d;$d' | tr ' ' '\n' | grep -v '^$')
 for p in $build_packages; do
-  echo "$deps" | grep -qx "$p" || fail "the build stage installs $p, which scripts/install-deps does not name"
+  echo "$deps" | grep -x "$p" >/dev/null || fail "the build stage installs $p, which scripts/install-deps does not name"
 done
-for p in cmake ninja-build g++ libboost1.81-dev libssl-dev; do echo "$build_packages" | grep -qx "$p" || fail "the build stage lacks $p"; done
+for p in cmake ninja-build g++ libboost1.81-dev libssl-dev; do echo "$build_packages" | grep -x "$p" >/dev/null || fail "the build stage lacks $p"; done
 for p in $runtime_packages; do
   case "$p" in *-dev|cmake|ninja-build|g++|gcc|clang*|make) fail "the runtime stage installs the build tool $p" ;; esac
 done
@@ -82,7 +82,7 @@ if command -v readelf >/dev/null && command -v dpkg >/dev/null && command -v dpk
     [ -n "$pkg" ] || pkg=$(dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1)
     [ -n "$pkg" ] || continue
     case "$pkg" in libc6|libgcc-s1) continue ;; esac  # what every Debian image holds (the Essential packages need them)
-    echo "$runtime_packages" | grep -qx "$pkg" || fail "the binary needs $lib ($pkg), which the runtime stage does not install"
+    echo "$runtime_packages" | grep -x "$pkg" >/dev/null || fail "the binary needs $lib ($pkg), which the runtime stage does not install"
   done
 else
   echo "note: no readelf or dpkg: the runtime libraries were not compared with the binary's"

@@ -10,7 +10,7 @@ case "$action" in
     "$neograde" emulate --provider "$provider" --port 0 --time-scale 0.01 "$@" >emulator.out 2>emulator.err &
     echo $! >"$state/emulator.pid"
     for _ in $(seq 100); do
-      if [ -s "$state/emulator.out" ] && head -1 "$state/emulator.out" | grep -q '^http'; then exit 0; fi
+      if [ -s "$state/emulator.out" ] && head -1 "$state/emulator.out" | grep '^http' >/dev/null; then exit 0; fi
       kill -0 "$(cat "$state/emulator.pid")" 2>/dev/null || break
       sleep 0.1
     done

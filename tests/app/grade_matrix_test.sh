@@ -67,7 +67,7 @@ grep -qE '^ +matrix: \$\{\{ fromJSON\(needs\.plan\.outputs\.matrix\) \}\}$' "$wo
 grep -qE '^ +timeout-minutes: \$\{\{ matrix\.timeout_minutes \}\}$' "$workflow" || fail "grade.yml: a grading job has not its own time limit"
 grep -qE '^ +timeout-minutes: \$\{\{ matrix\.grade_timeout_minutes \}\}$' "$workflow" || fail "grade.yml: the grading step has not its own time limit"
 grep -qE '^  publish:$' "$workflow" || fail "grade.yml has no publish job"
-sed -n '/^  publish:$/,/^  [a-z]*:$/p' "$workflow" | grep -qE '^    if: always\(\)' || fail "grade.yml: publish does not run whatever the grading jobs did (if: always())"
+sed -n '/^  publish:$/,/^  [a-z]*:$/p' "$workflow" | grep -E '^    if: always\(\)' >/dev/null || fail "grade.yml: publish does not run whatever the grading jobs did (if: always())"
 grep -qE 'scripts/grade merge ' "$workflow" || fail "grade.yml: publish does not run scripts/grade merge"
 grep -qE 'scripts/grade run --job --env-slots ' "$workflow" || fail "grade.yml: a grading job does not run scripts/grade run --job --env-slots"
 grep -qE 'scripts/grade sweep --env-slots ' "$workflow" || fail "grade.yml: a grading job does not sweep"

@@ -147,7 +147,7 @@ case "$case_name" in
     expect_exit 137
     [ "$(cat out/results.jsonl)" = '{"earlier":"results"}' ] || fail "the killed run replaced the earlier results.jsonl"
     [ "$(cat out/scorecard.json)" = '{"earlier":"card"}' ] || fail "the killed run replaced the earlier scorecard"
-    head -1 out/results.jsonl.part | grep -q '"record":"header"' || fail "the killed run's lines are not in results.jsonl.part"
+    head -1 out/results.jsonl.part | grep '"record":"header"' >/dev/null || fail "the killed run's lines are not in results.jsonl.part"
     [ "$(live_instances)" -ge 1 ] || fail "kill -9 left nothing to sweep: the test proves nothing"
     "$neograde" sweep --spec lambda --base-url "$base" --api-key "$key" --journal "$journal" --dry-run >dry.out 2>dry.err ||
       { cat dry.err >&2; fail "sweep --dry-run failed"; }
@@ -191,12 +191,12 @@ case "$case_name" in
     [ -n "$owner" ] || fail "the footer has no address_owner: $footer"
     for expected in '"address":"2d00:1::10"' '"status":"found"' '"name":"Example Cloud Holdings"' '"handle":"EXCH"' \
       '"role":"registrant"' '"country":"ZZ"' '"origin_as":[64500,64501]' "\"query_url\":\"${rdap}ip/2d00:1::10\""; do
-      printf '%s' "$owner" | grep -qF "$expected" || fail "address_owner lacks $expected: $owner"
+      printf '%s' "$owner" | grep -F "$expected" >/dev/null || fail "address_owner lacks $expected: $owner"
     done
     # --no-rdap: no lookup, no address_owner.
     start_run --no-rdap
     expect_exit 0
-    if grep '"record":"footer"' out/results.jsonl | grep -q '"address_owner"'; then fail "--no-rdap still looked the address up"; fi
+    if grep '"record":"footer"' out/results.jsonl | grep '"address_owner"' >/dev/null; then fail "--no-rdap still looked the address up"; fi
     ;;
   multistep_sigint_before_lease)
     # SIGINT while the run waits for a bid: the deployment exists, no lease was accepted.
@@ -206,11 +206,11 @@ case "$case_name" in
     kill -INT "$run_pid"
     expect_exit 130
     expect_nothing_left
-    if grep '"event":"step"' "$journal" | grep -q 'step lease'; then fail "a lease was sent: the signal did not land between bid and lease"; fi
+    if grep '"event":"step"' "$journal" | grep 'step lease' >/dev/null; then fail "a lease was sent: the signal did not land between bid and lease"; fi
     grep -q '"event":"deleted".*-lc"' "$journal" || fail "the journal has no confirmed deletion"
     dseq=$(grep "$lc_created" "$journal" | grep -o '"id":"[0-9]*"' | head -1 | tr -dc 0-9)
     [ -n "$dseq" ] || fail "no deployment id in the journal"
-    curl -sf -H "x-api-key: $key" "$base/v1/deployments/$dseq" | grep -q '"state":"closed"' || fail "deployment $dseq is not closed"
+    curl -sf -H "x-api-key: $key" "$base/v1/deployments/$dseq" | grep '"state":"closed"' >/dev/null || fail "deployment $dseq is not closed"
     ;;
   multistep_sigkill_then_sweep)
     # kill -9 once the lease is accepted (its step journaled): the sweep closes the deployment,
@@ -222,15 +222,15 @@ case "$case_name" in
     [ "$(live_instances)" -ge 1 ] || fail "kill -9 left nothing to sweep: the test proves nothing"
     dseq=$(grep '"event":"step"' "$journal" | grep 'step lease' | grep -o '"id":"[0-9]*"' | head -1 | tr -dc 0-9)
     [ -n "$dseq" ] || { cat "$journal" >&2; fail "no deployment id in the lease step's journal line"; }
-    curl -sf -H "x-api-key: $key" "$base/v1/deployments/$dseq" | grep -q '"leases":\[{' || fail "no lease on deployment $dseq before the sweep"
+    curl -sf -H "x-api-key: $key" "$base/v1/deployments/$dseq" | grep '"leases":\[{' >/dev/null || fail "no lease on deployment $dseq before the sweep"
     "$neograde" sweep --spec "$provider" --base-url "$base" --api-key "$key" --journal "$journal" >sweep.out 2>sweep.err ||
       { cat sweep.out sweep.err >&2; fail "sweep failed"; }
     grep -q "^gone.*$dseq" sweep.out || { cat sweep.out >&2; fail "the sweep did not confirm deployment $dseq gone"; }
     expect_nothing_left
     answer=$(curl -s -H "x-api-key: $key" "$base/v1/deployments/$dseq")
-    printf '%s' "$answer" | grep -q '"deployment":{[^}]*}[^}]*"state":"closed"' || printf '%s' "$answer" | grep -q 'NotFoundError' ||
+    printf '%s' "$answer" | grep '"deployment":{[^}]*}[^}]*"state":"closed"' >/dev/null || printf '%s' "$answer" | grep 'NotFoundError' >/dev/null ||
       fail "deployment $dseq is still open after the sweep: $answer"
-    if printf '%s' "$answer" | grep -q '"state":"active"'; then fail "a lease or the deployment is still active after the sweep: $answer"; fi
+    if printf '%s' "$answer" | grep '"state":"active"' >/dev/null; then fail "a lease or the deployment is still active after the sweep: $answer"; fi
     "$neograde" sweep --spec "$provider" --base-url "$base" --api-key "$key" --journal "$journal" --dry-run >again.out 2>&1
     grep -q '^would terminate 0' again.out || { cat again.out >&2; fail "the journal still lists the deployment after the sweep"; }
     ;;

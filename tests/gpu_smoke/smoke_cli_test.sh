@@ -93,7 +93,7 @@ case "$case_name" in
     # static, NVML and cuBLASLt are dlopen'ed), and glibc 2.34 (RHEL 9; Ubuntu 22.04 has 2.35) is enough.
     command -v objdump >/dev/null || { echo "no objdump"; exit 77; }
     # A sanitizer build carries its runtime: portability is checked on the build that ships.
-    if objdump -t "$smoke" | grep -q '__asan_init'; then echo "a sanitizer build"; exit 77; fi
+    if objdump -t "$smoke" | grep '__asan_init' >/dev/null; then echo "a sanitizer build"; exit 77; fi
     needed=$(objdump -p "$smoke" | awk '/NEEDED/ {print $2}' | sort | tr '\n' ' ')
     for lib in $needed; do
       case "$lib" in libc.so.6|libm.so.6|libstdc++.so.6|libgcc_s.so.1|libdl.so.2|libpthread.so.0|librt.so.1|ld-linux-*) ;;
