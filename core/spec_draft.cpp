@@ -504,8 +504,10 @@ struct drafter {
       }
     }
     const std::string where = op.label();
-    const bool templated = std::any_of(segs.begin(), segs.end(), [](const seg& s) { return s.templ; });
-    // A catalogue: a GET without a template on a segment that names types or offers, scored
+    // A template before the last segment scopes the resource (Hot Aisle's /teams/{team}/...: a spec
+    // variable); one at the end names an item of it.
+    const bool templated = !segs.empty() && segs.back().templ;
+    // A catalogue: a GET of a collection on a segment that names types or offers, scored
     // higher on an instance resource (/instances/types) than elsewhere (/gpu-offers), and never
     // another resource's (/volumes/types, /clusters/types).
     if (op.method == "GET" && !templated && !keys) {

@@ -206,6 +206,25 @@ TEST(SpecDraft, SwaggerTwoIsRead) {
   EXPECT_TRUE(has_note(d.warnings, "/operations/launch", "launch is required"));
 }
 
+// A catalogue inside a scope (Hot Aisle's /teams/{team}/virtual_machines/available/, Scaleway's
+// /zones/{zone}/products/servers) is a catalogue: the scope becomes a variable. A path ending in a
+// template names one item, never the catalogue.
+TEST(SpecDraft, ACatalogueInsideAScopeIsFound) {
+  const auto d = draft_of(R"({
+    "openapi": "3.0.0", "info": {"title": "Scoped Cloud API", "version": "1"}, "servers": [{"url": "https://api.scoped.test"}],
+    "paths": {
+      "/teams/{team}/machines/available/": {"get": {"summary": "Get available machine types",
+          "parameters": [{"in": "path", "name": "team", "required": true, "schema": {"type": "string", "example": "research"}}],
+          "responses": {"200": {"description": "", "content": {"application/json": {"schema": {"type": "array", "items": {"type": "object",
+              "properties": {"name": {"type": "string"}}}}}}}}}},
+      "/teams/{team}/machines/types/{type}": {"get": {"responses": {"200": {"description": ""}}}}
+    }
+  })");
+  const auto s = spec_of(d);
+  EXPECT_EQ(s["operations"]["list_offers"]["path"], "/teams/{team}/machines/available/") << s["operations"].dump();
+  EXPECT_EQ(s["variables"]["team"]["emulator"], "research") << s["variables"].dump();
+}
+
 TEST(SpecDraftHostile, SizeAndDepthAreBounded) {
   EXPECT_THAT(refusal(std::string(2000, ' ') + "{}", {.max_bytes = 1000}), HasSubstr("more than the 1000"));
   EXPECT_THAT(refusal(std::string(100000, '[') + std::string(100000, ']')), HasSubstr("deeper"));
