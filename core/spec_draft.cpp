@@ -122,6 +122,9 @@ struct doc_op {
   const json* response = nullptr;
   std::string response_media;
   std::map<int, std::pair<const json*, std::string>> errors;  // status -> schema, media type
+  // The answer of every other status ("default", "4XX", "5XX"): an error envelope where the
+  // document names no error status (Genesis Cloud's).
+  std::optional<std::pair<const json*, std::string>> other_errors;
   [[nodiscard]] std::string label() const {
     std::string s = method + " " + path;
     if (!operation_id.empty()) s += " (operationId " + operation_id;
@@ -461,6 +464,8 @@ struct drafter {
               }
             } else if (status >= 400 && schema != nullptr) {
               op.errors[status] = {schema, media};
+            } else if (status == 0 && schema != nullptr && (code == "default" || lower(code) == "4xx" || lower(code) == "5xx")) {
+              op.other_errors = {schema, media};
             }
           }
         }
@@ -1395,6 +1400,15 @@ boost::system::result<spec_draft, std::string> drafter::run() {
   std::map<int, std::pair<const json*, std::string>> errs;
   for (const auto& [name, c] : chosen)
     for (const auto& [status, e] : c.second->errors) errs.try_emplace(status, e);
+  // Where no error status is named, the envelope of the default (or 4XX/5XX) answers, under
+  // status 0: every kind then gets HTTP's own status, as a guess.
+  const bool from_default = errs.empty();
+  if (from_default)
+    for (const auto& [name, c] : chosen)
+      if (c.second->other_errors) {
+        errs.emplace(0, *c.second->other_errors);
+        break;
+      }
   if (errs.empty()) {
     warn("/errors",
          "the document declares no error response on the operations drafted: errors (content_type, envelope_schema, code_pointer, "
@@ -1432,8 +1446,9 @@ boost::system::result<spec_draft, std::string> drafter::run() {
       tmpl = ordered(t);
     }
     errors["body_template"] = tmpl;
-    guess("/errors", "the envelope of the documented " + std::to_string(errs.size()) + " error status(es); code at " +
-                         code.value_or("(none)") + ", message at " + message.value_or("(none)"));
+    guess("/errors", (from_default ? std::string("the envelope of the document's default answers (it names no error status)")
+                                   : "the envelope of the documented " + std::to_string(errs.size()) + " error status(es)") +
+                         "; code at " + code.value_or("(none)") + ", message at " + message.value_or("(none)"));
     ojson kinds = ojson::object();
     const std::vector<std::pair<const char*, std::vector<int>>> kind_status{
         {"unauthorized", {401}},       {"not_found", {404}},    {"invalid_parameters", {400, 422}},

@@ -172,6 +172,28 @@ TEST(SpecDraft, WithoutErrorResponsesTheErrorsAreLeftOutAndTheDraftSaysWhy) {
   EXPECT_THAT(loaded.error().what(), HasSubstr("errors"));
 }
 
+// A document that gives its error envelope only as the default answer (Genesis Cloud's) still
+// drafts the errors: the envelope from it, every kind at HTTP's own status, each a guess.
+TEST(SpecDraft, TheDefaultAnswerGivesTheErrorEnvelope) {
+  auto doc = read_openapi_document(fixture_text());
+  ASSERT_TRUE(doc.has_value());
+  const json envelope = {{"type", "object"}, {"properties", {{"code", {{"type", "string"}}}, {"message", {{"type", "string"}}}}}};
+  for (auto& [path, item] : (*doc)["paths"].items())
+    for (auto& [method, op] : item.items())
+      if (op.is_object() && op.contains("responses")) {
+        for (const char* code : {"400", "401", "404", "429", "500"}) op["responses"].erase(code);
+        op["responses"]["default"] = {{"description", "error"}, {"content", {{"application/json", {{"schema", envelope}}}}}};
+      }
+  auto d = draft_spec(*doc, {.id = "", .kind = "neocloud", .cite = ""});
+  ASSERT_TRUE(d.has_value());
+  const auto s = spec_of(*d);
+  EXPECT_EQ(s["errors"]["code_pointer"], "/code") << s["errors"].dump();
+  EXPECT_EQ(s["errors"]["message_pointer"], "/message");
+  EXPECT_EQ(s["errors"]["kinds"]["not_found"]["status"], 404);
+  EXPECT_EQ(s["errors"]["kinds"]["unauthorized"]["status"], 401);
+  EXPECT_TRUE(has_note(d->guesses, "/errors", "default answers"));
+}
+
 TEST(SpecDraft, RefusesWhatIsNotOpenApi) {
   EXPECT_THAT(refusal(R"({"name": "not an API document"})"), HasSubstr("not an OpenAPI document"));
   EXPECT_THAT(refusal(R"({"openapi": "2.5", "paths": {"/x": {}}})"), HasSubstr("declares version \"2.5\""));
