@@ -732,7 +732,10 @@ check_outcome judge_gone(const terminate_record& t, const provider_spec& spec, d
   const auto action = judge_action(t.action, spec, operation_id::terminate, "terminate");
   if (action.result != outcome::pass) return make(gone_id, action.result, action.message, {t.patient.result.evidence, action.last});
   const auto s = t.last ? read_after_terminate(*t.last, spec, t.has_get) : gone_state{};
-  if (s.running_again) return make(gone_id, outcome::fail, "get reports the instance running again after terminate", s.evidence);
+  // Running after the terminate (it may never have shown another word: Vultr's status stays active
+  // until the instance is gone): not gone.
+  if (s.running_again)
+    return make(gone_id, outcome::fail, "not gone: get reports the instance running after terminate (" + s.note + ")", s.evidence);
   if (s.gone) {
     auto o = make(gone_id, outcome::pass, action.message + "gone after " + std::to_string(t.after_s) + " s", s.evidence);
     o.measurements["time_to_gone_s"] = t.after_s;

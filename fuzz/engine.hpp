@@ -85,6 +85,11 @@ class target {
   void unlimited() { shared_->unlimited = true; }    // teardown: no budget, still paced
   void stop_requests() { shared_->stopped = true; }  // another lane failed: no lane sends more
 
+  // A line of progress while the campaign waits (a sequence's pause, an action's effect): at most
+  // one a minute, so that a campaign on a provider's own timings never looks hung (one on Gcore's
+  // spent 25 minutes in such waits without a word).
+  void waiting(const std::string& what);
+
   // The clock sequences wait on: the session's.
   [[nodiscard]] run_clock& clock() const { return session_.clock(); }
 
@@ -122,6 +127,8 @@ class target {
     std::mutex pacing;
     std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point next_slot = started;
+    std::mutex progress;
+    std::optional<std::chrono::steady_clock::time_point> last_progress;
   };
   void before_attempt();
   neograde::session& session_;

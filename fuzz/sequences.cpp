@@ -109,6 +109,9 @@ struct world {
     for (int reads = 1;; ++reads) {
       if (look()) return;
       if (t.clock().now() - since >= window || reads >= 9 || t.primary().target_time_scale() == 0) return;
+      if (window >= std::chrono::seconds(10))
+        t.waiting("up to " + std::to_string(window.count() / 1000) + " s for the effect of \"" +
+                  (steps.empty() ? std::string("an action") : steps.back()) + "\" (the spec's time for it)");
       t.clock().sleep(gap);
     }
   }
@@ -478,7 +481,10 @@ struct wait_a_while : command {
     w.step("wait");
     // Against an emulator without delays (time scale 0) nothing comes with time: no sleep.
     if (w.t.primary().target_time_scale() == 0) return;
-    w.t.clock().sleep(std::max(std::chrono::milliseconds(10), 2 * w.grace()));
+    const auto pause = std::max(std::chrono::milliseconds(10), 2 * w.grace());
+    if (pause >= std::chrono::seconds(5))
+      w.t.waiting(std::to_string(pause.count() / 1000) + " s: a sequence's pause (twice the spec's poll interval)");
+    w.t.clock().sleep(pause);
   }
   void show(std::ostream& os) const override { os << "wait"; }
 };

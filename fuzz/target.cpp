@@ -169,6 +169,17 @@ std::pair<call_result, std::optional<violation>> target::send(const request_case
   return {std::move(r), std::move(v)};
 }
 
+void target::waiting(const std::string& what) {
+  if (!opts_.on_progress) return;
+  const auto now = std::chrono::steady_clock::now();
+  {
+    std::lock_guard lock(shared_->progress);
+    if (shared_->last_progress && now - *shared_->last_progress < std::chrono::minutes(1)) return;
+    shared_->last_progress = now;
+  }
+  opts_.on_progress(std::to_string(requests()) + " requests; waiting " + what);
+}
+
 void target::tally(const call_result& r, const std::string& generator) {
   if (r.not_sent) return;  // a launch the spend ledger refused: no request to count
   ++tally_["judged"];
