@@ -250,6 +250,17 @@ http::response provider_model::impl::dispatch(const http::request& req, header_l
 
   template_vars vars;
   for (const auto& [k, v] : params) vars[k] = v;
+  // What the template binds in its own query part (Jarvislabs' destroy?machine_id={id}, Denvr's
+  // GetServer?Id={id}&...): the request's query gives it, where the path did not.
+  if (const auto q = op->path.find('?'); q != std::string::npos)
+    for (const auto& [k, v] : parse_query(op->path.substr(q + 1))) {
+      if (v.size() < 3 || v.front() != '{' || v.back() != '}' || vars.contains(v.substr(1, v.size() - 2))) continue;
+      for (const auto& [sent, value] : parse_query(raw_query))
+        if (sent == k) {
+          vars[v.substr(1, v.size() - 2)] = value;
+          break;
+        }
+    }
   if (body && op->id == operation_id::launch && op->body) {
     // Quirks of the name handling fire before validation, as a broken backend's would.
     auto named = vars_from_body(*op->body, *body);

@@ -1147,3 +1147,31 @@ TEST(EmulatorDefaults, NoRunningWordAnywhereIsRefusedWithTheReason) {
     EXPECT_NE(std::string(e.what()).find("no running word"), std::string::npos) << e.what();
   }
 }
+
+// An instance named in the query (Jarvislabs' POST templates/vm/destroy?machine_id={id}, Denvr's
+// GET .../GetServer?Id={id}): the template's query part binds the variable as a path would.
+TEST(EmulatorQueryVariables, AnIdInTheQueryNamesTheInstance) {
+  auto doc = test::spec_json("lambda");
+  doc["operations"]["terminate"] = {{"method", "POST"},
+                                    {"path", "/instance-operations/destroy?instance_id={id}"},
+                                    {"source", "a test's variant of Lambda's terminate, the id in the query"}};
+  auto spec = parse_spec(doc.dump(), "lambda", spec_checks::model_only);
+  ASSERT_TRUE(spec.has_value()) << spec.error().what();
+  model_options o;
+  o.api_keys = {"key-a"};
+  provider_model model(*spec, o);
+  const auto call = [&](const std::string& method, const std::string& path, const std::string& body = {}) {
+    return model.handle(http::request{method, "/api/v1" + path, {{"Authorization", "Bearer key-a"}}, body});
+  };
+  ASSERT_EQ(call("POST", "/ssh-keys", R"({"name":"k","public_key":"ssh-ed25519 AAAA x"})").status, 200);
+  const auto r =
+      call("POST", "/instance-operations/launch",
+           json{{"region_name", "us-east-1"}, {"instance_type_name", "gpu_1x_a10"}, {"ssh_key_names", {"k"}}, {"name", "n"}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  const auto id = json::parse(r.body)["data"]["instance_ids"][0].get<std::string>();
+  EXPECT_EQ(call("POST", "/instance-operations/destroy?instance_id=no-such-instance").status, 404);
+  EXPECT_EQ(model.live_instances(), 1u);
+  const auto t = call("POST", "/instance-operations/destroy?instance_id=" + id);
+  EXPECT_EQ(t.status, 200) << t.body;
+  EXPECT_EQ(json::parse(call("GET", "/instances/" + id).body)["data"]["status"], "terminating");
+}
