@@ -76,6 +76,15 @@ provider_model::impl::impl(const provider_spec& s, model_options o)
     else if (op.body)
       body_selectors.emplace(id, selectors_of(*op.body));
   }
+  if (const auto* launch = spec.operation(operation_id::launch); launch != nullptr)
+    for (const auto& step : launch->then) {
+      const auto path = step.path.substr(0, step.path.find('?'));
+      const bool shared = std::any_of(spec.operations.begin(), spec.operations.end(), [&](const auto& o) {
+        return o.second.method == step.method && o.second.path.substr(0, o.second.path.find('?')) == path;
+      });
+      step_selectors.push_back(shared && step.body ? selectors_of(*step.body) : std::vector<std::pair<std::string, nlohmann::json>>{});
+      step_shares_path.push_back(shared);
+    }
   if (const auto* launch = spec.operation(operation_id::launch); launch != nullptr && launch->body) {
     launch_placeholders = template_pointers(*launch->body);
     const auto region = launch_placeholders.find("region");

@@ -113,6 +113,11 @@ struct provider_model::impl {
   // Per operation, the literal strings and booleans of its body template, by pointer: what
   // selects it among operations sharing a method and path.
   std::map<operation_id, std::vector<std::pair<std::string, nlohmann::json>>> body_selectors;
+  // Per launch step (by index), the same for a step that shares its method and path with an
+  // operation (Scaleway's poweron and its stop, start and terminate: POST .../servers/{id}/action
+  // with {"action": ...}); empty for a step alone on its path.
+  std::vector<std::vector<std::pair<std::string, nlohmann::json>>> step_selectors;
+  std::vector<bool> step_shares_path;  // per launch step: an operation has its method and path
   // GraphQL operations: which variable the spec's own query passes as each argument of its root
   // field (`pod(input: $input)`: input -> input), read once from the spec.
   std::map<operation_id, std::map<std::string, std::string>> graphql_argument_variables;

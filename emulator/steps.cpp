@@ -26,10 +26,21 @@ std::optional<http::response> provider_model::impl::serve_step(const std::string
                                                                clock::time_point now) {
   const auto* launch_op = spec.operation(operation_id::launch);
   if (launch_op == nullptr) return std::nullopt;
-  for (const auto& step : launch_op->then) {
+  for (std::size_t index = 0; index < launch_op->then.size(); ++index) {
+    const auto& step = launch_op->then[index];
     const auto q = step.path.find('?');
     std::map<std::string, std::string> params;
     if (step.method != method || !matches(step.path.substr(0, q), rel, params)) continue;
+    // A step sharing its method and path with an operation is the step only if the body carries
+    // the step's literal members; otherwise the request is the operation's.
+    if (const auto& selectors = step_selectors.at(index); !selectors.empty()) {
+      const auto doc = parse_json(body, 64);
+      if (!std::all_of(selectors.begin(), selectors.end(), [&](const auto& sel) {
+            const auto* got = doc ? find_pointer(*doc, sel.first) : nullptr;
+            return got != nullptr && *got == sel.second;
+          }))
+        continue;
+    }
     template_vars sent;
     for (const auto& [k, v] : params) sent[k] = v;
     // The template's query names variables too ("?dseq={id}"): the request must carry them.
@@ -55,6 +66,10 @@ std::optional<http::response> provider_model::impl::serve_step(const std::string
     const auto id = sent.contains("id") ? first_string(sent.at("id")) : std::string();
     auto* inst = find_instance(acct, id, now);
     if (inst == nullptr) return error_response("not_found");
+    // The same request is the step for an instance still waiting for it, and the operation for
+    // any other (Scaleway's poweron starts a created server and a stopped one alike).
+    const auto served = emu.steps.find(step.name);
+    if (step_shares_path.at(index) && served != emu.steps.end() && served->second.starts_instance && !inst->waiting) continue;
     return answer_step(step, *inst, sent, now);
   }
   return std::nullopt;
