@@ -67,7 +67,11 @@ template_vars base_vars(target& t, const std::string& name) {
   if (have_offer)
     for (const auto& [k, v] : t.offers.front().params) vars[k] = v;
   vars["instance_type"] = have_offer ? t.offers.front().instance_type : "neograde-none";
-  vars["region"] = have_offer ? t.offers.front().region : "neograde-none";
+  // A row without a region launches where the spec's region variable says, as the client's do
+  // (Scaleway's catalogue names no zone): its empty region rendered paths like /zones//servers.
+  if (have_offer && !t.offers.front().region.empty()) vars["region"] = t.offers.front().region;
+  else if (!vars.contains("region"))
+    vars["region"] = "neograde-none";
   vars["ssh_key_name"] = t.ssh_key_name.empty() ? "neograde-none" : t.ssh_key_name;
   vars["name"] = name;
   vars["public_key"] = t.session().public_key();
