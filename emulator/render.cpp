@@ -144,7 +144,9 @@ void provider_model::impl::write_field(nlohmann::json& obj, const std::map<std::
   }
   if (name == "region" && value.is_string()) {
     const auto parent = parent_pointer(f.pointer);
-    if (const auto* ro = region_object(value.get<std::string>()); ro != nullptr && !parent.empty()) {
+    // An empty region object says nothing: the region is written at its pointer as any field
+    // (written over the parent, it wiped Latitude.sh's whole /attributes for /attributes/site).
+    if (const auto* ro = region_object(value.get<std::string>()); ro != nullptr && !ro->empty() && !parent.empty()) {
       set_pointer(obj, parent, *ro);
       return;
     }

@@ -1175,3 +1175,30 @@ TEST(EmulatorQueryVariables, AnIdInTheQueryNamesTheInstance) {
   EXPECT_EQ(t.status, 200) << t.body;
   EXPECT_EQ(json::parse(call("GET", "/instances/" + id).body)["data"]["status"], "terminating");
 }
+
+// A region under a parent that holds more (Latitude.sh's /attributes/site), where the emulator has
+// no region object to write, is written beside the parent's other members: the empty object was
+// written over the whole parent, wiping them.
+TEST(EmulatorRegions, ARegionUnderAParentKeepsItsSiblings) {
+  auto doc = test::spec_json("lambda");
+  doc["instance_fields"]["region"] = "/placement/site";
+  doc["emulator"]["instance_template"]["placement"] = {{"rack", "r1"}};
+  for (auto& [name, region] : doc["emulator"]["regions"].items()) region = json::object();
+  auto spec = parse_spec(doc.dump(), "lambda", spec_checks::model_only);
+  ASSERT_TRUE(spec.has_value()) << spec.error().what();
+  model_options o;
+  o.api_keys = {"key-a"};
+  provider_model model(*spec, o);
+  const auto call = [&](const std::string& method, const std::string& path, const std::string& body = {}) {
+    return model.handle(http::request{method, "/api/v1" + path, {{"Authorization", "Bearer key-a"}}, body});
+  };
+  ASSERT_EQ(call("POST", "/ssh-keys", R"({"name":"k","public_key":"ssh-ed25519 AAAA x"})").status, 200);
+  const auto r =
+      call("POST", "/instance-operations/launch",
+           json{{"region_name", "us-east-1"}, {"instance_type_name", "gpu_1x_a10"}, {"ssh_key_names", {"k"}}, {"name", "n"}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  const auto id = json::parse(r.body)["data"]["instance_ids"][0].get<std::string>();
+  const auto inst = json::parse(call("GET", "/instances/" + id).body)["data"];
+  EXPECT_EQ(inst["placement"]["rack"], "r1") << inst;
+  EXPECT_EQ(inst["placement"]["site"], "us-east-1") << inst;
+}
