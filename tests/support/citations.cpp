@@ -5,6 +5,8 @@
 #include <cctype>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 namespace neograde::test {
 namespace {
 
@@ -151,6 +153,9 @@ void judge_group(const std::vector<token>& group, std::string_view file, std::si
     while (!cited.empty() && std::string_view(".,:;#@-").find(cited.back()) != std::string_view::npos) cited.remove_suffix(1);
     auto base = cited.substr(0, cited.find_first_of(":#@"));
     if (t.called || base.empty() || base.front() == '/' || base.front() == '~' || base.front() == '$') continue;
+    if (repo.names.contains(std::string(base)) ||
+        (base.ends_with("'s") && repo.names.contains(std::string(base.substr(0, base.size() - 2)))))
+      continue;  // a provider's name (Latitude.sh), not a file
     auto low = lower(base);
     if (std::any_of(private_notes.begin(), private_notes.end(), [&](std::string_view n) { return low.find(n) != std::string::npos; }))
       continue;  // reported as a private note
@@ -176,6 +181,15 @@ repository_index repository_index::of(const std::filesystem::path& root) {
     }
     (it->is_directory() ? index.dirs : index.files).insert(rel);
   }
+  const auto specs = root / "specs" / "providers";
+  if (std::filesystem::is_directory(specs))
+    for (const auto& e : std::filesystem::directory_iterator(specs)) {
+      std::ifstream in(e.path());
+      const auto spec = nlohmann::json::parse(in, nullptr, false);
+      const auto provider = spec.is_object() ? spec.value("provider", nlohmann::json::object()) : nlohmann::json::object();
+      if (provider.is_object() && provider.contains("display_name") && provider["display_name"].is_string())
+        index.names.insert(provider["display_name"].get<std::string>());
+    }
   return index;
 }
 

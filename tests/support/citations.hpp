@@ -17,6 +17,9 @@ namespace neograde::test {
 struct repository_index {
   std::set<std::string> files;
   std::set<std::string> dirs;
+  // The providers' display names (specs/providers/*.json), some of which read like file names
+  // ("Latitude.sh"): a name, never a citation.
+  std::set<std::string> names;
 
   // Every file under root but .git and the top-level folders .gitignore names ("/build/").
   static repository_index of(const std::filesystem::path& root);
