@@ -207,7 +207,7 @@ TEST(JudgeGone, AGhostInTheListFailsAfterTheDeadlineAndAbsenceEverywherePasses) 
   EXPECT_EQ(o.measurements["time_to_gone_s"], 300.0);
   t.last->get.call = answered(200, true);
   t.last->get.value = read_as(instance_state::running, "active");
-  EXPECT_TRUE(says(judge_gone(t, spec, 1.0), "running again"));
+  EXPECT_TRUE(says(judge_gone(t, spec, 1.0), "not gone: get reports the instance running after terminate"));
   t.last->get.value = read_as(instance_state::unknown, "zombie");
   t.end = poll_end::undocumented;
   t.undocumented = 3;
