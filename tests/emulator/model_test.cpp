@@ -75,6 +75,32 @@ struct bearer_model {
   provider_model model;
 };
 
+// A variant of Lambda's spec (its JSON edited by a test), played with the key "key-a"; call()
+// sends under Lambda's /api/v1 with the key, launch() adds a key and launches a gpu_1x_a10 in
+// us-east-1, returning the instance's id.
+struct lambda_variant {
+  explicit lambda_variant(const json& doc, std::function<clock::time_point()> now = {})
+      : spec(parse_spec(doc.dump(), "lambda", spec_checks::model_only).value()), model(spec, options(std::move(now))) {}
+  static model_options options(std::function<clock::time_point()> now) {
+    model_options o;
+    o.api_keys = {"key-a"};
+    o.now = std::move(now);
+    return o;
+  }
+  http::response call(const std::string& method, const std::string& path, const std::string& body = {}) {
+    return model.handle(http::request{method, "/api/v1" + path, {{"Authorization", "Bearer key-a"}}, body});
+  }
+  std::string launch() {
+    EXPECT_EQ(call("POST", "/ssh-keys", R"({"name":"k","public_key":"ssh-ed25519 AAAA x"})").status, 200);
+    const auto r =
+        call("POST", "/instance-operations/launch",
+             json{{"region_name", "us-east-1"}, {"instance_type_name", "gpu_1x_a10"}, {"ssh_key_names", {"k"}}, {"name", "n"}}.dump());
+    EXPECT_EQ(r.status, 200) << r.body;
+    return r.status == 200 ? json::parse(r.body)["data"]["instance_ids"][0].get<std::string>() : "";
+  }
+  provider_spec spec;
+  provider_model model;
+};
 }  // namespace
 
 TEST_F(LambdaModel, MissingCredentialsAre401WithEnvelope) {
@@ -1107,29 +1133,15 @@ TEST(EmulatorDefaults, PhasesComeFromTheStatesAndRegionsFromTheCapacity) {
   auto doc = test::spec_json("lambda");
   doc["emulator"].erase("phases");
   doc["emulator"].erase("regions");
-  auto spec = parse_spec(doc.dump(), "lambda", spec_checks::model_only);
-  ASSERT_TRUE(spec.has_value()) << spec.error().what();
   auto now = clock::now();
-  model_options o;
-  o.api_keys = {"key-a"};
-  o.now = [&] { return now; };
-  provider_model model(*spec, o);
-  const auto call = [&](const std::string& method, const std::string& path, const std::string& body = {}) {
-    return model.handle(http::request{method, "/api/v1" + path, {{"Authorization", "Bearer key-a"}}, body});
-  };
-  ASSERT_EQ(call("POST", "/ssh-keys", R"({"name":"k","public_key":"ssh-ed25519 AAAA x"})").status, 200);
-  const auto launch = [&](const std::string& region) {
-    return call("POST", "/instance-operations/launch",
-                json{{"region_name", region}, {"instance_type_name", "gpu_1x_a10"}, {"ssh_key_names", {"k"}}, {"name", "n"}}.dump());
-  };
-  const auto r = launch("us-east-1");  // refused as an unknown region if the default were not the capacity's
-  ASSERT_EQ(r.status, 200) << r.body;
-  const auto id = json::parse(r.body)["data"]["instance_ids"][0].get<std::string>();
-  const auto status = [&] { return json::parse(call("GET", "/instances/" + id).body)["data"]["status"].get<std::string>(); };
+  lambda_variant lambda(doc, [&] { return now; });
+  const auto id = lambda.launch();  // in us-east-1: refused as an unknown region if the default were not the capacity's
+  ASSERT_FALSE(id.empty());
+  const auto status = [&] { return json::parse(lambda.call("GET", "/instances/" + id).body)["data"]["status"].get<std::string>(); };
   EXPECT_EQ(status(), "booting");
   now += 91s;
   EXPECT_EQ(status(), "active");
-  ASSERT_EQ(call("POST", "/instance-operations/terminate", json{{"instance_ids", {id}}}.dump()).status, 200);
+  ASSERT_EQ(lambda.call("POST", "/instance-operations/terminate", json{{"instance_ids", {id}}}.dump()).status, 200);
   EXPECT_EQ(status(), "preempted");
 }
 
@@ -1155,25 +1167,14 @@ TEST(EmulatorQueryVariables, AnIdInTheQueryNamesTheInstance) {
   doc["operations"]["terminate"] = {{"method", "POST"},
                                     {"path", "/instance-operations/destroy?instance_id={id}"},
                                     {"source", "a test's variant of Lambda's terminate, the id in the query"}};
-  auto spec = parse_spec(doc.dump(), "lambda", spec_checks::model_only);
-  ASSERT_TRUE(spec.has_value()) << spec.error().what();
-  model_options o;
-  o.api_keys = {"key-a"};
-  provider_model model(*spec, o);
-  const auto call = [&](const std::string& method, const std::string& path, const std::string& body = {}) {
-    return model.handle(http::request{method, "/api/v1" + path, {{"Authorization", "Bearer key-a"}}, body});
-  };
-  ASSERT_EQ(call("POST", "/ssh-keys", R"({"name":"k","public_key":"ssh-ed25519 AAAA x"})").status, 200);
-  const auto r =
-      call("POST", "/instance-operations/launch",
-           json{{"region_name", "us-east-1"}, {"instance_type_name", "gpu_1x_a10"}, {"ssh_key_names", {"k"}}, {"name", "n"}}.dump());
-  ASSERT_EQ(r.status, 200) << r.body;
-  const auto id = json::parse(r.body)["data"]["instance_ids"][0].get<std::string>();
-  EXPECT_EQ(call("POST", "/instance-operations/destroy?instance_id=no-such-instance").status, 404);
-  EXPECT_EQ(model.live_instances(), 1u);
-  const auto t = call("POST", "/instance-operations/destroy?instance_id=" + id);
+  lambda_variant lambda(doc);
+  const auto id = lambda.launch();
+  ASSERT_FALSE(id.empty());
+  EXPECT_EQ(lambda.call("POST", "/instance-operations/destroy?instance_id=no-such-instance").status, 404);
+  EXPECT_EQ(lambda.model.live_instances(), 1u);
+  const auto t = lambda.call("POST", "/instance-operations/destroy?instance_id=" + id);
   EXPECT_EQ(t.status, 200) << t.body;
-  EXPECT_EQ(json::parse(call("GET", "/instances/" + id).body)["data"]["status"], "terminating");
+  EXPECT_EQ(json::parse(lambda.call("GET", "/instances/" + id).body)["data"]["status"], "terminating");
 }
 
 // A region under a parent that holds more (Latitude.sh's /attributes/site), where the emulator has
@@ -1184,21 +1185,10 @@ TEST(EmulatorRegions, ARegionUnderAParentKeepsItsSiblings) {
   doc["instance_fields"]["region"] = "/placement/site";
   doc["emulator"]["instance_template"]["placement"] = {{"rack", "r1"}};
   for (auto& [name, region] : doc["emulator"]["regions"].items()) region = json::object();
-  auto spec = parse_spec(doc.dump(), "lambda", spec_checks::model_only);
-  ASSERT_TRUE(spec.has_value()) << spec.error().what();
-  model_options o;
-  o.api_keys = {"key-a"};
-  provider_model model(*spec, o);
-  const auto call = [&](const std::string& method, const std::string& path, const std::string& body = {}) {
-    return model.handle(http::request{method, "/api/v1" + path, {{"Authorization", "Bearer key-a"}}, body});
-  };
-  ASSERT_EQ(call("POST", "/ssh-keys", R"({"name":"k","public_key":"ssh-ed25519 AAAA x"})").status, 200);
-  const auto r =
-      call("POST", "/instance-operations/launch",
-           json{{"region_name", "us-east-1"}, {"instance_type_name", "gpu_1x_a10"}, {"ssh_key_names", {"k"}}, {"name", "n"}}.dump());
-  ASSERT_EQ(r.status, 200) << r.body;
-  const auto id = json::parse(r.body)["data"]["instance_ids"][0].get<std::string>();
-  const auto inst = json::parse(call("GET", "/instances/" + id).body)["data"];
+  lambda_variant lambda(doc);
+  const auto id = lambda.launch();
+  ASSERT_FALSE(id.empty());
+  const auto inst = json::parse(lambda.call("GET", "/instances/" + id).body)["data"];
   EXPECT_EQ(inst["placement"]["rack"], "r1") << inst;
   EXPECT_EQ(inst["placement"]["site"], "us-east-1") << inst;
 }
