@@ -108,11 +108,7 @@ std::optional<http::response> provider_model::impl::billing_read(const http::req
   if (method != b.method || !matches(b.path.substr(0, q), rel, params)) return std::nullopt;
   // The instance named in the path ({id}) or in the query (podId={id}).
   std::string id = params.contains("id") ? params.at("id") : std::string();
-  if (q != std::string::npos)
-    for (const auto& [k, v] : parse_query(b.path.substr(q + 1)))
-      if (v == "{id}")
-        for (const auto& [rk, rv] : parse_query(raw_query))
-          if (rk == k) id = rv;
+  if (const auto bound = query_bindings(b.path, raw_query); bound.contains("id")) id = bound.at("id");
   const emu_instance* one = nullptr;
   for (const auto& i : acct.instances)
     if (i.id == id) one = &i;

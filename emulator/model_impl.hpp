@@ -95,6 +95,10 @@ using query_list = std::vector<std::pair<std::string, std::string>>;
 [[nodiscard]] std::vector<std::string> all_strings(const nlohmann::json& v);
 [[nodiscard]] std::string parent_pointer(const std::string& ptr);
 [[nodiscard]] query_list parse_query(const std::string& q);
+// The variables a path template names in its query part ("/v2/droplets?tag_name={tag}": tag), with
+// the values the request's query gives them (the first of a repeated name); one it does not give is
+// absent.
+[[nodiscard]] std::map<std::string, std::string> query_bindings(const std::string& path_template, const std::string& raw_query);
 [[nodiscard]] std::string header_of(const http::request& req, std::string_view name);
 // GraphQL: the operation a client's request runs, its root field that names the spec's
 // operation, and the variable the spec's own query passes as each argument of that field.
@@ -168,7 +172,6 @@ struct provider_model::impl {
   [[nodiscard]] bool serves_path(const std::string& rel) const;
   [[nodiscard]] std::optional<http::response> slash_redirect(const std::string& rel, const std::string& raw_query) const;
   [[nodiscard]] static std::vector<std::string> ids_in_query(const operation_spec& op, const std::string& raw_query);
-  [[nodiscard]] static std::string query_value(const operation_spec& op, const std::string& raw_query, const std::string& name);
   http::response serve(const operation_spec& op, account& acct, template_vars& vars, clock::time_point now, const std::string& raw_query);
   [[nodiscard]] http::response unknown_path() const;
 

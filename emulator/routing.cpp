@@ -27,6 +27,20 @@ query_list parse_query(const std::string& q) {
   return out;
 }
 
+std::map<std::string, std::string> query_bindings(const std::string& path_template, const std::string& raw_query) {
+  std::map<std::string, std::string> out;
+  const auto q = path_template.find('?');
+  if (q == std::string::npos) return out;
+  const auto given = parse_query(raw_query);
+  for (const auto& wanted : parse_query(path_template.substr(q + 1))) {
+    const auto& v = wanted.second;
+    if (v.size() < 3 || v.front() != '{' || v.back() != '}') continue;
+    const auto it = std::find_if(given.begin(), given.end(), [&](const auto& g) { return g.first == wanted.first; });
+    if (it != given.end()) out.emplace(v.substr(1, v.size() - 2), it->second);
+  }
+  return out;
+}
+
 std::string header_of(const http::request& req, std::string_view name) {
   for (const auto& [k, v] : req.headers)
     if (iequals(k, name)) return v;
@@ -252,15 +266,7 @@ http::response provider_model::impl::dispatch(const http::request& req, header_l
   for (const auto& [k, v] : params) vars[k] = v;
   // What the template binds in its own query part (Jarvislabs' destroy?machine_id={id}, Denvr's
   // GetServer?Id={id}&...): the request's query gives it, where the path did not.
-  if (const auto q = op->path.find('?'); q != std::string::npos)
-    for (const auto& [k, v] : parse_query(op->path.substr(q + 1))) {
-      if (v.size() < 3 || v.front() != '{' || v.back() != '}' || vars.contains(v.substr(1, v.size() - 2))) continue;
-      for (const auto& [sent, value] : parse_query(raw_query))
-        if (sent == k) {
-          vars[v.substr(1, v.size() - 2)] = value;
-          break;
-        }
-    }
+  for (auto& [k, v] : query_bindings(op->path, raw_query)) vars.emplace(k, v);
   if (body && op->id == operation_id::launch && op->body) {
     // Quirks of the name handling fire before validation, as a broken backend's would.
     auto named = vars_from_body(*op->body, *body);
@@ -293,18 +299,6 @@ http::response provider_model::impl::dispatch(const http::request& req, header_l
   return r;
 }
 
-// The value a request's query gives the variable `name` that the operation's path binds in its own
-// query part (terminate_tagged's "/v2/droplets?tag_name={tag}": tag_name's value); "" when none.
-std::string provider_model::impl::query_value(const operation_spec& op, const std::string& raw_query, const std::string& name) {
-  const auto q = op.path.find('?');
-  if (q == std::string::npos) return {};
-  for (const auto& [k, v] : parse_query(op.path.substr(q + 1)))
-    if (v == "{" + name + "}")
-      for (const auto& [sent, value] : parse_query(raw_query))
-        if (sent == k) return value;
-  return {};
-}
-
 // get_many: the ids its query names, once each, in the order named (as sent: the ids a provider
 // issues need no URL encoding).
 std::vector<std::string> provider_model::impl::ids_in_query(const operation_spec& op, const std::string& raw_query) {
@@ -328,7 +322,7 @@ http::response provider_model::impl::serve(const operation_spec& op, account& ac
     case operation_id::restart: return act(op, acct, all_strings(vars["id"]), act_kind::restart, now);
     case operation_id::stop: return act(op, acct, all_strings(vars["id"]), act_kind::stop, now);
     case operation_id::start: return act(op, acct, all_strings(vars["id"]), act_kind::start, now);
-    case operation_id::terminate_tagged: return terminate_tagged(op, acct, query_value(op, raw_query, "tag"), now);
+    case operation_id::terminate_tagged: return terminate_tagged(op, acct, first_string(vars["tag"]), now);
     case operation_id::ssh_keys_list: return list_keys(op, acct, raw_query);
     case operation_id::ssh_keys_add: return add_key(op, acct, vars);
     case operation_id::ssh_keys_delete: return delete_key(op, acct, first_string(vars["id"]));

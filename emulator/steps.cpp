@@ -45,13 +45,12 @@ std::optional<http::response> provider_model::impl::serve_step(const std::string
     for (const auto& [k, v] : params) sent[k] = v;
     // The template's query names variables too ("?dseq={id}"): the request must carry them.
     if (q != std::string::npos) {
-      const auto given = parse_query(raw_query);
-      for (const auto& wanted : parse_query(step.path.substr(q + 1))) {
-        const auto& v = wanted.second;
+      const auto bound = query_bindings(step.path, raw_query);
+      for (const auto& [key, v] : parse_query(step.path.substr(q + 1))) {
         if (!(v.size() > 2 && v.front() == '{' && v.back() == '}')) continue;
-        auto it = std::find_if(given.begin(), given.end(), [&](const auto& g) { return g.first == wanted.first; });
-        if (it == given.end() || it->second.empty()) return error_response("invalid_parameters", wanted.first + " is required.");
-        sent[v.substr(1, v.size() - 2)] = it->second;
+        const auto it = bound.find(v.substr(1, v.size() - 2));
+        if (it == bound.end() || it->second.empty()) return error_response("invalid_parameters", key + " is required.");
+        sent[it->first] = it->second;
       }
     }
     if (step.body) {
