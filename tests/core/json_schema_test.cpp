@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+#include <vector>
+
 using neograde::json_schema;
 using nlohmann::json;
 
@@ -71,4 +74,32 @@ TEST(JsonSchema, AHugeStringIsJudgedWithoutExhaustingTheStack) {
   EXPECT_TRUE(s.validate(json{{"id", "h100-pod-7"}, {"t", "2026-12-06T04:00:00.123456Z"}}).empty());
   EXPECT_TRUE(s.validate(json{{"id", std::string(4096, 'a')}}).empty());  // the longest string still matched
   EXPECT_FALSE(s.validate(json{{"id", std::string(4095, 'a') + "!"}}).empty());
+}
+
+// The date formats are judged as valijson judges them (its expressions and its day-of-month rule),
+// once per validation rather than once per string, and a miss still says which format it was.
+TEST(JsonSchema, DateFormatsKeepValijsonsRulesAndMessages) {
+  json_schema s(json::parse(R"({"type":"object","properties":{
+      "d":{"type":"string","format":"date"},
+      "t":{"type":"string","format":"time"},
+      "dt":{"type":"string","format":"date-time","pattern":"^2026"}}})"));
+  for (const char* good : {R"({"d": "2024-02-29"})", R"({"d": "2026-04-30"})", R"({"t": "16:52:45Z"})", R"({"t": "23:59:60.5+02:00"})",
+                           R"({"dt": "2026-12-31T23:59:59.123456Z"})", R"({"dt": "2026-07-18t16:52:45-05:30"})"})
+    EXPECT_TRUE(s.validate(json::parse(good)).empty()) << good;
+  const std::vector<std::tuple<const char*, const char*, const char*>> bad{{R"({"d": "2026-02-30"})", "/d", "valid date"},
+                                                                           {R"({"d": "2026-04-31"})", "/d", "valid date"},
+                                                                           {R"({"d": "2026-13-01"})", "/d", "valid date"},
+                                                                           {R"({"t": "24:00:00Z"})", "/t", "valid time"},
+                                                                           {R"({"t": "16:52:45"})", "/t", "valid time"},
+                                                                           {R"({"dt": "2026-11-31T00:00:00Z"})", "/dt", "valid date-time"},
+                                                                           {R"({"dt": "2026-12-06 04:00:00Z"})", "/dt", "valid date-time"},
+                                                                           {R"({"dt": "yesterday"})", "/dt", "valid date-time"}};
+  for (const auto& [doc, pointer, message] : bad) {
+    const auto v = s.validate(json::parse(doc));
+    ASSERT_FALSE(v.empty()) << doc;
+    EXPECT_EQ(v.front().pointer, pointer) << doc;
+    EXPECT_NE(v.front().message.find(message), std::string::npos) << doc << ": " << v.front().message;
+  }
+  // The pattern beside a format is still judged on its own.
+  EXPECT_FALSE(s.validate(json::parse(R"({"dt": "2025-12-06T04:00:00Z"})")).empty());
 }
