@@ -3,6 +3,7 @@
 #include <neograde/clients/pages.hpp>
 
 #include <neograde/core/json_util.hpp>
+#include <neograde/core/template.hpp>
 
 #include <map>
 #include <set>
@@ -15,8 +16,7 @@ std::vector<page_read> read_pages(provider_client& client, operation_id op, cons
   for (const auto& a : answers) {
     if (!a.success || !a.json) continue;
     page_read p{.result = a, .ids = {}};
-    for (const auto& item : client.collection(*a.json, spec.items.value_or(""), spec.items_are_object_values))
-      p.ids.push_back(by_text ? item.dump() : client.to_instance(item, op).id);
+    for (const auto& item : client.collection(*a.json, spec)) p.ids.push_back(by_text ? item.dump() : client.to_instance(item, op).id);
     pages.push_back(std::move(p));
   }
   return pages;
@@ -29,18 +29,16 @@ std::optional<long> link_position(const pagination_spec& pg, const std::string& 
   const auto& key = pg.style == "page" ? pg.page_param : pg.offset_param;
   const auto q = link.find('?');
   if (q == std::string::npos || key.empty()) return std::nullopt;
-  for (std::size_t at = q + 1; at < link.size();) {
-    const auto end = std::min(link.find('&', at), link.size());
-    const auto pair = link.substr(at, end - at);
-    if (pair.starts_with(key + "=")) {
+  for (const auto& [name, value] : parse_query(std::string_view(link).substr(q + 1, link.find('#', q) - q - 1)))
+    if (name == key) {
       try {
-        return std::stol(pair.substr(key.size() + 1));
+        std::size_t used = 0;
+        const long n = std::stol(value, &used);
+        return used == value.size() ? std::optional<long>(n) : std::nullopt;
       } catch (const std::exception&) {
         return std::nullopt;
       }
     }
-    at = end + 1;
-  }
   return std::nullopt;
 }
 

@@ -748,8 +748,11 @@ typed_result<std::vector<nlohmann::json>> provider_client::walk(operation_id id,
   for (int page = 0; page < max_pages; ++page) {
     std::string query;
     if (const auto& pg = op.pagination) {
-      if (!pg->size_param.empty()) query = pg->size_param + "=" + std::to_string(size);
-      auto add = [&](const std::string& k, const std::string& v) { query += (query.empty() ? "" : "&") + k + "=" + v; };
+      // Names and values encoded: Latitude.sh's page[number], a provider's base64 cursor ("+", "=").
+      auto add = [&](const std::string& k, const std::string& v) {
+        query += (query.empty() ? "" : "&") + query_encode(k) + "=" + query_encode(v);
+      };
+      if (!pg->size_param.empty()) add(pg->size_param, std::to_string(size));
       if (pg->style == "page") add(pg->page_param, std::to_string(pg->first_page + page));
       else if (pg->style == "offset")
         add(pg->offset_param, std::to_string(page * size));

@@ -3,7 +3,10 @@
 #include <neograde/core/json_util.hpp>
 
 #include <boost/url/encode.hpp>
+#include <boost/url/encoding_opts.hpp>
+#include <boost/url/pct_string_view.hpp>
 #include <boost/url/rfc/pchars.hpp>
+#include <boost/url/rfc/unreserved_chars.hpp>
 
 #include <cctype>
 #include <optional>
@@ -104,12 +107,37 @@ std::string render_path(const std::string& tmpl, const template_vars& vars) {
     if (close == std::string::npos) break;
     out.append(tmpl, i, open - i);
     auto name = tmpl.substr(open + 1, close - open - 1);
-    if (auto it = vars.find(name); it != vars.end()) out += boost::urls::encode(to_text(it->second), boost::urls::pchars);
+    // In the path a segment's characters (pchar) may stay as they are; in the query part ("?Id={id}")
+    // "&", "=" and "+" would end or change the value, so only the unreserved ones stay.
+    const bool in_query = tmpl.find('?') < open;
+    if (auto it = vars.find(name); it != vars.end())
+      out += in_query ? query_encode(to_text(it->second)) : boost::urls::encode(to_text(it->second), boost::urls::pchars);
     i = close + 1;
   }
   out.append(tmpl, i);
   return out;
 }
+
+query_list parse_query(std::string_view q) {
+  const auto decoded = [](std::string_view part) {
+    const auto pct = boost::urls::make_pct_string_view(part);
+    return pct ? pct->decode(boost::urls::encoding_opts(true)) : std::string(part);
+  };
+  query_list out;
+  std::size_t start = 0;
+  while (start < q.size()) {
+    auto amp = q.find('&', start);
+    if (amp == std::string_view::npos) amp = q.size();
+    const auto pair = q.substr(start, amp - start);
+    const auto eq = pair.find('=');
+    if (!pair.empty())
+      out.emplace_back(decoded(pair.substr(0, eq)), eq == std::string_view::npos ? std::string() : decoded(pair.substr(eq + 1)));
+    start = amp + 1;
+  }
+  return out;
+}
+
+std::string query_encode(std::string_view text) { return boost::urls::encode(text, boost::urls::unreserved_chars); }
 
 std::map<std::string, std::string> template_pointers(const nlohmann::json& tmpl) {
   std::map<std::string, std::string> out;

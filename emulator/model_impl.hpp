@@ -87,14 +87,11 @@ struct emu_row {
   nlohmann::json object;
 };
 
-using query_list = std::vector<std::pair<std::string, std::string>>;
-
 // A request value as one string: a string, an integer some clients send as a number, or the
 // first of an array.
 [[nodiscard]] std::string first_string(const nlohmann::json& v);
 [[nodiscard]] std::vector<std::string> all_strings(const nlohmann::json& v);
 [[nodiscard]] std::string parent_pointer(const std::string& ptr);
-[[nodiscard]] query_list parse_query(const std::string& q);
 // The variables a path template names in its query part ("/v2/droplets?tag_name={tag}": tag), with
 // the values the request's query gives them (the first of a repeated name); one it does not give is
 // absent.

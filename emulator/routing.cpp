@@ -13,20 +13,6 @@
 
 namespace neograde::emulator {
 
-query_list parse_query(const std::string& q) {
-  query_list out;
-  std::size_t start = 0;
-  while (start < q.size()) {
-    auto amp = q.find('&', start);
-    if (amp == std::string::npos) amp = q.size();
-    auto pair = q.substr(start, amp - start);
-    auto eq = pair.find('=');
-    if (!pair.empty()) out.emplace_back(pair.substr(0, eq), eq == std::string::npos ? "" : pair.substr(eq + 1));
-    start = amp + 1;
-  }
-  return out;
-}
-
 std::map<std::string, std::string> query_bindings(const std::string& path_template, const std::string& raw_query) {
   std::map<std::string, std::string> out;
   const auto q = path_template.find('?');

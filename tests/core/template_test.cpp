@@ -27,6 +27,11 @@ TEST(BodyTemplate, PointersInvertTheTemplate) {
 TEST(PathTemplate, SubstitutesAndPercentEncodes) {
   EXPECT_EQ(render_path("/instances/{id}", {{"id", "a b/c"}}), "/instances/a%20b%2Fc");
   EXPECT_EQ(render_path("/x", {}), "/x");
+  // A path segment may keep its sub-delimiters; a query value may not ("&" would end it, "+" is a
+  // space to a form decoder).
+  EXPECT_EQ(render_path("/servers/{id}", {{"id", "a+b=c"}}), "/servers/a+b=c");
+  EXPECT_EQ(render_path("/GetServer?Id={id}&Namespace={ns}", {{"id", "vm-1&x=2"}, {"ns", "a+b c"}}),
+            "/GetServer?Id=vm-1%26x%3D2&Namespace=a%2Bb%20c");
 }
 
 TEST(PathTemplate, MatchesSegmentsExactly) {
@@ -37,4 +42,18 @@ TEST(PathTemplate, MatchesSegmentsExactly) {
   EXPECT_FALSE(match_path("/instances/{id}", "/instances/", params));
   EXPECT_FALSE(match_path("/instances/{id}", "/instances/1/x", params));
   EXPECT_FALSE(match_path("/instances", "/instance", params));
+}
+
+// A query is read decoded (Latitude.sh's page%5Bnumber%5D is page[number], "+" a space), and what
+// neograde sends is encoded so that it reads back as itself (a base64 cursor keeps its "+" and "=").
+TEST(Query, ReadDecodedAndEncodedToReadBackAsItself) {
+  const query_list read = parse_query("page%5Bnumber%5D=2&q=a+b%2Bc&bad=%G1&flag&=x");
+  const query_list want{{"page[number]", "2"}, {"q", "a b+c"}, {"bad", "%G1"}, {"flag", ""}, {"", "x"}};
+  EXPECT_EQ(read, want);
+  EXPECT_EQ(query_encode("page[number]"), "page%5Bnumber%5D");
+  for (const std::string v : {"abc+/def==", "a&b=c d", "page[size]", "~._-"}) {
+    const auto back = parse_query(query_encode("k" + v) + "=" + query_encode(v));
+    ASSERT_EQ(back.size(), 1u) << v;
+    EXPECT_EQ(back.front(), (std::pair<std::string, std::string>{"k" + v, v}));
+  }
 }

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <ctime>
 #include <set>
 
@@ -1173,6 +1175,25 @@ TEST(EmulatorQueryVariables, AnIdInTheQueryNamesTheInstance) {
   EXPECT_EQ(lambda.call("POST", "/instance-operations/destroy?instance_id=no-such-instance").status, 404);
   EXPECT_EQ(lambda.model.live_instances(), 1u);
   const auto t = lambda.call("POST", "/instance-operations/destroy?instance_id=" + id);
+  EXPECT_EQ(t.status, 200) << t.body;
+  EXPECT_EQ(json::parse(lambda.call("GET", "/instances/" + id).body)["data"]["status"], "terminating");
+}
+
+// A query is read decoded, as a web framework reads it: an id sent percent-encoded names the
+// instance (a client that encodes every value is no less right); a malformed escape is read as
+// written, and names nothing.
+TEST(EmulatorQueryVariables, AQueryValueIsReadDecoded) {
+  auto doc = test::spec_json("lambda");
+  doc["operations"]["terminate"] = {{"method", "POST"},
+                                    {"path", "/instance-operations/destroy?instance_id={id}"},
+                                    {"source", "a test's variant of Lambda's terminate, the id in the query"}};
+  lambda_variant lambda(doc);
+  const auto id = lambda.launch();
+  ASSERT_FALSE(id.empty());
+  EXPECT_EQ(lambda.call("POST", "/instance-operations/destroy?instance_id=%G1" + id).status, 404);
+  char first[4];
+  std::snprintf(first, sizeof first, "%%%02X", static_cast<unsigned char>(id.front()));
+  const auto t = lambda.call("POST", "/instance-operations/destroy?instance%5Fid=" + std::string(first) + id.substr(1));
   EXPECT_EQ(t.status, 200) << t.body;
   EXPECT_EQ(json::parse(lambda.call("GET", "/instances/" + id).body)["data"]["status"], "terminating");
 }
