@@ -513,6 +513,24 @@ std::vector<nlohmann::json> provider_client::collection(const nlohmann::json& do
   return out;
 }
 
+std::vector<nlohmann::json> provider_client::collection(const nlohmann::json& doc, const operation_spec& op) const {
+  if (!op.keys_are) return collection(doc, op.items.value_or(""), op.items_are_object_values);
+  // Keyed by a field the items may leave out (Thunder Compute's "id: Populated from map key by
+  // client"): the key is written where the spec reads that field.
+  const auto fields = spec_.item_fields_of(op.id);
+  const auto field = fields.find(*op.keys_are);
+  std::vector<nlohmann::json> out;
+  const auto* v = find_pointer(doc, op.items.value_or(""));
+  if (v == nullptr || !v->is_object()) return out;
+  for (const auto& [key, item] : v->items()) {
+    auto e = item;
+    if (field != fields.end() && e.is_object() && find_pointer(e, field->second.pointer) == nullptr)
+      set_pointer(e, field->second.pointer, key);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 instance provider_client::to_instance(const nlohmann::json& obj, operation_id from) const {
   const auto f = spec_.instance_fields_of(from);
   instance i;
@@ -772,7 +790,7 @@ typed_result<std::vector<nlohmann::json>> provider_client::walk(operation_id id,
       out.problem = "the response is not JSON";
       return out;
     }
-    auto batch = collection(*out.call.json, op.items.value_or(""), op.items_are_object_values);
+    auto batch = collection(*out.call.json, op);
     const auto batch_size = batch.size();
     if (page_sizes != nullptr) page_sizes->push_back(batch_size);
     // A provider that serves the same non-empty page again would loop us forever.

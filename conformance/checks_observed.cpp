@@ -397,8 +397,7 @@ void read_statuses(context& ctx, operation_id op, const call_result& r) {
   if (op == operation_id::get && spec_op->item) {
     if (const auto* obj = find_pointer(*r.json, *spec_op->item); obj != nullptr && obj->is_object()) keep(ctx.client.to_instance(*obj));
   } else if (op == operation_id::list) {
-    for (const auto& item : ctx.client.collection(*r.json, spec_op->items.value_or(""), spec_op->items_are_object_values))
-      keep(ctx.client.to_instance(item, operation_id::list));
+    for (const auto& item : ctx.client.collection(*r.json, *spec_op)) keep(ctx.client.to_instance(item, operation_id::list));
   }
   for (auto i = before; i < ctx.status_words.size() && !ctx.vocabulary_failed; ++i)
     if (auto problem = undocumented_status(ctx.spec, ctx.status_words[i].first)) {

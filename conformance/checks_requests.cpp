@@ -90,8 +90,7 @@ void offers_walk(context& ctx) {
     const auto& o = ctx.seen[i];
     if (o.op != operation_id::list_offers || !o.result.success || !o.result.json) continue;
     page_read p{.result = o.result, .ids = {}};
-    for (const auto& row : ctx.client.collection(*o.result.json, op.items.value_or(""), op.items_are_object_values))
-      p.ids.push_back(row.dump());
+    for (const auto& row : ctx.client.collection(*o.result.json, op)) p.ids.push_back(row.dump());
     w.pages.push_back(std::move(p));
   }
   ctx.emit(lifecycle::judge_offers_walk(w, *op.pagination));

@@ -623,8 +623,7 @@ class driver {
       const auto& o = ctx_.seen[i];
       if (o.op != operation_id::list || !o.result.success || !o.result.json) continue;
       page_read p{.result = o.result, .ids = {}};
-      for (const auto& item : client_.collection(*o.result.json, op.items.value_or(""), op.items_are_object_values))
-        p.ids.push_back(client_.to_instance(item, operation_id::list).id);
+      for (const auto& item : client_.collection(*o.result.json, op)) p.ids.push_back(client_.to_instance(item, operation_id::list).id);
       pages.push_back(std::move(p));
     }
     return pages;
@@ -637,8 +636,7 @@ class driver {
                          auth_mode::key, operation_id::list);
     std::set<std::string> ids;
     if (r.success && r.json)
-      for (const auto& item : client_.collection(*r.json, op.items.value_or(""), op.items_are_object_values))
-        ids.insert(client_.to_instance(item, operation_id::list).id);
+      for (const auto& item : client_.collection(*r.json, op)) ids.insert(client_.to_instance(item, operation_id::list).id);
     return {std::move(r), std::move(ids)};
   }
 

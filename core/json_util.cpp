@@ -135,6 +135,21 @@ std::string pointer_escape(std::string_view token) {
   return out;
 }
 
+void erase_member(nlohmann::json& doc, std::string_view pointer) {
+  const auto tokens = pointer_tokens(pointer);
+  if (!tokens || tokens->empty()) return;
+  nlohmann::json* at = &doc;
+  for (std::size_t i = 0; i + 1 < tokens->size(); ++i) {
+    const auto& token = (*tokens)[i];
+    if (at->is_object() && at->contains(token)) at = &(*at)[token];
+    else if (const auto n = index_of(token); n && at->is_array() && *n < at->size())
+      at = &(*at)[*n];
+    else
+      return;
+  }
+  if (at->is_object()) at->erase(tokens->back());
+}
+
 void set_pointer(nlohmann::json& doc, std::string_view pointer, nlohmann::json value) {
   if (pointer.empty()) {
     doc = std::move(value);

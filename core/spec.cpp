@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 
@@ -54,6 +55,61 @@ void require_schema(const nlohmann::json& schema, const std::string& at) {
   } catch (const std::exception& e) {
     throw spec_fault(at, e.what());
   }
+}
+
+// A spec's shared schemas: the top-level `schemas` ({name: schema}) are written once and named
+// from any schema of the spec as {"$ref": "#/schemas/Name"} (SaladCloud's ContainerGroup answers
+// its get, its list and its create alike). Each schema stays self-contained once loaded: a
+// reference is resolved into the referring schema's own `definitions`, with every shared schema
+// it reaches in turn, so that validation, the lint and the mutations read one document as before.
+void inline_shared_schemas(nlohmann::json& doc) {
+  const auto* shared = doc.contains("schemas") ? &doc.at("schemas") : nullptr;
+  static constexpr std::string_view prefix = "#/schemas/";
+  // Rewrites the references below `n` to `#/definitions/`, noting each name met.
+  std::function<void(nlohmann::json&, std::vector<std::string>&, const std::string&)> rewrite =
+      [&](nlohmann::json& n, std::vector<std::string>& met, const std::string& at) {
+        if (n.is_array())
+          for (std::size_t i = 0; i < n.size(); ++i) rewrite(n[i], met, at + "/" + std::to_string(i));
+        if (!n.is_object()) return;
+        for (auto& [k, v] : n.items()) {
+          if (k == "$ref" && v.is_string() && v.get<std::string>().starts_with(prefix)) {
+            const auto name = v.get<std::string>().substr(prefix.size());
+            if (shared == nullptr || !shared->contains(name))
+              throw spec_fault(at + "/$ref", "\"" + v.get<std::string>() + "\" names no schema in the spec's top-level schemas");
+            v = "#/definitions/" + name;
+            if (std::find(met.begin(), met.end(), name) == met.end()) met.push_back(name);
+          } else {
+            rewrite(v, met, at + "/" + pointer_escape(k));
+          }
+        }
+      };
+  auto resolve = [&](nlohmann::json& root, const std::string& at) {
+    std::vector<std::string> met;
+    rewrite(root, met, at);
+    if (met.empty() || !root.is_object()) return;
+    // A reference at the root is moved into allOf: beside a $ref, draft-07 ignores the root's other
+    // keywords, and the definitions must sit there.
+    if (root.contains("$ref")) {
+      root["allOf"].push_back({{"$ref", root.at("$ref")}});
+      root.erase("$ref");
+    }
+    for (std::size_t i = 0; i < met.size(); ++i) {  // grows as shared schemas name others
+      const auto name = met[i];
+      auto copy = shared->at(name);
+      rewrite(copy, met, "/schemas/" + pointer_escape(name));
+      auto& defs = root["definitions"];
+      if (defs.contains(name) && defs.at(name) != copy)
+        throw spec_fault(at + "/definitions/" + pointer_escape(name),
+                         "a definition of its own named " + name + " and the shared schema of that name differ: rename one");
+      defs[name] = std::move(copy);
+    }
+  };
+  if (auto* e = doc.contains("errors") ? &doc["errors"] : nullptr; e != nullptr && e->contains("envelope_schema"))
+    resolve((*e)["envelope_schema"], "/errors/envelope_schema");
+  if (doc.contains("operations") && doc["operations"].is_object())
+    for (auto& [name, o] : doc["operations"].items())
+      for (const char* key : {"request_schema", "response_schema"})
+        if (o.is_object() && o.contains(key)) resolve(o[key], "/operations/" + pointer_escape(name) + "/" + key);
 }
 
 launch_step launch_step_of(const nlohmann::json& t) {
@@ -186,6 +242,11 @@ provider_spec build(const nlohmann::json& doc) {
     }
     if (o.contains("items")) op.items = o.at("items").get<std::string>();
     op.items_are_object_values = o.value("items_are_object_values", false);
+    if (o.contains("keys_are")) {
+      op.keys_are = o.at("keys_are").get<std::string>();
+      if (!op.items_are_object_values)
+        throw spec_fault(at + "/keys_are", "keys_are names what an object's keys are: it needs items_are_object_values");
+    }
     op.anonymous = o.value("anonymous", false);
     op.replaces_key_set = o.value("replaces_key_set", false);
     if (o.contains("item")) op.item = o.at("item").get<std::string>();
@@ -429,6 +490,12 @@ std::map<std::string, field_path> provider_spec::ssh_key_fields_of(operation_id 
   return fields;
 }
 
+std::map<std::string, field_path> provider_spec::item_fields_of(operation_id id) const {
+  if (id == operation_id::list_offers) return offer_fields;
+  if (id == operation_id::ssh_keys_list) return ssh_key_fields_of(id);
+  return instance_fields_of(id);
+}
+
 const deviation* provider_spec::deviation_for(const std::string& check_id) const {
   for (const auto& d : deviations)
     if (d.check_id == check_id) return &d;
@@ -500,6 +567,7 @@ boost::system::result<provider_spec, spec_error> parse_spec(std::string_view tex
     return spec_error{origin, v.pointer.empty() ? "/" : v.pointer, v.message};
   }
   try {
+    inline_shared_schemas(doc);
     auto spec = build(doc);
     spec.file = origin;
     if (checks == spec_checks::lint)

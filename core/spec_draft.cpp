@@ -396,6 +396,67 @@ struct drafter {
     return e.embed(schema);
   }
 
+  // A definition that several schemas embed alike (SaladCloud's ContainerGroup in its get, list
+  // and create answers) is written once, under the spec's top-level schemas, and named from each
+  // (docs/spec-format.md, Top level): the loader resolves it back into each schema's definitions.
+  // One that names a definition not shared stays where it is.
+  static ojson share_definitions(const std::vector<ojson*>& roots) {
+    std::map<std::string, ojson> content;
+    std::map<std::string, int> count;
+    std::set<std::string> differ;
+    for (const auto* r : roots)
+      if (r->is_object() && r->contains("definitions"))
+        for (const auto& [name, def] : r->at("definitions").items()) {
+          const auto [it, fresh] = content.emplace(name, def);
+          if (!fresh && it->second != def) differ.insert(name);
+          ++count[name];
+        }
+    std::set<std::string> shared;
+    for (const auto& [name, n] : count)
+      if (n >= 2 && !differ.contains(name)) shared.insert(name);
+    static constexpr std::string_view local = "#/definitions/";
+    std::function<void(const ojson&, std::set<std::string>&)> named = [&](const ojson& n, std::set<std::string>& out) {
+      if (n.is_array())
+        for (const auto& v : n) named(v, out);
+      if (!n.is_object()) return;
+      for (const auto& [k, v] : n.items())
+        if (k == "$ref" && v.is_string() && v.get<std::string>().starts_with(local)) out.insert(v.get<std::string>().substr(local.size()));
+        else
+          named(v, out);
+    };
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto it = shared.begin(); it != shared.end();) {
+        std::set<std::string> refs;
+        named(content.at(*it), refs);
+        const bool closed = std::all_of(refs.begin(), refs.end(), [&](const auto& r) { return shared.contains(r); });
+        it = closed ? std::next(it) : shared.erase(it);
+        changed = changed || !closed;
+      }
+    }
+    std::function<void(ojson&)> point = [&](ojson& n) {
+      if (n.is_array())
+        for (auto& v : n) point(v);
+      if (!n.is_object()) return;
+      for (auto& [k, v] : n.items())
+        if (k == "$ref" && v.is_string() && v.get<std::string>().starts_with(local) &&
+            shared.contains(v.get<std::string>().substr(local.size())))
+          v = "#/schemas/" + v.get<std::string>().substr(local.size());
+        else
+          point(v);
+    };
+    ojson out = ojson::object();
+    if (shared.empty()) return out;
+    for (const auto& name : shared) point(out[name] = content.at(name));
+    for (auto* r : roots) {
+      if (!r->is_object() || !r->contains("definitions")) continue;
+      for (const auto& name : shared) (*r)["definitions"].erase(name);
+      point(*r);
+      if ((*r)["definitions"].empty()) r->erase("definitions");
+    }
+    return out;
+  }
+
   // ---- reading operations ------------------------------------------------------------------
 
   // The JSON schema of a request body or a response, and its media type.
@@ -1644,7 +1705,14 @@ boost::system::result<spec_draft, std::string> drafter::run() {
   if (!instance_fields.empty()) spec["instance_fields"] = instance_fields;
   if (!offer_fields.empty()) spec["offer_fields"] = offer_fields;
   if (!ssh_key_fields.empty()) spec["ssh_key_fields"] = ssh_key_fields;
+  std::vector<ojson*> schemas;
+  if (spec.contains("errors") && spec["errors"].contains("envelope_schema")) schemas.push_back(&spec["errors"]["envelope_schema"]);
+  for (auto& [_, o] : operations.items())
+    for (const char* key : {"request_schema", "response_schema"})
+      if (o.is_object() && o.contains(key)) schemas.push_back(&o[key]);
+  auto shared = share_definitions(schemas);
   spec["operations"] = operations;
+  if (!shared.empty()) spec["schemas"] = std::move(shared);
   if (!variables.empty()) spec["variables"] = variables;
   if (!emulator.empty()) spec["emulator"] = emulator;
   // Guesses without a source of their own, as notes the lint reports.

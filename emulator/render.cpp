@@ -361,6 +361,24 @@ nlohmann::json provider_model::impl::response_template(const operation_spec& op)
 // Writes one page of `items` into a list response as the operation's pagination declares.
 http::response provider_model::impl::page_of(const operation_spec& op, nlohmann::json items, const std::string& raw_query) {
   nlohmann::json body = response_template(op);
+  // An object keyed by each item's `keys_are` field (Thunder Compute's instances, by id), which the
+  // item then leaves out ("Populated from map key by client"); by position without it. Unpaged.
+  if (op.items_are_object_values) {
+    const auto fields = spec.item_fields_of(op.id);
+    const auto field = op.keys_are ? fields.find(*op.keys_are) : fields.end();
+    nlohmann::json keyed = nlohmann::json::object();
+    for (auto& item : items) {
+      std::string key = std::to_string(keyed.size());
+      if (field != fields.end())
+        if (const auto* v = find_pointer(item, field->second.pointer); v != nullptr) {
+          key = v->is_string() ? v->get<std::string>() : v->dump();
+          erase_member(item, field->second.pointer);
+        }
+      keyed[key] = std::move(item);
+    }
+    set_pointer(body, op.items.value_or(""), std::move(keyed));
+    return json_response(op.success_status.front(), body);
+  }
   if (op.pagination) {
     const auto& pg = *op.pagination;
     std::map<std::string, std::string> q;

@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto& doc = *result.json;
   std::vector<nlohmann::json> objects;
   if (op.items) {
-    objects = client.collection(doc, *op.items, op.items_are_object_values);
+    objects = client.collection(doc, op);
     if (const auto* at = find_pointer(doc, *op.items); at != nullptr && (at->is_array() || at->is_object()))
       NEOGRADE_ORACLE(objects.size() <= at->size());
   }

@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto& client = fuzz_support::client_named("runpod-graphql");
   (void)client.launched_id(result, "");
   if (result.json && op.items) {
-    for (const auto& obj : client.collection(*result.json, *op.items, op.items_are_object_values)) {
+    for (const auto& obj : client.collection(*result.json, op)) {
       (void)client.to_instance(obj);
       (void)client.to_offers(obj);
     }

@@ -193,7 +193,7 @@ TEST_P(PayloadCorpus, MapsThroughTheSpecAsTheSourceSays) {
   }
   if (kind == "list_offers") {
     std::vector<offer> rows;
-    for (const auto& item : c.collection(*r.json, op->items.value_or(""), op->items_are_object_values))
+    for (const auto& item : c.collection(*r.json, *op))
       for (auto& row : c.to_offers(item)) rows.push_back(std::move(row));
     if (want.contains("rows")) {
       EXPECT_EQ(rows.size(), want["rows"].get<std::size_t>()) << where;
@@ -213,7 +213,7 @@ TEST_P(PayloadCorpus, MapsThroughTheSpecAsTheSourceSays) {
       EXPECT_TRUE(found) << where << ": no row matches " << w.dump() << "; rows:" << listed;
     }
   } else if (kind == "list") {
-    auto items = c.collection(*r.json, op->items.value_or(""), op->items_are_object_values);
+    auto items = c.collection(*r.json, *op);
     if (want.contains("count")) {
       EXPECT_EQ(items.size(), want["count"].get<std::size_t>()) << where;
     }

@@ -599,3 +599,38 @@ TEST(ProviderClientText, VerdaCapacityRefusalIsThe503Observed) {
   EXPECT_TRUE(waits.empty());
   EXPECT_EQ(creates, 2);  // the refused one was sent once
 }
+
+// A list answered as an object keyed by each instance's id, the id left out of the value (Thunder
+// Compute's GET /instances/list: "id: Populated from map key by client"): keys_are "id" makes the
+// key the instance's id, and the emulator answers so.
+TEST(ProviderClientText, AListKeyedByIdGivesEachInstanceItsKey) {
+  auto doc = test::spec_json("lambda");
+  doc["operations"]["list"]["items_are_object_values"] = true;
+  doc["operations"]["list"]["keys_are"] = "id";
+  auto parsed = parse_spec(doc.dump(), "keyed.json");
+  ASSERT_TRUE(parsed.has_value()) << parsed.error().what();
+  const auto& spec = *parsed;
+  auto e = start_emulator(spec);
+  provider_client c(spec, e.emu->base_url(), e.key);
+  ASSERT_TRUE(c.add_ssh_key("k", "ssh-ed25519 AAAA test").value.has_value());
+  auto launched = c.launch({"gpu_1x_a10", "us-east-1", "k", "neograde-keyed"});
+  ASSERT_TRUE(launched.value.has_value()) << launched.call.describe() << launched.problem;
+  auto listed = c.list();
+  ASSERT_TRUE(listed.value.has_value()) << listed.call.describe() << listed.problem;
+  ASSERT_EQ(listed.value->size(), 1u);
+  EXPECT_EQ(listed.value->front().id, *launched.value);
+  EXPECT_EQ(listed.value->front().name, "neograde-keyed");
+  const auto body = nlohmann::json::parse(listed.call.response->body);
+  ASSERT_TRUE(body.at("data").contains(*launched.value)) << body;
+  EXPECT_FALSE(body.at("data").at(*launched.value).contains("id")) << body;
+  // An item that carries its id keeps it; keys_are without an object collection is refused.
+  const auto* op = spec.operation(operation_id::list);
+  const auto items = c.collection(nlohmann::json::parse(R"({"data": {"k1": {"id": "own", "name": "a"}, "k2": {"name": "b"}}})"), *op);
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(items[0].at("id"), "own");
+  EXPECT_EQ(items[1].at("id"), "k2");
+  doc["operations"]["list"].erase("items_are_object_values");
+  const auto refused = parse_spec(doc.dump(), "keyed.json");
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().pointer, "/operations/list/keys_are");
+}

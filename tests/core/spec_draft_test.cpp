@@ -81,11 +81,14 @@ TEST(SpecDraft, MatchesTheOperationsNeogradeKnows) {
                                                      {"region", "{{region}}"},
                                                      {"ssh_key_names", {"{{ssh_key_name}}"}}}));
   EXPECT_EQ(s["operations"]["launch"]["fields"]["instance_id"], "/id");
-  // Schemas embedded with the document's $refs made local, nullable as JSON Schema's null.
+  // Schemas embedded with the document's $refs made local, nullable as JSON Schema's null; the
+  // Instance that the get, the list and the launch all answer with is written once, shared.
   const auto& get_schema = s["operations"]["get"]["response_schema"];
-  EXPECT_EQ(get_schema["properties"]["instance"]["$ref"], "#/definitions/Instance");
-  EXPECT_EQ(get_schema["definitions"]["Instance"]["properties"]["ip"]["type"], json::array({"string", "null"}));
-  EXPECT_FALSE(get_schema["definitions"]["Instance"]["properties"]["name"].contains("example"));
+  EXPECT_EQ(get_schema["properties"]["instance"]["$ref"], "#/schemas/Instance");
+  EXPECT_FALSE(get_schema.contains("definitions"));
+  EXPECT_EQ(s["schemas"]["Instance"]["properties"]["ip"]["type"], json::array({"string", "null"}));
+  EXPECT_FALSE(s["schemas"]["Instance"]["properties"]["name"].contains("example"));
+  EXPECT_EQ(s["operations"]["list"]["response_schema"].dump().find("#/definitions/Instance"), std::string::npos);
   // The page parameters of the catalogue.
   EXPECT_EQ(s["operations"]["list_offers"]["pagination"]["style"], "page");
   EXPECT_EQ(s["operations"]["list_offers"]["pagination"]["size_param"], "per_page");

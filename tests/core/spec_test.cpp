@@ -1,4 +1,5 @@
 #include <neograde/core/spec.hpp>
+#include <neograde/core/json_schema.hpp>
 #include <neograde/core/json_util.hpp>
 
 #include "../support/specs.hpp"
@@ -82,6 +83,35 @@ TEST(SpecLoad, InvalidEmbeddedSchemaIsRejected) {
   doc["operations"]["get"]["response_schema"] = {{"type", 12}};
   auto e = parse_error(doc);
   EXPECT_EQ(e.pointer, "/operations/get/response_schema");
+}
+
+// A schema written once under the top-level schemas and named from several operations (and from
+// another shared schema) is resolved into each schema's own definitions at load: what validates
+// the answers is the same self-contained schema as if it were written out there.
+TEST(SpecLoad, SharedSchemasAreResolvedIntoEachSchemaThatNamesThem) {
+  auto doc = test::spec_json("lambda");
+  doc["schemas"] = {{"Gpu", {{"type", "object"}, {"required", {"name"}}}},
+                    {"Holder", {{"type", "object"}, {"properties", {{"gpu", {{"$ref", "#/schemas/Gpu"}}}}}}}};
+  doc["operations"]["terminate"]["response_schema"] = {{"$ref", "#/schemas/Holder"}};
+  auto s = parse_spec(doc.dump(), "test.json");
+  ASSERT_TRUE(s.has_value()) << s.error().what();
+  const auto& schema = s->operation(operation_id::terminate)->response_schema;
+  ASSERT_TRUE(schema.has_value());
+  EXPECT_EQ(schema->at("allOf").at(0).at("$ref"), "#/definitions/Holder");
+  EXPECT_EQ(schema->at("definitions").at("Holder").at("properties").at("gpu").at("$ref"), "#/definitions/Gpu");
+  EXPECT_TRUE(schema->at("definitions").contains("Gpu"));
+  const json_schema compiled(*schema);
+  EXPECT_TRUE(compiled.validate(nlohmann::json::parse(R"({"gpu": {"name": "H100"}})")).empty());
+  EXPECT_FALSE(compiled.validate(nlohmann::json::parse(R"({"gpu": {}})")).empty());
+
+  // A name that is not there, and a definition of the schema's own that says otherwise, are errors.
+  doc["operations"]["terminate"]["response_schema"] = {{"$ref", "#/schemas/Nothing"}};
+  auto e = parse_error(doc);
+  EXPECT_EQ(e.pointer, "/operations/terminate/response_schema/$ref");
+  EXPECT_NE(e.message.find("#/schemas/Nothing"), std::string::npos) << e.message;
+  doc["operations"]["terminate"]["response_schema"] = {{"$ref", "#/schemas/Holder"}, {"definitions", {{"Gpu", {{"type", "string"}}}}}};
+  e = parse_error(doc);
+  EXPECT_EQ(e.pointer, "/operations/terminate/response_schema/definitions/Gpu");
 }
 
 TEST(SpecLoad, MissingFileIsAnErrorNotAnException) {

@@ -176,6 +176,9 @@ class provider_client {
 
   // The elements of a collection at `pointer` (an array, or an object's values).
   [[nodiscard]] std::vector<nlohmann::json> collection(const nlohmann::json& doc, const std::string& pointer, bool object_values) const;
+  // The items of an answer to `op`: its `items` collection, an object's values where the spec says
+  // the collection is keyed, each given its key as the `keys_are` field where it does not carry it.
+  [[nodiscard]] std::vector<nlohmann::json> collection(const nlohmann::json& doc, const operation_spec& op) const;
 
   // Set when the target identified itself as neograde's emulator (a response header).
   [[nodiscard]] bool target_is_emulator() const { return emulator_; }

@@ -37,4 +37,7 @@ namespace neograde {
 // "[key=value]" token writes into the matching element, appending {key: value} when none matches.
 void set_pointer(nlohmann::json& doc, std::string_view pointer, nlohmann::json value);
 
+// Removes the object member at pointer where there is one; anything else is left as it is.
+void erase_member(nlohmann::json& doc, std::string_view pointer);
+
 }  // namespace neograde

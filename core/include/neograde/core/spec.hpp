@@ -251,8 +251,11 @@ struct operation_spec {
   std::vector<int> success_status;
   std::optional<nlohmann::json> request_schema;
   std::optional<nlohmann::json> response_schema;
-  std::optional<std::string> items;              // pointer to the collection in a list response
-  bool items_are_object_values = false;          // the collection is an object keyed by name
+  std::optional<std::string> items;      // pointer to the collection in a list response
+  bool items_are_object_values = false;  // the collection is an object keyed by name
+  // With items_are_object_values: the canonical field each key is (Thunder Compute's instances,
+  // keyed by id), written into an item that does not carry it.
+  std::optional<std::string> keys_are;
   std::optional<std::string> item;               // pointer to the single object in a response
   std::map<std::string, field_path> fields;      // operation-specific fields, e.g. launch's instance_id
   bool text_response = false;                    // the body is plain text (e.g. a bare instance id)
@@ -440,6 +443,9 @@ struct provider_spec {
   // ssh_key_fields, with the operation's own `fields` over them (Vast.ai lists a key's public
   // half as `key`, where its create answers `public_key`).
   [[nodiscard]] std::map<std::string, field_path> ssh_key_fields_of(operation_id id) const;
+  // The fields of the items operation `id` lists: offer_fields for the catalogue, the SSH key's
+  // for the key list, the instance's otherwise.
+  [[nodiscard]] std::map<std::string, field_path> item_fields_of(operation_id id) const;
 };
 
 // The variables a run sends. Live: `--set` values, then the environment, then the spec's
