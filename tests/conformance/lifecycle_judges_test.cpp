@@ -506,6 +506,13 @@ TEST(JudgeStopAndStart, TheStateDecidesNotTheActionRecord) {
   o = judge_start(p, spec);
   EXPECT_EQ(o.result, outcome::fail);
   EXPECT_TRUE(says(o, "no address")) << o.reason;
+  // A provider the spec declares states no address (running_has_address a deviation) is judged
+  // by running again alone: the address is that check's finding, not the start's.
+  auto addressless = spec;
+  addressless.deviations.push_back({.check_id = address_id, .reason = "a group carries no address", .source = "test"});
+  o = judge_start(p, addressless);
+  EXPECT_EQ(o.result, outcome::pass) << o.reason;
+  EXPECT_TRUE(says(o, "no address, as declared")) << o.reason;
   p.running.seen->ip = "198.51.100.7";
   EXPECT_EQ(judge_start(p, spec).result, outcome::pass);
   p.start = answered(422, false);
