@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -102,4 +104,24 @@ TEST(JsonSchema, DateFormatsKeepValijsonsRulesAndMessages) {
   }
   // The pattern beside a format is still judged on its own.
   EXPECT_FALSE(s.validate(json::parse(R"({"dt": "2025-12-06T04:00:00Z"})")).empty());
+}
+
+// One schema judges answers on several threads at once (the fuzzer's lanes share their schemas):
+// the validator that keeps compiled patterns is used by one thread at a time, the others judge
+// with one of their own, and every verdict is the same.
+TEST(JsonSchema, OneSchemaJudgesOnSeveralThreadsAlike) {
+  const json_schema s(json::parse(R"({"type":"object","properties":{
+      "t":{"type":"string","format":"date-time"},
+      "id":{"type":"string","pattern":"^[a-z0-9-]+$"}}})"));
+  const auto good = json::parse(R"({"t": "2026-12-06T04:00:00Z", "id": "h100-pod-7"})");
+  const auto bad = json::parse(R"({"t": "2026-02-30T04:00:00Z", "id": "H100!"})");
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 200; ++i)
+        if (!s.validate(good).empty() || s.validate(bad).size() < 2) ++wrong;
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
 }
