@@ -12,7 +12,10 @@
 #include <valijson/validator.hpp>
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -99,7 +102,56 @@ void guard_regex_keywords(nlohmann::json& s) {
 }
 }  // namespace
 
+std::set<std::string> endless_references(const nlohmann::json& schema) {
+  // The references a node reaches before reading anything: its own $ref, and those of the
+  // subschemas that apply to the same value.
+  std::function<void(const nlohmann::json&, std::set<std::string>&, int)> reached = [&](const nlohmann::json& n, std::set<std::string>& out,
+                                                                                        int depth) {
+    if (!n.is_object() || depth > 64) return;
+    if (const auto r = n.find("$ref"); r != n.end() && r->is_string() && r->get<std::string>().starts_with("#"))
+      out.insert(r->get<std::string>());
+    for (const char* many : {"allOf", "anyOf", "oneOf"})
+      if (const auto a = n.find(many); a != n.end() && a->is_array())
+        for (const auto& b : *a) reached(b, out, depth + 1);
+    for (const char* one : {"not", "if", "then", "else"})
+      if (const auto x = n.find(one); x != n.end()) reached(*x, out, depth + 1);
+  };
+  std::map<std::string, std::set<std::string>> edges;  // reference -> the references its target reaches
+  std::set<std::string> all;
+  std::function<void(const nlohmann::json&)> collect = [&](const nlohmann::json& n) {
+    if (n.is_object()) {
+      if (const auto r = n.find("$ref"); r != n.end() && r->is_string() && r->get<std::string>().starts_with("#"))
+        all.insert(r->get<std::string>());
+      for (const auto& [_, v] : n.items()) collect(v);
+    } else if (n.is_array()) {
+      for (const auto& v : n) collect(v);
+    }
+  };
+  collect(schema);
+  for (const auto& ref : all)
+    if (const auto* target = find_pointer(schema, std::string_view(ref).substr(1)); target != nullptr) reached(*target, edges[ref], 0);
+  std::set<std::string> endless;
+  for (const auto& start : all) {
+    std::set<std::string> seen;
+    std::vector<std::string> stack(edges[start].begin(), edges[start].end());
+    while (!stack.empty()) {
+      const auto n = stack.back();
+      stack.pop_back();
+      if (n == start) {
+        endless.insert(start);
+        break;
+      }
+      if (!seen.insert(n).second) continue;
+      for (const auto& m : edges[n]) stack.push_back(m);
+    }
+  }
+  return endless;
+}
+
 json_schema::json_schema(const nlohmann::json& given) {
+  if (const auto endless = endless_references(given); !endless.empty())
+    throw std::invalid_argument("invalid JSON schema: " + *endless.begin() +
+                                " refers to itself without reading anything (a validation would never end)");
   auto p = std::make_shared<impl>();
   try {
     nlohmann::json schema = given;

@@ -103,9 +103,22 @@ std::optional<nlohmann::json> breaking(const std::string& keyword, const nlohman
   return std::nullopt;
 }
 
-void walk(const nlohmann::json& schema, const nlohmann::json& value, const std::string& pointer, const nlohmann::json& body,
-          std::vector<schema_mutation>& out) {
-  if (!schema.is_object()) return;
+// How deep the walk follows references and combinations (a schema may refer to itself).
+constexpr int max_depth = 32;
+
+// The constraints the body's values meet, found where the schema states them: at the value's own
+// subschema, through a local $ref ("#/definitions/Instance", as every drafted schema is written) and
+// in the members of allOf, anyOf and oneOf (a mutation is kept only if the whole schema then refuses
+// the body, so a branch another branch would accept is dropped).
+void walk(const nlohmann::json& root, const nlohmann::json& schema, const nlohmann::json& value, const std::string& pointer,
+          const nlohmann::json& body, std::vector<schema_mutation>& out, int depth = 0) {
+  if (!schema.is_object() || depth > max_depth) return;
+  if (const auto ref = schema.find("$ref"); ref != schema.end() && ref->is_string() && ref->get<std::string>().starts_with("#"))
+    if (const auto* target = find_pointer(root, ref->get<std::string>().substr(1)); target != nullptr)
+      walk(root, *target, value, pointer, body, out, depth + 1);
+  for (const char* many : {"allOf", "anyOf", "oneOf"})
+    if (const auto branches = schema.find(many); branches != schema.end() && branches->is_array())
+      for (const auto& branch : *branches) walk(root, branch, value, pointer, body, out, depth + 1);
   if (!pointer.empty())
     for (const auto& keyword : mutated_keywords()) {
       if (!schema.contains(keyword)) continue;
@@ -120,12 +133,13 @@ void walk(const nlohmann::json& schema, const nlohmann::json& value, const std::
     const auto* additional = schema.contains("additionalProperties") ? &schema.at("additionalProperties") : nullptr;
     for (const auto& [key, member] : value.items()) {
       const auto at = pointer + "/" + pointer_escape(key);
-      if (properties != nullptr && properties->is_object() && properties->contains(key)) walk(properties->at(key), member, at, body, out);
+      if (properties != nullptr && properties->is_object() && properties->contains(key))
+        walk(root, properties->at(key), member, at, body, out, depth + 1);
       else if (additional != nullptr)
-        walk(*additional, member, at, body, out);
+        walk(root, *additional, member, at, body, out, depth + 1);
     }
   } else if (value.is_array() && !value.empty() && schema.contains("items")) {
-    walk(schema.at("items"), value.front(), pointer + "/0", body, out);
+    walk(root, schema.at("items"), value.front(), pointer + "/0", body, out, depth + 1);
   }
 }
 
@@ -186,10 +200,15 @@ std::string schema_mutation::describe() const {
 std::vector<schema_mutation> constraint_mutations(const nlohmann::json& schema, const nlohmann::json& body) {
   const json_schema compiled(schema);
   std::vector<schema_mutation> all;
-  walk(schema, body, "", body, all);
+  walk(schema, schema, body, "", body, all);
   std::vector<schema_mutation> out;
-  for (auto& m : all)
-    if (!compiled.validate(m.body).empty()) out.push_back(std::move(m));
+  for (auto& m : all) {
+    // The same constraint reached twice (directly and through a $ref) is one mutation.
+    const bool again = std::any_of(out.begin(), out.end(), [&](const auto& o) {
+      return o.pointer == m.pointer && o.constraint == m.constraint && o.value == m.value;
+    });
+    if (!again && !compiled.validate(m.body).empty()) out.push_back(std::move(m));
+  }
   return out;
 }
 

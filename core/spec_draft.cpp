@@ -6,6 +6,7 @@
 
 #include <neograde/core/spec_draft.hpp>
 
+#include <neograde/core/json_schema.hpp>
 #include <neograde/core/json_util.hpp>
 
 #include <algorithm>
@@ -353,33 +354,10 @@ struct drafter {
       if (deep) d.warn(at, "the schema nests deeper than " + std::to_string(max_schema_depth) + " levels: cut there");
       // A definition that reaches itself without reading input ($ref, allOf, anyOf, oneOf, not)
       // would never end a validation: it accepts anything instead.
-      std::function<void(const json&, std::set<std::string>&)> unguarded = [&](const json& n, std::set<std::string>& refs) {
-        if (!n.is_object()) return;
-        if (const auto r = n.find("$ref"); r != n.end() && r->is_string() && r->get<std::string>().starts_with("#/definitions/"))
-          refs.insert(r->get<std::string>().substr(14));
-        for (const char* k : {"allOf", "anyOf", "oneOf"})
-          if (const auto a = n.find(k); a != n.end() && a->is_array())
-            for (const auto& b : *a) unguarded(b, refs);
-        if (const auto x = n.find("not"); x != n.end()) unguarded(*x, refs);
-      };
-      std::map<std::string, std::set<std::string>> edges;
-      for (const auto& [name, def] : defs.items()) unguarded(def, edges[name]);
-      std::set<std::string> cyclic;
-      for (const auto& [start, _] : edges) {
-        std::set<std::string> seen;
-        std::vector<std::string> stack(edges[start].begin(), edges[start].end());
-        while (!stack.empty()) {
-          const auto n = stack.back();
-          stack.pop_back();
-          if (n == start) {
-            cyclic.insert(start);
-            break;
-          }
-          if (!seen.insert(n).second) continue;
-          for (const auto& m : edges[n]) stack.push_back(m);
-        }
-      }
-      for (const auto& name : cyclic) {
+      static constexpr std::string_view local = "#/definitions/";
+      for (const auto& ref : endless_references(json{{"definitions", defs}})) {
+        if (!ref.starts_with(local)) continue;
+        const auto name = ref.substr(local.size());
         defs[name] = json::object();
         d.warn(at,
                "the schema " + name + " refers to itself without reading anything ($ref, allOf, anyOf, oneOf): it accepts anything there");

@@ -125,3 +125,23 @@ TEST(JsonSchema, OneSchemaJudgesOnSeveralThreadsAlike) {
   for (auto& t : threads) t.join();
   EXPECT_EQ(wrong.load(), 0);
 }
+
+// A schema whose reference reaches itself without reading anything would never end a validation
+// (valijson overflowed its stack parsing one): it is refused with the reference named; recursion
+// through a property (a tree of instances) is fine.
+TEST(JsonSchema, AReferenceThatReachesItselfWithoutReadingIsRefused) {
+  for (const char* endless : {R"({"$ref": "#/definitions/Loop", "definitions": {"Loop": {"$ref": "#/definitions/Loop"}}})",
+                              R"({"definitions": {"A": {"allOf": [{"$ref": "#/definitions/B"}]}, "B": {"not": {"$ref": "#/definitions/A"}}},
+                                  "properties": {"x": {"$ref": "#/definitions/A"}}})"}) {
+    try {
+      json_schema s(json::parse(endless));
+      ADD_FAILURE() << "accepted: " << endless;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("refers to itself without reading anything"), std::string::npos) << e.what();
+    }
+  }
+  const json_schema tree(json::parse(R"({"$ref": "#/definitions/Node", "definitions": {"Node": {"type": "object",
+      "properties": {"children": {"type": "array", "items": {"$ref": "#/definitions/Node"}}}}}})"));
+  EXPECT_TRUE(tree.validate(json::parse(R"({"children": [{"children": []}]})")).empty());
+  EXPECT_FALSE(tree.validate(json::parse(R"({"children": [{"children": 3}]})")).empty());
+}

@@ -97,6 +97,28 @@ TEST(SchemaMutations, ArrayItemsAndAdditionalPropertiesAreWalked) {
   EXPECT_EQ(ms.at("/cuda/0 pattern").body.at("cuda"), json::array({"12.4 !", "12.8"}));
 }
 
+// A drafted schema states its constraints through $ref and allOf ({"allOf": [{"$ref":
+// "#/definitions/InstanceCreateRequest"}], "definitions": {...}}, Thunder Compute's create): they
+// are found there, once each; a branch of anyOf another branch accepts is not a mutation.
+TEST(SchemaMutations, ConstraintsBehindRefsAndCombinationsAreFound) {
+  const auto schema = json::parse(R"({"allOf": [{"$ref": "#/definitions/Create"}], "definitions": {
+    "Create": {"type": "object", "properties": {"mode": {"$ref": "#/definitions/Mode"}, "count": {"type": "integer", "maximum": 8},
+      "disk": {"anyOf": [{"type": "integer", "maximum": 100}, {"type": "integer"}]}},
+      "allOf": [{"properties": {"count": {"minimum": 1}}}]},
+    "Mode": {"type": "string", "enum": ["prototyping", "production"]}}})");
+  auto ms = by_key(constraint_mutations(schema, json::parse(R"({"mode": "production", "count": 1, "disk": 50})")));
+  ASSERT_EQ(ms.size(), 3u);
+  EXPECT_EQ(ms.at("/mode enum").value, "production-neograde");
+  EXPECT_EQ(ms.at("/count maximum").value, 9);
+  EXPECT_EQ(ms.at("/count minimum").value, 0);
+  // A tree (a schema that refers to itself through a member) is walked as deep as the body goes.
+  const auto tree = json::parse(R"({"$ref": "#/definitions/Node", "definitions": {"Node": {"type": "object",
+      "properties": {"n": {"type": "integer", "maximum": 3}, "child": {"$ref": "#/definitions/Node"}}}}})");
+  ms = by_key(constraint_mutations(tree, json::parse(R"({"n": 1, "child": {"n": 2, "child": {"n": 3}}})")));
+  EXPECT_EQ(ms.size(), 3u);
+  EXPECT_EQ(ms.at("/child/child/n maximum").value, 4);
+}
+
 TEST(SchemaMutations, AMutationTheSchemaStillAcceptsIsLeftOut) {
   // additionalProperties does not apply to a member patternProperties matches: its bound is not
   // the schema's constraint there. A root constraint is not a property the body sends.

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,5 +31,10 @@ class json_schema {
   struct impl;
   std::shared_ptr<const impl> impl_;
 };
+
+// The local references of `schema` ("#/definitions/Loop") that reach themselves without reading
+// anything of a document: $ref to $ref, through allOf, anyOf, oneOf, not, if, then and else. A
+// validator following one never ends (valijson overflows its stack), so json_schema refuses them.
+[[nodiscard]] std::set<std::string> endless_references(const nlohmann::json& schema);
 
 }  // namespace neograde
