@@ -524,7 +524,10 @@ std::vector<nlohmann::json> provider_client::collection(const nlohmann::json& do
   if (v == nullptr || !v->is_object()) return out;
   for (const auto& [key, item] : v->items()) {
     auto e = item;
-    if (field != fields.end() && e.is_object() && find_pointer(e, field->second.pointer) == nullptr)
+    // An item that leaves the field out, null or empty is given its key (Thunder Compute's official
+    // clients always write it); one that carries a value keeps it.
+    const auto* have = field != fields.end() && e.is_object() ? find_pointer(e, field->second.pointer) : nullptr;
+    if (field != fields.end() && e.is_object() && (have == nullptr || have->is_null() || *have == ""))
       set_pointer(e, field->second.pointer, key);
     out.push_back(std::move(e));
   }

@@ -602,7 +602,7 @@ rc::Gen<command_ptr> make(const model& m) {
 struct sequences::impl {
   target& t;
   bool launches = false, restart = false, keys = false, cross = false;
-  bool power = false, bulk = false, walk = false;
+  bool stop = false, start = false, bulk = false, walk = false;
 
   [[nodiscard]] model initial() const { return model{.tags = bulk}; }
 
@@ -617,10 +617,8 @@ struct sequences::impl {
       g.emplace_back(4, make<read_instance>(m));
       g.emplace_back(2, make<terminate_instance>(m));
       if (restart) g.emplace_back(1, make<restart_instance>(m));
-      if (power) {
-        g.emplace_back(2, make<stop_instance>(m));
-        if (std::find(m.stopped.begin(), m.stopped.end(), true) != m.stopped.end()) g.emplace_back(2, make<start_instance>(m));
-      }
+      if (stop) g.emplace_back(2, make<stop_instance>(m));
+      if (start && std::find(m.stopped.begin(), m.stopped.end(), true) != m.stopped.end()) g.emplace_back(2, make<start_instance>(m));
       if (bulk && any_tagged(m)) g.emplace_back(2, make<terminate_tagged>(m));
       if (cross && std::find(m.terminated.begin(), m.terminated.end(), false) != m.terminated.end())
         g.emplace_back(2, make<cross_account>(m));
@@ -673,9 +671,11 @@ sequences::sequences(target& t) : impl_(std::make_unique<impl>(impl{t})) {
   impl_->keys = spec.operation(operation_id::ssh_keys_add) != nullptr && spec.operation(operation_id::ssh_keys_list) != nullptr &&
                 spec.operation(operation_id::ssh_keys_delete) != nullptr;
   impl_->cross = t.second() != nullptr;
-  // Stop and start, and the delete by tag, where the spec declares them and sequences launch.
-  impl_->power = impl_->launches && spec.operation(operation_id::stop) != nullptr && spec.operation(operation_id::start) != nullptr &&
-                 std::any_of(spec.states.begin(), spec.states.end(), [](const auto& w) { return w.second == instance_state::stopped; });
+  // Stop and start, and the delete by tag, where the spec declares them and sequences launch; a
+  // stop alone too (Jarvislabs' pause: its resume is another instance), its effect a stopped word.
+  impl_->stop = impl_->launches && spec.operation(operation_id::stop) != nullptr &&
+                std::any_of(spec.states.begin(), spec.states.end(), [](const auto& w) { return w.second == instance_state::stopped; });
+  impl_->start = impl_->stop && spec.operation(operation_id::start) != nullptr;
   impl_->bulk = impl_->launches && spec.operation(operation_id::terminate_tagged) != nullptr;
   const auto* offers = spec.operation(operation_id::list_offers);
   impl_->walk = offers != nullptr && offers->pagination && !offers->pagination->size_param.empty();

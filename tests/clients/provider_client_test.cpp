@@ -625,10 +625,14 @@ TEST(ProviderClientText, AListKeyedByIdGivesEachInstanceItsKey) {
   EXPECT_FALSE(body.at("data").at(*launched.value).contains("id")) << body;
   // An item that carries its id keeps it; keys_are without an object collection is refused.
   const auto* op = spec.operation(operation_id::list);
-  const auto items = c.collection(nlohmann::json::parse(R"({"data": {"k1": {"id": "own", "name": "a"}, "k2": {"name": "b"}}})"), *op);
-  ASSERT_EQ(items.size(), 2u);
+  const auto items = c.collection(
+      nlohmann::json::parse(R"({"data": {"k1": {"id": "own", "name": "a"}, "k2": {"name": "b"}, "k3": {"id": ""}, "k4": {"id": null}}})"),
+      *op);
+  ASSERT_EQ(items.size(), 4u);
   EXPECT_EQ(items[0].at("id"), "own");
   EXPECT_EQ(items[1].at("id"), "k2");
+  EXPECT_EQ(items[2].at("id"), "k3");
+  EXPECT_EQ(items[3].at("id"), "k4");
   doc["operations"]["list"].erase("items_are_object_values");
   const auto refused = parse_spec(doc.dump(), "keyed.json");
   ASSERT_FALSE(refused.has_value());
