@@ -93,13 +93,22 @@ struct linter {
   void phases() {
     const auto* phases = find_pointer(spec.raw, "/emulator/phases");
     if (phases == nullptr || !phases->is_object()) return;
+    static const std::set<std::string> known{"waiting",  "booting", "running",     "restarting", "stopping",
+                                             "starting", "stopped", "terminating", "terminated"};
     for (const auto& [phase, word] : phases->items()) {
+      const auto at = "/emulator/phases/" + pointer_escape(phase);
+      if (!known.contains(phase)) {
+        error(at, "no emulator phase is called \"" + phase + "\": the word would never be played (docs/spec-format.md, Emulator)");
+        continue;
+      }
       if (!word.is_string()) continue;
       const auto w = word.get<std::string>();
       if (!spec.states.contains(w))
-        error("/emulator/phases/" + pointer_escape(phase), "phase word \"" + w +
-                                                               "\" is no status the spec's states declare: the client "
-                                                               "could not place an instance the emulator reports in it");
+        error(at, "phase word \"" + w +
+                      "\" is no status the spec's states declare: the client "
+                      "could not place an instance the emulator reports in it");
+      else if (phase == "stopped" && spec.canonical_state(w) != instance_state::stopped)
+        error(at, "the stopped phase's word \"" + w + "\" is no stopped status in the spec's states");
     }
   }
 

@@ -188,13 +188,9 @@ std::string provider_model::impl::documented_phase_word(phase p) const {
     case phase::restarting: return emu.phases.restarting;
     case phase::stopping: return emu.phases.stopping;
     case phase::starting: return emu.phases.starting;
-    case phase::stopped: {
-      // The spec's documented stopped word (DigitalOcean's "off"); where it has none, the instance
-      // stays booting.
-      const auto it =
-          std::find_if(spec.states.begin(), spec.states.end(), [](const auto& w) { return w.second == instance_state::stopped; });
-      return it != spec.states.end() ? it->first : emu.phases.booting;
-    }
+    // The spec's documented stopped word (DigitalOcean's "off"; Genesis Cloud names its current
+    // "stopped" over the legacy "shutoff"); where it has none, the instance stays booting.
+    case phase::stopped: return emu.phases.stopped.empty() ? emu.phases.booting : emu.phases.stopped;
     case phase::terminating: return emu.phases.terminating;
     case phase::terminated:
     case phase::gone: return emu.phases.terminated;

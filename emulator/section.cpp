@@ -54,6 +54,7 @@ emu_phases phases_of(const nlohmann::json& p, const provider_spec& spec) {
       .restarting = restarting,
       .stopping = word("stopping", running),
       .starting = word("starting", restarting),
+      .stopped = word("stopped", documented_word(spec, instance_state::stopped)),
       .terminating = word("terminating", terminated),
       .terminated = terminated,
   };

@@ -32,6 +32,7 @@ struct emu_phases {
   std::string restarting;  // the booting word unless the spec has one
   std::string stopping;    // powering off: the running word unless the spec has one
   std::string starting;    // powering on again: the restarting word unless the spec has one
+  std::string stopped;     // powered off: the first documented stopped word unless the spec names one (empty: none)
   std::string terminating;
   std::string terminated;
 };

@@ -638,3 +638,30 @@ TEST(ProviderClientText, AListKeyedByIdGivesEachInstanceItsKey) {
   ASSERT_FALSE(refused.has_value());
   EXPECT_EQ(refused.error().pointer, "/operations/list/keys_are");
 }
+
+// A stopped instance reads the word the emulator's stopped phase names: Genesis Cloud documents
+// "stopped" now and keeps the legacy "shutoff" in its states; the first by name was played, which
+// a client waiting for "stopped" (its Terraform provider) would wait for for ever.
+TEST(ProviderClientText, AStoppedInstanceReadsTheStoppedWordTheSpecNames) {
+  for (const bool named : {true, false}) {
+    auto doc = test::spec_json("genesiscloud");
+    if (!named) doc["emulator"]["phases"].erase("stopped");
+    auto parsed = parse_spec(doc.dump(), "genesiscloud.json");
+    ASSERT_TRUE(parsed.has_value()) << parsed.error().what();
+    auto e = start_emulator(*parsed);
+    provider_client c(*parsed, e.emu->base_url(), e.key);
+    auto key = c.add_ssh_key("neograde-k", "ssh-ed25519 AAAA test");
+    ASSERT_TRUE(key.value.has_value()) << key.call.describe();
+    const auto row = c.choose_offer({}).chosen;
+    ASSERT_TRUE(row.has_value());
+    launch_request req{.instance_type = row->instance_type, .region = row->region, .name = "neograde-stop", .params = row->params};
+    req.ssh_key_id = key.value->id;
+    auto launched = c.launch(req);
+    ASSERT_TRUE(launched.value.has_value()) << launched.call.describe() << launched.problem;
+    ASSERT_TRUE(c.stop(*launched.value).success);
+    auto read = c.get(*launched.value);
+    ASSERT_TRUE(read.value.has_value()) << read.call.describe();
+    EXPECT_EQ(read.value->provider_status, named ? "stopped" : "shutoff");
+    EXPECT_EQ(read.value->state, instance_state::stopped);
+  }
+}

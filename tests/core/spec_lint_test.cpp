@@ -69,6 +69,19 @@ TEST(SpecLint, APhaseWordThatIsNoStatusIsAnError) {
   EXPECT_FALSE(c.loaded.has_value());
 }
 
+// A phase the emulator does not have would never be played ("stoped" for "stopped"), and the
+// stopped phase must be played by a stopped word.
+TEST(SpecLint, AnUnknownPhaseOrAStoppedPhaseThatIsNoStoppedWordIsAnError) {
+  const auto typo = change("genesiscloud", [](nlohmann::json& d) { d["emulator"]["phases"]["stoped"] = "stopped"; });
+  ASSERT_EQ(errors_of(typo.spec).size(), 1u);
+  EXPECT_EQ(errors_of(typo.spec)[0].pointer, "/emulator/phases/stoped");
+  EXPECT_THAT(errors_of(typo.spec)[0].message, HasSubstr("no emulator phase is called \"stoped\""));
+  EXPECT_FALSE(typo.loaded.has_value());
+  const auto running = change("genesiscloud", [](nlohmann::json& d) { d["emulator"]["phases"]["stopped"] = "active"; });
+  ASSERT_EQ(errors_of(running.spec).size(), 1u);
+  EXPECT_THAT(errors_of(running.spec)[0].message, HasSubstr("no stopped status"));
+}
+
 TEST(SpecLint, AParentPointerToAMissingMemberIsAnError) {
   // RunPod reads a row's price from the enclosing GPU type's price.secure.
   const auto c = change("runpod", [](nlohmann::json& d) { d["offer_fields"]["price_per_hour_usd"] = "^/price/securePrice"; });
