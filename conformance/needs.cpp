@@ -94,8 +94,7 @@ std::optional<std::string> missing_section(const check_need& n, const provider_s
                     "the spec declares no pagination metadata");
     case spec_section::terminate_takes_ids: return unless(terminate_takes_ids(spec), "terminate takes one id per request");
     case spec_section::stopped_state:
-      return unless(std::any_of(spec.states.begin(), spec.states.end(), [](const auto& w) { return w.second == instance_state::stopped; }),
-                    "the spec documents no stopped status word");
+      return unless(!spec.first_word(instance_state::stopped).empty(), "the spec documents no stopped status word");
     case spec_section::headers_on_every_response:
       return unless(!spec.headers_on_every_response.empty(), "the spec declares no header on every response");
     case spec_section::read_operation:

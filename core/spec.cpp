@@ -475,6 +475,11 @@ instance_state provider_spec::canonical_state(const std::string& provider_status
   return it == states.end() ? instance_state::unknown : it->second;
 }
 
+std::string provider_spec::first_word(instance_state state) const {
+  const auto it = std::find_if(states.begin(), states.end(), [&](const auto& w) { return w.second == state; });
+  return it != states.end() ? it->first : std::string();
+}
+
 std::map<std::string, field_path> provider_spec::instance_fields_of(operation_id id) const {
   auto fields = instance_fields;
   if (const auto* op = operation(id))

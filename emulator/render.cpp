@@ -207,8 +207,8 @@ std::string provider_model::impl::pending_word() const {
   };
   const auto booting = phase_word(phase::booting);
   if (pending(booting)) return booting;
-  const auto it = std::find_if(spec.states.begin(), spec.states.end(), [](const auto& w) { return w.second == instance_state::pending; });
-  return it != spec.states.end() ? it->first : booting;
+  const auto first = spec.first_word(instance_state::pending);
+  return first.empty() ? booting : first;
 }
 
 // `from`: the operation that returns the object (its own fields override the spec's).

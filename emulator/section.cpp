@@ -23,12 +23,6 @@ emu_instance_type instance_type_of(const nlohmann::json& t) {
   return out;
 }
 
-// The first word (by name) the spec's states map to `state`; empty where none does.
-std::string documented_word(const provider_spec& spec, instance_state state) {
-  const auto it = std::find_if(spec.states.begin(), spec.states.end(), [&](const auto& w) { return w.second == state; });
-  return it != spec.states.end() ? it->first : std::string();
-}
-
 // A phase the section leaves out is played by a word the states document: running and terminated
 // by the first word of their state, booting by the first pending word (else the running word),
 // terminating by the terminated word (the spec format has no terminating state; a provider whose
@@ -38,13 +32,13 @@ emu_phases phases_of(const nlohmann::json& p, const provider_spec& spec) {
     const auto it = p.find(phase);
     return it != p.end() ? it->get<std::string>() : otherwise;
   };
-  const auto running = word("running", documented_word(spec, instance_state::running));
-  const auto terminated = word("terminated", documented_word(spec, instance_state::terminated));
+  const auto running = word("running", spec.first_word(instance_state::running));
+  const auto terminated = word("terminated", spec.first_word(instance_state::terminated));
   for (const auto& [phase, w] : {std::pair{"running", running}, std::pair{"terminated", terminated}})
     if (w.empty())
       throw std::invalid_argument(spec.provider.id + ": the emulator's phases name no " + phase + " word and the states map none to " +
                                   phase);
-  const auto pending = documented_word(spec, instance_state::pending);
+  const auto pending = spec.first_word(instance_state::pending);
   const auto booting = word("booting", pending.empty() ? running : pending);
   const auto restarting = word("restarting", booting);
   return {
@@ -54,7 +48,7 @@ emu_phases phases_of(const nlohmann::json& p, const provider_spec& spec) {
       .restarting = restarting,
       .stopping = word("stopping", running),
       .starting = word("starting", restarting),
-      .stopped = word("stopped", documented_word(spec, instance_state::stopped)),
+      .stopped = word("stopped", spec.first_word(instance_state::stopped)),
       .terminating = word("terminating", terminated),
       .terminated = terminated,
   };

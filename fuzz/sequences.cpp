@@ -673,8 +673,7 @@ sequences::sequences(target& t) : impl_(std::make_unique<impl>(impl{t})) {
   impl_->cross = t.second() != nullptr;
   // Stop and start, and the delete by tag, where the spec declares them and sequences launch; a
   // stop alone too (Jarvislabs' pause: its resume is another instance), its effect a stopped word.
-  impl_->stop = impl_->launches && spec.operation(operation_id::stop) != nullptr &&
-                std::any_of(spec.states.begin(), spec.states.end(), [](const auto& w) { return w.second == instance_state::stopped; });
+  impl_->stop = impl_->launches && spec.operation(operation_id::stop) != nullptr && !spec.first_word(instance_state::stopped).empty();
   impl_->start = impl_->stop && spec.operation(operation_id::start) != nullptr;
   impl_->bulk = impl_->launches && spec.operation(operation_id::terminate_tagged) != nullptr;
   const auto* offers = spec.operation(operation_id::list_offers);

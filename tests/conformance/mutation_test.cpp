@@ -223,7 +223,7 @@ bool launch_sends_a_bounded_number(const provider_spec& s) {
 // Whether the API stops and starts instances and documents a stopped word.
 bool stops_and_starts(const provider_spec& s) {
   return s.operation(operation_id::stop) != nullptr && s.operation(operation_id::start) != nullptr &&
-         std::any_of(s.states.begin(), s.states.end(), [](const auto& w) { return w.second == instance_state::stopped; });
+         !s.first_word(instance_state::stopped).empty();
 }
 
 struct scoped_quirk {
@@ -257,8 +257,7 @@ const std::vector<scoped_quirk>& scoped_quirks() {
       // a pending instance to go back to (Akash's deployments are active or closed).
       {"flapping", "lifecycle.instance.no_illegal_transition", "without a restart",
        [](const provider_spec& s) {
-         return s.operation(operation_id::launch) != nullptr &&
-                std::any_of(s.states.begin(), s.states.end(), [](const auto& w) { return w.second == instance_state::pending; });
+         return s.operation(operation_id::launch) != nullptr && !s.first_word(instance_state::pending).empty();
        }},
       // A capacity refusal answered 500 text/plain (issue 39): judged by its form, and the run
       // moves on to the next row, wherever the API launches.
@@ -280,8 +279,7 @@ const std::vector<scoped_quirk>& scoped_quirks() {
       // where the API restarts and documents a stopped word.
       {"restart_ends_off", "lifecycle.instance.restart_returns_to_running", "documented as stopped",
        [](const provider_spec& s) {
-         return s.operation(operation_id::restart) != nullptr &&
-                std::any_of(s.states.begin(), s.states.end(), [](const auto& w) { return w.second == instance_state::stopped; });
+         return s.operation(operation_id::restart) != nullptr && !s.first_word(instance_state::stopped).empty();
        }},
       // A terminate that never completes, where the emulator's terminating word is not terminated
       // (RunPod's is TERMINATED).

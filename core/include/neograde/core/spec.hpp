@@ -436,6 +436,8 @@ struct provider_spec {
 
   [[nodiscard]] const operation_spec* operation(operation_id id) const;
   [[nodiscard]] instance_state canonical_state(const std::string& provider_status) const;
+  // The first status word (by name) the states map to `state`; empty where none does.
+  [[nodiscard]] std::string first_word(instance_state state) const;
   [[nodiscard]] const deviation* deviation_for(const std::string& check_id) const;
   // The instance fields of the objects operation `id` returns: instance_fields, with the
   // operation's own `fields` in their place (TensorDock's list nests name and status).
