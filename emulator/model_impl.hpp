@@ -97,6 +97,9 @@ struct emu_row {
 // absent.
 [[nodiscard]] std::map<std::string, std::string> query_bindings(const std::string& path_template, const std::string& raw_query);
 [[nodiscard]] std::string header_of(const http::request& req, std::string_view name);
+// Whether `body` carries every literal member of `selectors` (pointer, value): what selects an
+// operation, or a launch step, among requests sharing a method and path.
+[[nodiscard]] bool carries(const std::optional<nlohmann::json>& body, const std::vector<std::pair<std::string, nlohmann::json>>& selectors);
 // GraphQL: the operation a client's request runs, its root field that names the spec's
 // operation, and the variable the spec's own query passes as each argument of that field.
 [[nodiscard]] std::optional<graphql::operation> client_operation(const nlohmann::json& body);

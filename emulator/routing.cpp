@@ -78,8 +78,11 @@ bool provider_model::impl::body_selects(const operation_spec& op, const std::opt
     return false;
   }
   const auto selectors = body_selectors.find(op.id);
-  if (selectors == body_selectors.end()) return true;
-  return std::all_of(selectors->second.begin(), selectors->second.end(), [&](const auto& selector) {
+  return selectors == body_selectors.end() || carries(body, selectors->second);
+}
+
+bool carries(const std::optional<nlohmann::json>& body, const std::vector<std::pair<std::string, nlohmann::json>>& selectors) {
+  return std::all_of(selectors.begin(), selectors.end(), [&](const auto& selector) {
     const auto* got = body ? find_pointer(*body, selector.first) : nullptr;
     return got != nullptr && *got == selector.second;
   });

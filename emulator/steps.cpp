@@ -33,14 +33,7 @@ std::optional<http::response> provider_model::impl::serve_step(const std::string
     if (step.method != method || !matches(step.path.substr(0, q), rel, params)) continue;
     // A step sharing its method and path with an operation is the step only if the body carries
     // the step's literal members; otherwise the request is the operation's.
-    if (const auto& selectors = step_selectors.at(index); !selectors.empty()) {
-      const auto doc = parse_json(body, 64);
-      if (!std::all_of(selectors.begin(), selectors.end(), [&](const auto& sel) {
-            const auto* got = doc ? find_pointer(*doc, sel.first) : nullptr;
-            return got != nullptr && *got == sel.second;
-          }))
-        continue;
-    }
+    if (const auto& selectors = step_selectors.at(index); !selectors.empty() && !carries(parse_json(body, 64), selectors)) continue;
     template_vars sent;
     for (const auto& [k, v] : params) sent[k] = v;
     // The template's query names variables too ("?dseq={id}"): the request must carry them.
