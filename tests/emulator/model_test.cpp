@@ -1162,14 +1162,23 @@ TEST(EmulatorDefaults, NoRunningWordAnywhereIsRefusedWithTheReason) {
   }
 }
 
-// An instance named in the query (Jarvislabs' POST templates/vm/destroy?machine_id={id}, Denvr's
-// GET .../GetServer?Id={id}): the template's query part binds the variable as a path would.
-TEST(EmulatorQueryVariables, AnIdInTheQueryNamesTheInstance) {
+namespace {
+
+// Lambda with its terminate naming the instance in the query, as Jarvislabs' and Denvr's do.
+nlohmann::json lambda_terminating_by_query() {
   auto doc = test::spec_json("lambda");
   doc["operations"]["terminate"] = {{"method", "POST"},
                                     {"path", "/instance-operations/destroy?instance_id={id}"},
                                     {"source", "a test's variant of Lambda's terminate, the id in the query"}};
-  lambda_variant lambda(doc);
+  return doc;
+}
+
+}  // namespace
+
+// An instance named in the query (Jarvislabs' POST templates/vm/destroy?machine_id={id}, Denvr's
+// GET .../GetServer?Id={id}): the template's query part binds the variable as a path would.
+TEST(EmulatorQueryVariables, AnIdInTheQueryNamesTheInstance) {
+  lambda_variant lambda(lambda_terminating_by_query());
   const auto id = lambda.launch();
   ASSERT_FALSE(id.empty());
   EXPECT_EQ(lambda.call("POST", "/instance-operations/destroy?instance_id=no-such-instance").status, 404);
@@ -1183,11 +1192,7 @@ TEST(EmulatorQueryVariables, AnIdInTheQueryNamesTheInstance) {
 // instance (a client that encodes every value is no less right); a malformed escape is read as
 // written, and names nothing.
 TEST(EmulatorQueryVariables, AQueryValueIsReadDecoded) {
-  auto doc = test::spec_json("lambda");
-  doc["operations"]["terminate"] = {{"method", "POST"},
-                                    {"path", "/instance-operations/destroy?instance_id={id}"},
-                                    {"source", "a test's variant of Lambda's terminate, the id in the query"}};
-  lambda_variant lambda(doc);
+  lambda_variant lambda(lambda_terminating_by_query());
   const auto id = lambda.launch();
   ASSERT_FALSE(id.empty());
   EXPECT_EQ(lambda.call("POST", "/instance-operations/destroy?instance_id=%G1" + id).status, 404);
