@@ -678,14 +678,29 @@ measurement::offer_selection offer_selection::record() const {
   return m;
 }
 
+namespace {
+
+// A row as a launch orders it: a row that names no region launches where the spec's region
+// variable says (or wherever the provider places it).
+offer placed(const provider_spec& spec, offer row) {
+  const bool rows_have_regions = spec.offer_fields.contains("region") || spec.offer_fields.contains("regions_available");
+  if (!rows_have_regions && row.region.empty() && spec.variables.contains("region")) row.region = spec.variables.at("region");
+  return row;
+}
+
+}  // namespace
+
+std::optional<offer> listed_row(const provider_spec& spec, const std::vector<offer>& rows, const offer& row) {
+  std::optional<offer> out;
+  for (const auto& r : rows)
+    if (auto p = placed(spec, r); p.key() == row.key() && (!out || (p.available && !out->available))) out = std::move(p);
+  return out;
+}
+
 offer_selection select_offer(const provider_spec& spec, const std::vector<offer>& rows, const offer_pins& pins,
                              const std::vector<std::string>& refused_keys) {
   offer_selection s;
   const bool priced = spec.offer_fields.contains("price_per_hour_usd");
-  // Rows that name no region launch where the spec's region variable says (or wherever the
-  // provider places them).
-  const bool rows_have_regions = spec.offer_fields.contains("region") || spec.offer_fields.contains("regions_available");
-  const auto region_var = spec.variables.contains("region") ? spec.variables.at("region") : std::string();
   std::size_t candidates = 0;
   for (auto row : rows) {
     ++s.rows;
@@ -701,7 +716,7 @@ offer_selection select_offer(const provider_spec& spec, const std::vector<offer>
       ++s.misfit;
       continue;
     }
-    if (!rows_have_regions && row.region.empty()) row.region = region_var;
+    row = placed(spec, std::move(row));
     if ((!pins.instance_type.empty() && row.instance_type != pins.instance_type) || (!pins.region.empty() && row.region != pins.region)) {
       ++s.unpinned;
       continue;

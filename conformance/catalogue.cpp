@@ -687,7 +687,9 @@ const std::vector<check_descriptor>& catalogue() {
        .requirement = must,
        .description = "Launches the advertised (type, region) rows the run orders, then up to three more rows (live: as far as "
                       "--max-instances leaves room), terminating each at once; fails naming every row advertised as available "
-                      "that was refused or failed to launch, and measures the share that launched (advertised_rows_launched).",
+                      "that failed to launch, or was refused for lack of capacity while the catalogue, read again at once, still "
+                      "advertises it (a row no longer advertised was taken in between: recorded, not judged), and measures the "
+                      "share that launched (advertised_rows_launched).",
        .requirement_text = "Capacity advertised as available MUST be launchable, in every (type, region) row advertised and not "
                            "only the cheapest; a refusal after advertising it is a finding, apart from plain no_capacity.",
        .source = "capacity listed, then refused: RunPod https://github.com/mlabonne/llm-autoeval/issues/3, DigitalOcean "

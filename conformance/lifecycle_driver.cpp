@@ -10,6 +10,7 @@
 
 #include <neograde/conformance/catalogue.hpp>
 
+#include <neograde/clients/delivered.hpp>
 #include <neograde/clients/effect.hpp>
 #include <neograde/clients/stop.hpp>
 #include <neograde/clients/teardown.hpp>
@@ -84,7 +85,26 @@ class driver {
   // launch parameters) and the price.
   void judge_delivered(const std::string& orders, const std::string& one_type) {
     if (!decided(order_id) && !unmet(order_id)) emit(judge_matches_order(rec_, ctx_.spec, orders, one_type));
-    if (!decided(price_id) && !unmet(price_id)) emit(judge_price_as_listed(rec_, ctx_.spec));
+    if (!decided(price_id) && !unmet(price_id)) {
+      relist_disagreeing_prices();
+      emit(judge_price_as_listed(rec_, ctx_.spec));
+    }
+  }
+
+  // Reads the catalogue again, once, where an instance's price disagrees with its row's: a
+  // marketplace host may reprice a row between the run's read and its launch, and an instance
+  // priced as its row is listed now is no contradiction the provider could not refute.
+  void relist_disagreeing_prices() {
+    std::optional<typed_result<std::vector<offer>>> again;
+    for (auto& c : rec_.compared) {
+      if (!c.ordered.price_per_hour_usd) continue;
+      const auto price = compare_price(c.got, c.ordered, ctx_.spec);
+      if (!price || price->as_listed()) continue;
+      if (!again) again = client_.list_offers();
+      if (!again->value) continue;
+      c.relisted_evidence = again->call.evidence;
+      c.relisted = listed_row(ctx_.spec, *again->value, c.ordered);
+    }
   }
 
   // Decides every check of the lifecycle not yet decided (the capacity and order checks by what
@@ -243,16 +263,33 @@ class driver {
   // A launch of `row` the provider refused, as a row tried: why, and whether the refusal took the
   // documented form of its errors. `advertises`: whether the catalogue says which rows have
   // capacity (a capacity refusal of a row it says nothing of contradicts nothing: not judged).
-  row_tried refused_row(const offer& row, const call_result& call, bool advertises = true) const {
+  // A capacity refusal of an advertised row is judged only when the catalogue, read again at
+  // once, still advertises the row: capacity is shared with every other customer, and a row
+  // taken in between is no contradiction the provider could not refute.
+  row_tried refused_row(const offer& row, const call_result& call, bool advertises = true) {
     const bool capacity = provider_condition(call, ctx_.spec) == outcome::no_capacity;
-    return {.key = row.key(),
-            .why = !capacity    ? "failed: " + call.describe()
-                   : advertises ? "refused for lack of capacity"
-                                : "refused for lack of capacity, which the catalogue does not advertise: not judged",
-            .refused_for_capacity = capacity,
-            .judged = advertises || !capacity,
-            .evidence = call.evidence,
-            .form_problem = refusal_form_problem(call)};
+    row_tried r{.key = row.key(),
+                .why = !capacity    ? "failed: " + call.describe()
+                       : advertises ? "refused for lack of capacity"
+                                    : "refused for lack of capacity, which the catalogue does not advertise: not judged",
+                .refused_for_capacity = capacity,
+                .judged = advertises || !capacity,
+                .evidence = call.evidence,
+                .form_problem = refusal_form_problem(call)};
+    if (!capacity || !advertises) return r;
+    auto again = client_.list_offers();
+    if (!again.value) {
+      r.judged = false;
+      r.why += ", and the catalogue could not be read again to see whether it still advertised the row (" +
+               (again.problem.empty() ? again.call.describe() : again.problem) + "): not judged";
+    } else if (const auto now = listed_row(ctx_.spec, *again.value, row); now && now->available) {
+      r.why += ", while the catalogue read just after still advertises it";
+      r.reread = again.call.evidence;
+    } else {
+      r.judged = false;
+      r.why += "; the catalogue read just after no longer advertises it (taken in between): not judged";
+    }
+    return r;
   }
 
   // Why a refusal is not in the form the provider documents: a 5xx that no documented error kind

@@ -212,9 +212,19 @@ std::optional<check_outcome> judge_matches_order(const lifecycle_record& rec, co
   return make(order_id, outcome::fail, "delivered otherwise than ordered: " + wrong + " (ordered " + orders + tested + ")", evidence);
 }
 
+namespace {
+
+std::string hourly(double usd) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g/h", usd);
+  return buf;
+}
+
+}  // namespace
+
 std::optional<check_outcome> judge_price_as_listed(const lifecycle_record& rec, const provider_spec& spec) {
   if (rec.compared.empty()) return std::nullopt;
-  std::vector<std::string> wrong, right, unpriced;
+  std::vector<std::string> wrong, right, unpriced, repriced;
   std::vector<exchange> evidence;
   for (const auto& c : rec.compared) {
     evidence.push_back(c.evidence);
@@ -226,13 +236,26 @@ std::optional<check_outcome> judge_price_as_listed(const lifecycle_record& rec, 
     const auto price = compare_price(c.got, c.ordered, spec);
     if (!price)
       return make(price_id, outcome::errored, "the instance of " + what + " states no hourly price where the spec maps one", evidence);
-    if (price->as_listed()) right.push_back(price->describe());
+    if (price->as_listed()) {
+      right.push_back(price->describe());
+      continue;
+    }
+    if (c.relisted_evidence) evidence.push_back(*c.relisted_evidence);
+    // Priced as the catalogue, read again at once, lists the row now: repriced in between.
+    const auto now = c.relisted && c.relisted->price_per_hour_usd ? compare_price(c.got, *c.relisted, spec) : std::nullopt;
+    if (now && now->as_listed())
+      repriced.push_back(what + " (" + price->describe() + "; the catalogue read just after lists it at the instance's price)");
     else
-      wrong.push_back("the instance of " + what + " states " + price->describe());
+      wrong.push_back("the instance of " + what + " states " + price->describe() +
+                      (!c.relisted_evidence ? ""
+                       : now                ? ", and the catalogue read just after lists it at " + hourly(now->listed)
+                                            : ", and the catalogue read just after no longer prices the row"));
   }
-  if (!wrong.empty()) return make(price_id, outcome::fail, joined(wrong), evidence);
+  const auto changed = repriced.empty() ? std::string() : "; not judged, repriced between the read and the launch: " + joined(repriced);
+  if (!wrong.empty()) return make(price_id, outcome::fail, joined(wrong) + changed, evidence);
+  if (right.empty() && !repriced.empty()) return make(price_id, outcome::skipped, changed.substr(2), evidence);
   if (right.empty()) return make(price_id, outcome::skipped, "the rows launched list no price: " + joined(unpriced), evidence);
-  return make(price_id, outcome::pass, "priced as listed: " + joined(right), evidence);
+  return make(price_id, outcome::pass, "priced as listed: " + joined(right) + changed, evidence);
 }
 
 check_outcome judge_underlying_provider(const order_compared& c, const provider_spec& spec) {
@@ -653,6 +676,7 @@ std::optional<check_outcome> judge_capacity(const lifecycle_record& rec, const s
     } else if (r.judged) {
       failed += (failed.empty() ? "" : "; ") + r.key + " (" + r.why + ")";
       evidence.push_back(r.evidence);
+      if (r.reread) evidence.push_back(*r.reread);
     } else {
       unjudged += "; " + r.key + " " + r.why;
     }

@@ -34,6 +34,7 @@ struct row_tried {
   bool refused_for_capacity = false;
   bool judged = true;  // a refusal of a row whose capacity the catalogue does not advertise is not
   exchange evidence;
+  std::optional<exchange> reread;  // the catalogue read after a capacity refusal, still advertising the row
   // Why a refusal is not in the form the provider documents for its refusals (a 5xx it documents
   // for none, a body that is not its JSON error envelope); nothing when it is, or when launched.
   std::optional<std::string> form_problem;
@@ -96,6 +97,10 @@ struct order_compared {
   bool compare_region = false;
   exchange evidence;
   bool second = false;  // the second order, of another type
+  // Where the instance's price disagreed with its row's: the row as the catalogue, read again at
+  // once, lists it now (nullopt: no longer listed or not read), and that read.
+  std::optional<offer> relisted;
+  std::optional<exchange> relisted_evidence;
 };
 
 struct consistency_record {

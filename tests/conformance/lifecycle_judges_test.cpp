@@ -351,6 +351,46 @@ TEST(JudgePriceAsListed, TwentyFivePercentAboveTheRowFailsTheProvidersRoundingPa
   EXPECT_EQ(judge_price_as_listed(rec, spec)->result, outcome::errored);
 }
 
+// A price that disagrees with the row's is judged against the catalogue read again at once: the
+// row repriced to the instance's price in between is not judged (a host may reprice its row between
+// the run's read and its launch); still listed at the old price, or no longer priced, it fails.
+TEST(JudgePriceAsListed, ARowRepricedBetweenTheReadAndTheLaunchIsNotJudged) {
+  const auto& spec = test::spec("primeintellect");
+  lifecycle_record rec;
+  order_compared c;
+  c.ordered.instance_type = "A100_80GB";
+  c.ordered.price_per_hour_usd = 1.6568;
+  c.got.price_per_hour_usd = 1.99;
+  c.relisted = c.ordered;
+  c.relisted->price_per_hour_usd = 1.99;
+  c.relisted_evidence = exchange{.method = "GET", .url = "/availability/gpus"};
+  rec.compared.push_back(c);
+  auto o = judge_price_as_listed(rec, spec);
+  EXPECT_EQ(o->result, outcome::skipped) << o->reason;
+  EXPECT_TRUE(says(*o, "repriced between the read and the launch")) << o->reason;
+  ASSERT_EQ(o->evidence.size(), 2U);
+  EXPECT_EQ(o->evidence[1].url, "/availability/gpus");
+  // Beside a row priced as listed, the run passes and says what it did not judge.
+  order_compared right = c;
+  right.got.price_per_hour_usd = 1.6568;
+  right.relisted.reset();
+  right.relisted_evidence.reset();
+  rec.compared.push_back(right);
+  o = judge_price_as_listed(rec, spec);
+  EXPECT_EQ(o->result, outcome::pass) << o->reason;
+  EXPECT_TRUE(says(*o, "not judged, repriced")) << o->reason;
+  // Still listed at its old price after the launch: the instance is priced otherwise than listed.
+  rec.compared.front().relisted->price_per_hour_usd = 1.6568;
+  o = judge_price_as_listed(rec, spec);
+  EXPECT_EQ(o->result, outcome::fail) << o->reason;
+  EXPECT_TRUE(says(*o, "the catalogue read just after lists it at 1.6568/h")) << o->reason;
+  // No longer listed: nothing shows the row repriced.
+  rec.compared.front().relisted.reset();
+  o = judge_price_as_listed(rec, spec);
+  EXPECT_EQ(o->result, outcome::fail) << o->reason;
+  EXPECT_TRUE(says(*o, "no longer prices the row")) << o->reason;
+}
+
 TEST(PriceNeeds, NotApplicableWithoutAPriceOnTheInstance) {
   run_conditions run{.spend = {.allowed = true}};
   const auto o = applicability(*find_check(price_id), test::spec("vastai"), run);

@@ -86,6 +86,9 @@ struct offer_selection {
   [[nodiscard]] measurement::offer_selection record() const;
   [[nodiscard]] nlohmann::json to_json() const { return record(); }
 };
+// The row of `rows`, a catalogue as listed, that is `row` as select_offer chose it (the same key),
+// one with capacity first; nullopt when the catalogue no longer lists it.
+[[nodiscard]] std::optional<offer> listed_row(const provider_spec& spec, const std::vector<offer>& rows, const offer& row);
 [[nodiscard]] offer_selection select_offer(const provider_spec& spec, const std::vector<offer>& rows, const offer_pins& pins,
                                            const std::vector<std::string>& refused_keys = {});
 
