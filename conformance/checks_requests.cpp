@@ -7,6 +7,7 @@
 #include <neograde/core/json_schema.hpp>
 #include <neograde/core/json_util.hpp>
 #include <neograde/core/supply.hpp>
+#include <neograde/core/template.hpp>
 
 #include <set>
 
@@ -142,36 +143,68 @@ check_outcome wrong_method(context& ctx) {
       return make(id, outcome::fail, "HTTP 405 without the Allow header RFC 9110 §15.5.6 requires", {r.evidence});
     return make(id, outcome::pass, "HTTP 405, Allow: " + r.response->header("Allow"), {r.evidence});
   }
-  if (is_client_error(r))
+  if (is_client_error(r)) {
+    // Where the path is also another operation's with an id in its place (Hot Aisle's
+    // .../virtual_machines/available/ reads as the VM named "available"), the server may route
+    // PATCH there and answer for that resource: no verdict the provider could not refute.
+    const auto path = ctx.path_of(*op);
+    for (const auto& [other_id, other] : ctx.spec.operations) {
+      std::map<std::string, std::string> params;
+      const auto tmpl = other.path.substr(0, other.path.find('?'));
+      if (other_id != op->id && match_path(tmpl, path.substr(0, path.find('?')), params) &&
+          std::any_of(params.begin(), params.end(), [&](const auto& p) { return !ctx.spec.variables.contains(p.first); }))
+        return make(id, outcome::skipped,
+                    "not judged: PATCH got HTTP " + std::to_string(r.status()) + ", but the path also matches " + other.method + " " +
+                        tmpl + ", which a server may route PATCH to",
+                    {r.evidence});
+    }
     return make(id, outcome::warn, "an unsupported method got HTTP " + std::to_string(r.status()) + " instead of 405", {r.evidence});
+  }
   return make(id, outcome::fail, "an unsupported method got HTTP " + std::to_string(r.status()), {r.evidence});
 }
 
-// http.method.head_supported and options_sane, on the instance list.
-void head_and_options(context& ctx) {
-  const auto path = ctx.path_of(*ctx.spec.operation(operation_id::list));
+// http.method.head_supported: HEAD answered with GET's status, never a 5xx.
+void head_supported(context& ctx, const std::string& path) {
+  const char* id = "http.method.head_supported";
   auto get = ctx.client.raw("GET", path);
   auto head = ctx.client.raw("HEAD", path);
-  const char* head_id = "http.method.head_supported";
-  if (!head.response) ctx.emit(make(head_id, outcome::errored, head.describe(), {head.evidence}));
+  if (!head.response) ctx.emit(make(id, outcome::errored, head.describe(), {head.evidence}));
   else if (head.status() >= 500)
-    ctx.emit(make(head_id, outcome::fail, "HEAD got HTTP " + std::to_string(head.status()), {head.evidence}));
+    ctx.emit(make(id, outcome::fail, "HEAD got HTTP " + std::to_string(head.status()), {head.evidence}));
   else if (head.status() != get.status())
-    ctx.emit(make(head_id, outcome::fail,
-                  "HEAD got HTTP " + std::to_string(head.status()) + " where GET got " + std::to_string(get.status()),
+    ctx.emit(make(id, outcome::fail, "HEAD got HTTP " + std::to_string(head.status()) + " where GET got " + std::to_string(get.status()),
                   {head.evidence, get.evidence}));
   // A HEAD answer is read without a body whatever its length headers say (RFC 9110 §9.3.2), so a
   // body sent anyway shows only as a connection the client does not reuse.
   else
-    ctx.emit(make(head_id, outcome::pass, "HTTP " + std::to_string(head.status()) + " as for GET", {head.evidence}));
+    ctx.emit(make(id, outcome::pass, "HTTP " + std::to_string(head.status()) + " as for GET", {head.evidence}));
+}
 
+// http.method.options_sane: an OPTIONS probe is never answered with a 5xx.
+void options_sane(context& ctx, const std::string& path) {
+  const char* id = "http.method.options_sane";
   auto options = deliberately(ctx.client.raw("OPTIONS", path), "an OPTIONS probe the API need not document");
-  const char* options_id = "http.method.options_sane";
-  if (!options.response) ctx.emit(make(options_id, outcome::errored, options.describe(), {options.evidence}));
+  if (!options.response) ctx.emit(make(id, outcome::errored, options.describe(), {options.evidence}));
   else if (options.status() >= 500)
-    ctx.emit(make(options_id, outcome::fail, "OPTIONS got HTTP " + std::to_string(options.status()), {options.evidence}));
+    ctx.emit(make(id, outcome::fail, "OPTIONS got HTTP " + std::to_string(options.status()), {options.evidence}));
   else
-    ctx.emit(make(options_id, outcome::pass, "HTTP " + std::to_string(options.status()), {options.evidence}));
+    ctx.emit(make(id, outcome::pass, "HTTP " + std::to_string(options.status()), {options.evidence}));
+}
+
+// The path HEAD is sent to: the instance list's or the catalogue's where it is a GET, else any
+// declared GET's. HEAD is GET's: CloudRift's POST-only list and RunPod's GraphQL have no GET, and
+// the check's need says so.
+std::string head_path(const context& ctx) {
+  for (auto id : {operation_id::list, operation_id::list_offers})
+    if (const auto* op = ctx.spec.operation(id); op != nullptr && op->method == "GET") return ctx.path_of(*op);
+  for (const auto& [id, op] : ctx.spec.operations)
+    if (op.method == "GET") return ctx.path_of(op);
+  return {};
+}
+
+void head_and_options(context& ctx) {
+  if (ctx.applies("http.method.head_supported")) head_supported(ctx, head_path(ctx));
+  options_sane(ctx, ctx.path_of(*ctx.spec.operation(operation_id::list)));
 }
 
 // auth.credentials.not_accepted_in_query: "Credentials MUST NOT be accepted in the query string."

@@ -103,3 +103,22 @@ TEST(SupplyComposition, MeasuredFromTheOffersRead) {
   const auto lambda = test::run_behind_front(test::spec("lambda"), pass_through);
   EXPECT_FALSE(lambda.measurements.contains("supply_composition"));
 }
+
+// PATCH on the offers path answered 404: a SHOULD missed where nothing else claims the path
+// (Lambda's /instance-types), not judged where the path also reads as another operation's with an
+// id in its place (Hot Aisle's .../virtual_machines/available/ as the VM named "available", which
+// its API may route PATCH to).
+TEST(UnsupportedMethod, A404IsJudgedOnlyWhereNoOtherOperationClaimsThePath) {
+  auto patch_not_found = [](const http::request& req, emulator::provider_model&) -> std::optional<http::response> {
+    if (req.method != "PATCH") return std::nullopt;
+    return http::response{.status = 404, .headers = {{"Content-Type", "application/json"}}, .body = R"({"detail":"Not found."})"};
+  };
+  const char* id = "http.method.unsupported_is_405_with_allow";
+  const auto lambda = test::run_behind_front(test::spec("lambda"), patch_not_found);
+  const auto& l = test::outcome_in(lambda, id);
+  EXPECT_EQ(l.result, outcome::warn) << l.reason;
+  const auto hotaisle = test::run_behind_front(test::spec("hotaisle"), patch_not_found);
+  const auto& h = test::outcome_in(hotaisle, id);
+  EXPECT_EQ(h.result, outcome::skipped) << h.reason;
+  EXPECT_NE(h.reason.find("also matches GET /teams/{team}/virtual_machines/{id}/"), std::string::npos) << h.reason;
+}
