@@ -47,6 +47,26 @@ TEST(PollUntil, LooksOnceWhenTheDeadlineHasPassedAndAtTheDeadlineLast) {
       true);
 }
 
+// A look is as of when it is sent: one answered only after the deadline (a slow answer, a retry's
+// wait, another thread's wait on a shared virtual clock) is not the last, and the look sent after
+// it decides. Before, the deadline was read after the look: a stop read once, at its very start,
+// was judged never to have taken effect (fuzz on four connections, CI of 2026-12-06).
+TEST(PollUntil, ALookAnsweredAfterTheDeadlineIsNotTheLast) {
+  virtual_clock clock;
+  const auto start = clock.now();
+  int looks = 0;
+  const auto decided = poll_until(
+      clock, start + 100ms,
+      [&]() -> std::optional<bool> {
+        if (++looks > 1) return clock.now() - start >= 100ms ? std::optional(true) : std::nullopt;
+        clock.sleep(150ms);  // the first answer arrives past the deadline, read as of its start
+        return std::nullopt;
+      },
+      waiting_on(clock));
+  EXPECT_EQ(decided, true);
+  EXPECT_EQ(looks, 2);
+}
+
 TEST(PollUntilLimits, StopsAtTheCountOfLooks) {
   virtual_clock clock;
   int looks = 0;

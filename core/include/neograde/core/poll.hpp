@@ -55,6 +55,9 @@ auto poll_until(run_clock& clock, const poll_limits& limits, Look&& look, Wait&&
   for (;;) {
     poll_look l;
     ++out.looks;
+    // A look is as of when it is sent: one sent before the deadline and answered after it (a slow
+    // answer, a retry's wait, another thread's wait on a shared virtual clock) is not the last.
+    const auto sent = clock.now();
     if (auto decided = look(l)) {
       out.decided = std::move(decided);
       out.end = poll_end::decided;
@@ -62,7 +65,7 @@ auto poll_until(run_clock& clock, const poll_limits& limits, Look&& look, Wait&&
     }
     if (l.status != poll_look::read::nothing) out.undocumented = l.status == poll_look::read::undocumented ? out.undocumented + 1 : 0;
     if (limits.undocumented_looks > 0 && out.undocumented >= limits.undocumented_looks) return out.end = poll_end::undocumented, out;
-    if (clock.now() >= limits.deadline) return out.end = poll_end::deadline, out;
+    if (sent >= limits.deadline) return out.end = poll_end::deadline, out;
     if (limits.max_looks > 0 && out.looks >= limits.max_looks) return out.end = poll_end::looks, out;
     if (limits.interrupted && limits.interrupted()) return out.end = poll_end::interrupted, out;
     wait();
