@@ -118,16 +118,9 @@ std::set<std::string> endless_references(const nlohmann::json& schema) {
   };
   std::map<std::string, std::set<std::string>> edges;  // reference -> the references its target reaches
   std::set<std::string> all;
-  std::function<void(const nlohmann::json&)> collect = [&](const nlohmann::json& n) {
-    if (n.is_object()) {
-      if (const auto r = n.find("$ref"); r != n.end() && r->is_string() && r->get<std::string>().starts_with("#"))
-        all.insert(r->get<std::string>());
-      for (const auto& [_, v] : n.items()) collect(v);
-    } else if (n.is_array()) {
-      for (const auto& v : n) collect(v);
-    }
-  };
-  collect(schema);
+  for_each_ref(schema, [&](const nlohmann::json& v, const std::string&) {
+    if (const auto& ref = v.get_ref<const std::string&>(); ref.starts_with("#")) all.insert(ref);
+  });
   for (const auto& ref : all)
     if (const auto* target = find_pointer(schema, std::string_view(ref).substr(1)); target != nullptr) reached(*target, edges[ref], 0);
   std::set<std::string> endless;

@@ -66,23 +66,19 @@ void inline_shared_schemas(nlohmann::json& doc) {
   const auto* shared = doc.contains("schemas") ? &doc.at("schemas") : nullptr;
   static constexpr std::string_view prefix = "#/schemas/";
   // Rewrites the references below `n` to `#/definitions/`, noting each name met.
-  std::function<void(nlohmann::json&, std::vector<std::string>&, const std::string&)> rewrite =
-      [&](nlohmann::json& n, std::vector<std::string>& met, const std::string& at) {
-        if (n.is_array())
-          for (std::size_t i = 0; i < n.size(); ++i) rewrite(n[i], met, at + "/" + std::to_string(i));
-        if (!n.is_object()) return;
-        for (auto& [k, v] : n.items()) {
-          if (k == "$ref" && v.is_string() && v.get<std::string>().starts_with(prefix)) {
-            const auto name = v.get<std::string>().substr(prefix.size());
-            if (shared == nullptr || !shared->contains(name))
-              throw spec_fault(at + "/$ref", "\"" + v.get<std::string>() + "\" names no schema in the spec's top-level schemas");
-            v = "#/definitions/" + name;
-            if (std::find(met.begin(), met.end(), name) == met.end()) met.push_back(name);
-          } else {
-            rewrite(v, met, at + "/" + pointer_escape(k));
-          }
-        }
-      };
+  auto rewrite = [&](nlohmann::json& n, std::vector<std::string>& met, const std::string& at) {
+    for_each_ref(
+        n,
+        [&](nlohmann::json& v, const std::string& ref_at) {
+          if (!v.get_ref<const std::string&>().starts_with(prefix)) return;
+          const auto name = v.get<std::string>().substr(prefix.size());
+          if (shared == nullptr || !shared->contains(name))
+            throw spec_fault(ref_at, "\"" + v.get<std::string>() + "\" names no schema in the spec's top-level schemas");
+          v = "#/definitions/" + name;
+          if (std::find(met.begin(), met.end(), name) == met.end()) met.push_back(name);
+        },
+        at);
+  };
   auto resolve = [&](nlohmann::json& root, const std::string& at) {
     std::vector<std::string> met;
     rewrite(root, met, at);

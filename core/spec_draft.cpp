@@ -393,14 +393,10 @@ struct drafter {
     for (const auto& [name, n] : count)
       if (n >= 2 && !differ.contains(name)) shared.insert(name);
     static constexpr std::string_view local = "#/definitions/";
-    std::function<void(const ojson&, std::set<std::string>&)> named = [&](const ojson& n, std::set<std::string>& out) {
-      if (n.is_array())
-        for (const auto& v : n) named(v, out);
-      if (!n.is_object()) return;
-      for (const auto& [k, v] : n.items())
-        if (k == "$ref" && v.is_string() && v.get<std::string>().starts_with(local)) out.insert(v.get<std::string>().substr(local.size()));
-        else
-          named(v, out);
+    auto named = [&](const ojson& n, std::set<std::string>& out) {
+      for_each_ref(n, [&](const ojson& v, const std::string&) {
+        if (const auto& ref = v.get_ref<const std::string&>(); ref.starts_with(local)) out.insert(ref.substr(local.size()));
+      });
     };
     for (bool changed = true; changed;) {
       changed = false;
@@ -412,16 +408,11 @@ struct drafter {
         changed = changed || !closed;
       }
     }
-    std::function<void(ojson&)> point = [&](ojson& n) {
-      if (n.is_array())
-        for (auto& v : n) point(v);
-      if (!n.is_object()) return;
-      for (auto& [k, v] : n.items())
-        if (k == "$ref" && v.is_string() && v.get<std::string>().starts_with(local) &&
-            shared.contains(v.get<std::string>().substr(local.size())))
-          v = "#/schemas/" + v.get<std::string>().substr(local.size());
-        else
-          point(v);
+    auto point = [&](ojson& n) {
+      for_each_ref(n, [&](ojson& v, const std::string&) {
+        if (const auto ref = v.get<std::string>(); ref.starts_with(local) && shared.contains(ref.substr(local.size())))
+          v = "#/schemas/" + ref.substr(local.size());
+      });
     };
     ojson out = ojson::object();
     if (shared.empty()) return out;

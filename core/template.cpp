@@ -73,19 +73,11 @@ void collect(const nlohmann::json& node, const std::string& at, std::map<std::st
   }
 }
 
-// Path segments arrive percent-encoded (RFC 3986 §2.1); parameters are compared decoded.
-std::string percent_decode(const std::string& s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
-        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
-      out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
+// A part of a URL percent-decoded (RFC 3986 §2.1), a query's "+" as a space where `plus_is_space`;
+// a part with a malformed escape is kept as it came.
+std::string percent_decoded(std::string_view part, bool plus_is_space) {
+  const auto pct = boost::urls::make_pct_string_view(part);
+  return pct ? pct->decode(boost::urls::encoding_opts(plus_is_space)) : std::string(part);
 }
 
 std::string to_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : dump_json(v); }
@@ -119,10 +111,7 @@ std::string render_path(const std::string& tmpl, const template_vars& vars) {
 }
 
 query_list parse_query(std::string_view q) {
-  const auto decoded = [](std::string_view part) {
-    const auto pct = boost::urls::make_pct_string_view(part);
-    return pct ? pct->decode(boost::urls::encoding_opts(true)) : std::string(part);
-  };
+  const auto decoded = [](std::string_view part) { return percent_decoded(part, true); };
   query_list out;
   std::size_t start = 0;
   while (start < q.size()) {
@@ -165,7 +154,7 @@ bool match_path(const std::string& tmpl, const std::string& path, std::map<std::
     const auto& seg = t[i];
     if (seg.size() >= 2 && seg.front() == '{' && seg.back() == '}') {
       if (p[i].empty()) return false;
-      found[seg.substr(1, seg.size() - 2)] = percent_decode(p[i]);
+      found[seg.substr(1, seg.size() - 2)] = percent_decoded(p[i], false);  // path segments compare decoded
     } else if (seg != p[i]) {
       return false;
     }

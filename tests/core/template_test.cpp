@@ -42,6 +42,12 @@ TEST(PathTemplate, MatchesSegmentsExactly) {
   EXPECT_FALSE(match_path("/instances/{id}", "/instances/", params));
   EXPECT_FALSE(match_path("/instances/{id}", "/instances/1/x", params));
   EXPECT_FALSE(match_path("/instances", "/instance", params));
+  // A parameter is read decoded as a query's value is, but a path's "+" is a plus; a segment with a
+  // malformed escape is kept as it came.
+  ASSERT_TRUE(match_path("/keys/{name}", "/keys/my%20key+1", params));
+  EXPECT_EQ(params.at("name"), "my key+1");
+  ASSERT_TRUE(match_path("/keys/{name}", "/keys/a%G1", params));
+  EXPECT_EQ(params.at("name"), "a%G1");
 }
 
 // A query is read decoded (Latitude.sh's page%5Bnumber%5D is page[number], "+" a space), and what

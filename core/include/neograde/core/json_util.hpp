@@ -40,4 +40,19 @@ void set_pointer(nlohmann::json& doc, std::string_view pointer, nlohmann::json v
 // Removes the object member at pointer where there is one; anything else is left as it is.
 void erase_member(nlohmann::json& doc, std::string_view pointer);
 
+// Calls visit(value, at) for every "$ref" member holding a string anywhere below `node`, `at` being
+// the member's JSON pointer; a $ref is not followed, and `visit` may rewrite a mutable one. For
+// json and ordered_json, const or not (the spec loader, the drafter, the schema reader).
+template <class Json, class Visit>
+void for_each_ref(Json& node, Visit&& visit, const std::string& at = "") {
+  if (node.is_array()) {
+    for (std::size_t i = 0; i < node.size(); ++i) for_each_ref(node[i], visit, at + "/" + std::to_string(i));
+  } else if (node.is_object()) {
+    for (auto&& [k, v] : node.items())
+      if (k == "$ref" && v.is_string()) visit(v, at + "/$ref");
+      else
+        for_each_ref(v, visit, at + "/" + pointer_escape(k));
+  }
+}
+
 }  // namespace neograde
