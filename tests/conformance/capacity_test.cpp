@@ -42,8 +42,9 @@ test::emulator_front first_launch_refused(bool taken, std::string& refused_row) 
       auto doc = nlohmann::json::parse(r.body);
       const auto at = refused_row.find('@');
       auto& regions = doc.at("data").at(refused_row.substr(0, at)).at("regions_with_capacity_available");
-      regions.erase(std::remove_if(regions.begin(), regions.end(), [&](const auto& g) { return g.at("name") == refused_row.substr(at + 1); }),
-                    regions.end());
+      regions.erase(
+          std::remove_if(regions.begin(), regions.end(), [&](const auto& g) { return g.at("name") == refused_row.substr(at + 1); }),
+          regions.end());
       r.body = doc.dump();
       return r;
     }

@@ -85,6 +85,18 @@ TEST(Needs, TheRateLimitProbeIsAPredictionOnly) {
   EXPECT_FALSE(conformance::applicability(*conformance::find_check("ratelimit.response.has_retry_after"), test::spec("lambda"), run));
 }
 
+// HEAD is GET's: an API with no declared GET (CloudRift's POST-only reads, RunPod's GraphQL) is not
+// held to it; one with a GET is, even where its instance list is no GET.
+TEST(Needs, HeadIsJudgedOnlyWhereTheApiDeclaresAGet) {
+  const auto& head = *conformance::find_check("http.method.head_supported");
+  for (const char* provider : {"cloudrift", "runpod-graphql"}) {
+    const auto unmet = conformance::applicability(head, test::spec(provider), read_only());
+    ASSERT_TRUE(unmet.has_value()) << provider;
+    EXPECT_TRUE(unmet->reason.starts_with("not applicable: ")) << unmet->reason;
+  }
+  EXPECT_FALSE(conformance::applicability(head, test::spec("lambda"), read_only()));
+}
+
 // A check needing another applies only where that one does: the key visible_after_add registers.
 TEST(Needs, ACheckNeedingAnotherFollowsIt) {
   const auto& spec = test::spec("lambda");
