@@ -265,6 +265,7 @@ struct read_instance : command {
     auto& s = w.instances[n];
     if (!s.id) return;
     w.step("get instance " + std::to_string(n));
+    const auto sent = w.t.clock().now();  // a read is as of when it is sent (over())
     auto r = w.t.primary().get(*s.id);
     // The status word first: a word outside the vocabulary also breaks the schema's enum.
     if (r.value && !r.value->provider_status.empty() && !w.t.spec().states.contains(r.value->provider_status))
@@ -276,8 +277,7 @@ struct read_instance : command {
       const auto& inst = *r.value;
       w.delivered(s, inst, "get", r.call);
       w.follow(s, inst, "get", r.call);
-    } else if (r.value && r.value->state == instance_state::running && s.terminated_at &&
-               w.t.clock().now() - *s.terminated_at > w.grace()) {
+    } else if (r.value && r.value->state == instance_state::running && s.terminated_at && sent - *s.terminated_at > w.grace()) {
       w.fail("ghost_instance", "get", r.call, "a terminated instance still reads as running");
     }
   }
@@ -287,6 +287,7 @@ struct read_instance : command {
 struct list_instances : command {
   void run(const model& m, world& w) const override {
     w.step("list instances");
+    const auto sent = w.t.clock().now();
     auto r = w.t.primary().list();
     w.judge("list", operation_id::list, r.call, expectation::any);
     if (!r.value) return;
@@ -297,7 +298,7 @@ struct list_instances : command {
       if (!m.terminated[i] && it == r.value->end())
         w.fail("lost_instance", "list", r.call, "launched instance " + std::to_string(i) + " is not listed");
       if (it == r.value->end()) continue;
-      if (m.terminated[i] && it->state == instance_state::running && s.terminated_at && w.t.clock().now() - *s.terminated_at > w.grace())
+      if (m.terminated[i] && it->state == instance_state::running && s.terminated_at && sent - *s.terminated_at > w.grace())
         w.fail("ghost_instance", "list", r.call, "a terminated instance is still listed as running");
       if (!m.terminated[i]) w.delivered(s, *it, "list", r.call);
       if (!m.terminated[i]) w.follow(w.instances[i], *it, "list", r.call);
@@ -341,9 +342,10 @@ struct restart_instance : command {
     auto& s = w.instances[n];
     if (!s.id) return;
     w.step("restart instance " + std::to_string(n));
+    const auto sent = w.t.clock().now();
     auto r = w.t.primary().restart(*s.id);
     w.judge("restart", operation_id::restart, r, expectation::any);
-    if (m.terminated[n] && r.success && s.terminated_at && w.t.clock().now() - *s.terminated_at > w.grace())
+    if (m.terminated[n] && r.success && s.terminated_at && sent - *s.terminated_at > w.grace())
       w.fail("use_after_terminate", "restart", r, "a terminated instance accepted restart");
     if (r.success) s.restarted = true;
   }

@@ -285,7 +285,9 @@ const std::vector<scoped_quirk>& scoped_quirks() {
       // (RunPod's is TERMINATED).
       {"terminate_stuck", "lifecycle.instance.gone_after_terminate", "not gone",
        [](const provider_spec& s) {
-         const auto word = s.emulator.at("phases").at("terminating").get<std::string>();
+         // The word the emulator plays it with: its section's, else the terminated one (section.cpp).
+         const auto phases = s.emulator.value("phases", nlohmann::json::object());
+         const auto word = phases.value("terminating", phases.value("terminated", s.first_word(instance_state::terminated)));
          const auto it = s.states.find(word);
          return it == s.states.end() || it->second != instance_state::terminated;
        }},
