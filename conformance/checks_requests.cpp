@@ -136,7 +136,8 @@ check_outcome wrong_method(context& ctx) {
   const char* id = "http.method.unsupported_is_405_with_allow";
   const auto* op = ctx.spec.operation(operation_id::list_offers);
   // PATCH on a read-only catalogue: the least harmful unsupported method on the safest path.
-  auto r = deliberately(ctx.client.raw("PATCH", ctx.path_of(*op), "{}", "application/json"), "an unsupported method (PATCH)");
+  const auto path = ctx.path_of(*op);
+  auto r = deliberately(ctx.client.raw("PATCH", path, "{}", "application/json"), "an unsupported method (PATCH)");
   if (!r.response) return make(id, outcome::errored, r.describe(), {r.evidence});
   if (r.status() == 405) {
     if (r.response->header("Allow").empty())
@@ -147,11 +148,11 @@ check_outcome wrong_method(context& ctx) {
     // Where the path is also another operation's with an id in its place (Hot Aisle's
     // .../virtual_machines/available/ reads as the VM named "available"), the server may route
     // PATCH there and answer for that resource: no verdict the provider could not refute.
-    const auto path = ctx.path_of(*op);
+    const auto route = path.substr(0, path.find('?'));
     for (const auto& [other_id, other] : ctx.spec.operations) {
       std::map<std::string, std::string> params;
       const auto tmpl = other.path.substr(0, other.path.find('?'));
-      if (other_id != op->id && match_path(tmpl, path.substr(0, path.find('?')), params) &&
+      if (other_id != op->id && match_path(tmpl, route, params) &&
           std::any_of(params.begin(), params.end(), [&](const auto& p) { return !ctx.spec.variables.contains(p.first); }))
         return make(id, outcome::skipped,
                     "not judged: PATCH got HTTP " + std::to_string(r.status()) + ", but the path also matches " + other.method + " " +

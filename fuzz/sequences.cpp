@@ -11,6 +11,7 @@
 #include <neograde/clients/effect.hpp>
 #include <neograde/clients/pages.hpp>
 #include <neograde/clients/teardown.hpp>
+#include <neograde/core/poll.hpp>
 #include <neograde/core/template.hpp>
 
 #include <rapidcheck/state.h>
@@ -106,18 +107,18 @@ struct world {
     // Rounded up, so that the ninth read is never before the window's end (a slow provider that
     // keeps its word is no finding).
     const auto gap = std::max(grace(), (window + std::chrono::milliseconds(7)) / 8);
-    for (int reads = 1;; ++reads) {
-      // The time the read is sent, not the time it returns: the provider answered as of then, and
-      // on a clock shared by several lanes another lane's wait may pass the window meanwhile (a
-      // stop read once at its start, then judged 300 s late: Linode on four connections).
-      const auto sent = t.clock().now();
-      if (look()) return;
-      if (sent - since >= window || reads >= 9 || t.primary().target_time_scale() == 0) return;
-      if (window >= std::chrono::seconds(10))
-        t.waiting("up to " + std::to_string(window.count() / 1000) + " s for the effect of \"" +
-                  (steps.empty() ? std::string("an action") : steps.back()) + "\" (the spec's time for it)");
-      t.clock().sleep(gap);
-    }
+    // The one poll loop (core/poll.hpp): a read is as of when it is sent, so on a clock several
+    // lanes share, another lane's wait passing the window during a read does not end the reads.
+    (void)poll_until(
+        t.clock(),
+        poll_limits{.deadline = since + window, .max_looks = 9, .interrupted = [this] { return t.primary().target_time_scale() == 0; }},
+        [&](poll_look&) { return look() ? std::optional(true) : std::nullopt; },
+        [&] {
+          if (window >= std::chrono::seconds(10))
+            t.waiting("up to " + std::to_string(window.count() / 1000) + " s for the effect of \"" +
+                      (steps.empty() ? std::string("an action") : steps.back()) + "\" (the spec's time for it)");
+          t.clock().sleep(gap);
+        });
   }
   // A read of a live instance: its status word documented, the answer held to every oracle, the
   // instance readable.
